@@ -1,0 +1,250 @@
+/**
+ * Wire types of the vaultheat HTTP API (docs/api.md), field for field.
+ *
+ * Names keep the server's snake_case on purpose: these are the JSON documents as they travel,
+ * and a rename here would hide drift from `server/schemas.py`. `wire-fields.ts` lists every
+ * field at run time (checked complete by the compiler) so a test can compare these shapes with
+ * the live `/v1/openapi.json`. Everything the views need beyond this is derived in `state/`.
+ */
+
+export type LinkStatus = "linked" | "backlinked" | "both" | "unlinked";
+export type IndexState = "empty" | "ready" | "indexing" | "stale";
+export type ChangeType = "create" | "modify" | "delete" | "rename";
+
+export const ERROR_CODES = [
+	"config",
+	"vault",
+	"index_missing",
+	"index_exists",
+	"index_mismatch",
+	"index_corrupt",
+	"index_locked",
+	"provider",
+	"model_missing",
+	"not_found",
+	"bad_request",
+	"unauthorized",
+	"forbidden",
+	"too_large",
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** `{"error": {...}}` body of every failed request. */
+export interface ErrorBody {
+	error: { code: string; message: string; context?: Record<string, unknown> };
+}
+
+/** Per-component scores; a component the query did not use is null. */
+export interface Components {
+	vector: number | null;
+	lexical: number | null;
+	heat: number | null;
+	rerank: number | null;
+}
+export type ComponentName = keyof Components;
+
+export interface HealthDoc {
+	schema: "vaultheat.health.v1";
+	status: "ok";
+	version: string;
+	state: IndexState;
+}
+
+export interface Progress {
+	stage: string;
+	done: number;
+	total: number;
+	rate: number | null;
+	eta_s: number | null;
+}
+
+export interface SkippedFile {
+	path: string;
+	reason: string;
+}
+
+export interface StatusDoc {
+	schema: "vaultheat.status.v1";
+	vault: string;
+	index_dir: string;
+	state: IndexState;
+	notes: number;
+	chunks: number;
+	links: { resolved: number; unresolved: number };
+	tags: number;
+	skipped: SkippedFile[];
+	vectors: number;
+	edges: { similar: number; link: number; tag: number };
+	model: { provider: string; name: string; dimension: number };
+	progress: Progress | null;
+	last_error: string | null;
+	paused: boolean;
+}
+
+export interface NoteStatusDoc {
+	schema: "vaultheat.note_status.v1";
+	path: string;
+	exists: boolean;
+	indexed: boolean;
+	reason: string | null;
+	chunks: number;
+	indexed_hash: string | null;
+	disk_hash: string | null;
+	fresh: boolean;
+}
+
+export interface SearchRequest {
+	query: string;
+	top?: number;
+	files_only?: boolean;
+	explain?: boolean;
+	lexical?: boolean;
+	graph?: boolean;
+	rerank?: boolean;
+	expand?: boolean;
+	folder?: string;
+	tag?: string;
+	property?: Record<string, string>;
+}
+
+export interface SearchHit {
+	rank: number;
+	chunk_id: number;
+	path: string;
+	title: string;
+	heading_path: string[];
+	line_start: number;
+	line_end: number;
+	byte_start: number;
+	byte_end: number;
+	text: string;
+	text_truncated: boolean;
+	score: number;
+	found_by: string;
+	components: Components;
+	explain: ExplainDoc | null;
+}
+
+export interface SearchDoc {
+	schema: "vaultheat.search.v1";
+	query: string;
+	took_ms: number;
+	files_only: boolean;
+	results: SearchHit[];
+}
+
+export interface BestChunk {
+	chunk_id: number;
+	heading_path: string[];
+	line_start: number;
+	line_end: number;
+	byte_start: number;
+	byte_end: number;
+	text: string;
+}
+
+export interface RelatedRequest {
+	path: string;
+	text?: string;
+	cursor?: number;
+	top?: number;
+	unlinked_only?: boolean;
+	explain?: boolean;
+}
+
+export interface RelatedHit {
+	rank: number;
+	path: string;
+	title: string;
+	folder: string;
+	score: number;
+	link_status: LinkStatus;
+	best_chunk: BestChunk;
+	duplicates: string[];
+	components: Components;
+	explain: ExplainDoc | null;
+}
+
+export interface RelatedDoc {
+	schema: "vaultheat.related.v1";
+	path: string;
+	took_ms: number;
+	results: RelatedHit[];
+}
+
+export type ExplainRequest =
+	| { query: string; chunk_id: number }
+	| { path: string; text?: string; cursor?: number; target: string };
+
+export interface ExplainSeed {
+	chunk_id: number;
+	path: string;
+	heading_path: string[];
+	text: string;
+	stage: string;
+	seed_score: number;
+}
+
+export interface ExplainHop {
+	hop: number;
+	from_chunk: number;
+	to_chunk: number;
+	edge: string;
+	edge_weight: number;
+	type_weight: number;
+	decay: number;
+	heat: number;
+	path: string;
+	text: string;
+}
+
+export interface ScoreBreakdown {
+	raw: Components;
+	normalized: Components;
+	weights: Record<ComponentName, number>;
+	final: number;
+}
+
+export interface ExplainDoc {
+	schema: "vaultheat.explain.v1";
+	query: string;
+	chunk_id: number;
+	path: string;
+	score: number;
+	seed: ExplainSeed | null;
+	hops: ExplainHop[];
+	components: ScoreBreakdown;
+}
+
+export interface ChangeEvent {
+	type: ChangeType;
+	path: string;
+	old_path?: string;
+}
+
+export interface AckDoc {
+	schema: "vaultheat.ack.v1";
+	queued?: number;
+}
+
+/** Server-Sent Events of GET /v1/events, by event name. */
+export interface ServerEvents {
+	state: StatusDoc;
+	progress: Progress;
+	note_indexed: { path: string };
+	ready: { notes: number; chunks: number };
+	error: { code: string; message: string };
+}
+export type ServerEventName = keyof ServerEvents;
+export type ServerEvent = { [K in ServerEventName]: { name: K; data: ServerEvents[K] } }[ServerEventName];
+
+/** `<index_dir>/server.json`, written by `vaultheat serve`. */
+export interface DiscoveryDoc {
+	url: string;
+	host: string;
+	port: number;
+	pid: number;
+	token: string;
+	vault: string;
+	started_at: string | number;
+}

@@ -1,0 +1,90 @@
+/**
+ * Every field of every wire type, at run time, for the contract check against the server's
+ * `/v1/openapi.json` (e2e/openapi-check.mjs). Each table is a `Record<keyof T, ...>` so the
+ * compiler rejects a missing or an extra field: these lists cannot drift from `types.ts`.
+ */
+import type {
+	BestChunk,
+	Components,
+	DiscoveryDoc,
+	ExplainDoc,
+	ExplainHop,
+	ExplainSeed,
+	HealthDoc,
+	NoteStatusDoc,
+	Progress,
+	RelatedDoc,
+	RelatedHit,
+	RelatedRequest,
+	ScoreBreakdown,
+	SearchDoc,
+	SearchHit,
+	SearchRequest,
+	StatusDoc,
+} from "./types";
+
+export type Presence = "required" | "optional";
+type Fields<T> = Record<keyof T, Presence>;
+
+const R: Presence = "required";
+const O: Presence = "optional";
+
+export const WIRE_FIELDS = {
+	HealthDoc: { schema: R, status: R, version: R, state: R } satisfies Fields<HealthDoc>,
+	Progress: { stage: R, done: R, total: R, rate: R, eta_s: R } satisfies Fields<Progress>,
+	StatusDoc: {
+		schema: R, vault: R, index_dir: R, state: R, notes: R, chunks: R, links: R, tags: R,
+		skipped: R, vectors: R, edges: R, model: R, progress: R, last_error: R, paused: R,
+	} satisfies Fields<StatusDoc>,
+	NoteStatusDoc: {
+		schema: R, path: R, exists: R, indexed: R, reason: R, chunks: R, indexed_hash: R,
+		disk_hash: R, fresh: R,
+	} satisfies Fields<NoteStatusDoc>,
+	SearchRequest: {
+		query: R, top: O, files_only: O, explain: O, lexical: O, graph: O, rerank: O, expand: O,
+		folder: O, tag: O, property: O,
+	} satisfies Fields<SearchRequest>,
+	SearchHit: {
+		rank: R, chunk_id: R, path: R, title: R, heading_path: R, line_start: R, line_end: R,
+		byte_start: R, byte_end: R, text: R, text_truncated: R, score: R, found_by: R,
+		components: R, explain: R,
+	} satisfies Fields<SearchHit>,
+	SearchDoc: { schema: R, query: R, took_ms: R, files_only: R, results: R } satisfies Fields<SearchDoc>,
+	RelatedRequest: {
+		path: R, text: O, cursor: O, top: O, unlinked_only: O, explain: O,
+	} satisfies Fields<RelatedRequest>,
+	BestChunk: {
+		chunk_id: R, heading_path: R, line_start: R, line_end: R, byte_start: R, byte_end: R, text: R,
+	} satisfies Fields<BestChunk>,
+	RelatedHit: {
+		rank: R, path: R, title: R, folder: R, score: R, link_status: R, best_chunk: R,
+		duplicates: R, components: R, explain: R,
+	} satisfies Fields<RelatedHit>,
+	RelatedDoc: { schema: R, path: R, took_ms: R, results: R } satisfies Fields<RelatedDoc>,
+	Components: { vector: R, lexical: R, heat: R, rerank: R } satisfies Fields<Components>,
+	ExplainSeed: {
+		chunk_id: R, path: R, heading_path: R, text: R, stage: R, seed_score: R,
+	} satisfies Fields<ExplainSeed>,
+	ExplainHop: {
+		hop: R, from_chunk: R, to_chunk: R, edge: R, edge_weight: R, type_weight: R, decay: R,
+		heat: R, path: R, text: R,
+	} satisfies Fields<ExplainHop>,
+	ScoreBreakdown: { raw: R, normalized: R, weights: R, final: R } satisfies Fields<ScoreBreakdown>,
+	ExplainDoc: {
+		schema: R, query: R, chunk_id: R, path: R, score: R, seed: R, hops: R, components: R,
+	} satisfies Fields<ExplainDoc>,
+	DiscoveryDoc: {
+		url: R, host: R, port: R, pid: R, token: R, vault: R, started_at: R,
+	} satisfies Fields<DiscoveryDoc>,
+} as const;
+
+/** The `schema` tag each document carries, by type name. */
+export const SCHEMA_TAGS = {
+	HealthDoc: "vaultheat.health.v1",
+	StatusDoc: "vaultheat.status.v1",
+	NoteStatusDoc: "vaultheat.note_status.v1",
+	SearchDoc: "vaultheat.search.v1",
+	RelatedDoc: "vaultheat.related.v1",
+	ExplainDoc: "vaultheat.explain.v1",
+	AckDoc: "vaultheat.ack.v1",
+} as const;

@@ -1,0 +1,93 @@
+/**
+ * Plugin settings: one frozen table of defaults and a loader that validates field by field.
+ *
+ * `loadSettings` never mutates DEFAULT_SETTINGS (dataview's Object.assign(DEFAULTS, data) bug)
+ * and never trusts data.json: a value of the wrong type or out of range falls back to its
+ * default, so a hand-edited or older settings file cannot break the plugin.
+ */
+
+export type RerankMode = "server" | "on" | "off";
+
+export interface VaultheatSettings {
+	/** Sidecar address; empty = the one in the discovery file, else the default port. */
+	serverUrl: string;
+	/** Bearer token; empty = read from the discovery file. */
+	token: string;
+	autoStart: boolean;
+	/** The vaultheat executable (a name on PATH or a full path). */
+	command: string;
+	/** When set, the sidecar starts as `<pythonPath> -m vaultheat serve ...` instead. */
+	pythonPath: string;
+	resultCount: number;
+	debounceMs: number;
+	unlinkedOnlyDefault: boolean;
+	/** Folders or globs (vault-relative) hidden from results and not forwarded as changes. */
+	excluded: string[];
+	rerank: RerankMode;
+}
+
+export const DEFAULT_SETTINGS: Readonly<VaultheatSettings> = Object.freeze({
+	serverUrl: "",
+	token: "",
+	autoStart: false,
+	command: "vaultheat",
+	pythonPath: "",
+	resultCount: 10,
+	debounceMs: 500,
+	unlinkedOnlyDefault: false,
+	excluded: Object.freeze([]) as unknown as string[],
+	rerank: "server" as RerankMode,
+});
+
+export const LIMITS = {
+	resultCount: { min: 1, max: 50 },
+	debounceMs: { min: 100, max: 5000 },
+} as const;
+
+function str(value: unknown, fallback: string): string {
+	return typeof value === "string" ? value : fallback;
+}
+
+function bool(value: unknown, fallback: boolean): boolean {
+	return typeof value === "boolean" ? value : fallback;
+}
+
+function int(value: unknown, fallback: number, range: { min: number; max: number }): number {
+	if (typeof value !== "number" || !Number.isFinite(value)) return fallback;
+	return Math.min(range.max, Math.max(range.min, Math.round(value)));
+}
+
+/** A fresh settings object from whatever loadData() returned (null on first run). */
+export function loadSettings(raw: unknown): VaultheatSettings {
+	const data = raw && typeof raw === "object" ? (raw as Record<string, unknown>) : {};
+	const d = DEFAULT_SETTINGS;
+	const excluded = Array.isArray(data.excluded)
+		? data.excluded.filter((p): p is string => typeof p === "string" && p.trim() !== "").map((p) => p.trim())
+		: [...d.excluded];
+	const rerank = data.rerank === "on" || data.rerank === "off" || data.rerank === "server" ? data.rerank : d.rerank;
+	return {
+		serverUrl: str(data.serverUrl, d.serverUrl).trim(),
+		token: str(data.token, d.token).trim(),
+		autoStart: bool(data.autoStart, d.autoStart),
+		command: str(data.command, d.command).trim() || d.command,
+		pythonPath: str(data.pythonPath, d.pythonPath).trim(),
+		resultCount: int(data.resultCount, d.resultCount, LIMITS.resultCount),
+		debounceMs: int(data.debounceMs, d.debounceMs, LIMITS.debounceMs),
+		unlinkedOnlyDefault: bool(data.unlinkedOnlyDefault, d.unlinkedOnlyDefault),
+		excluded,
+		rerank,
+	};
+}
+
+/** `rerank` for a SearchRequest: omitted when the server's own default applies. */
+export function rerankFlag(mode: RerankMode): boolean | undefined {
+	return mode === "server" ? undefined : mode === "on";
+}
+
+/** One pattern per line in the settings text area. */
+export function parsePatternList(text: string): string[] {
+	return text
+		.split(/\r?\n/)
+		.map((line) => line.trim())
+		.filter((line) => line !== "" && !line.startsWith("#"));
+}

@@ -1,0 +1,284 @@
+"""The CLI's commands: parse arguments into requests, call the engine, print the result."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from vaultheat.cli import EXIT_EMPTY, EXIT_ERROR, EXIT_OK, ProgressBar, emit, parse_property
+from vaultheat.config import Settings, load_settings, save_settings, settings_to_dict
+from vaultheat.core.requests import RelatedRequest, SearchRequest
+from vaultheat.errors import IndexExistsError, IndexMissingError, InputError
+from vaultheat.paths import index_paths
+
+
+def _engine(args: argparse.Namespace, **kw: Any) -> Any:
+    from vaultheat.engine import Engine
+
+    return Engine.open(args.vault, args.index_dir, **kw)
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    paths = index_paths(args.vault_arg or args.vault, args.index_dir)
+    if paths.exists():
+        raise IndexExistsError(
+            f"{paths.root} already holds a vaultheat index; use `vaultheat index` to update it",
+            index_dir=str(paths.root),
+        )
+    paths.root.mkdir(parents=True, exist_ok=True)
+    save_settings(paths.config, Settings())
+    if paths.root.parent == paths.vault:
+        (paths.root / ".gitignore").write_text("*\n", encoding="utf-8")
+    doc = {"schema": "vaultheat.init.v1", "vault": str(paths.vault), "index_dir": str(paths.root),
+           "config": str(paths.config)}  # fmt: skip
+    emit(args, doc, lambda: f"initialized {paths.root}\nnext: vaultheat index")
+    return EXIT_OK
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    paths = index_paths(args.vault, args.index_dir)
+    if not paths.exists():
+        raise IndexMissingError(f"no index for {paths.vault}; run `vaultheat init` first")
+    engine = _engine(args)
+    bar = ProgressBar()
+    try:
+        report = engine.index(full=args.full, progress=bar)
+    finally:
+        bar.close()
+    doc = {"schema": "vaultheat.index.v1", "vault": str(paths.vault), **report.to_dict()}
+
+    def human() -> str:
+        n, c = report.notes, report.chunks
+        return (
+            f"notes: {n['added']} added, {n['modified']} modified, {n['deleted']} deleted, "
+            f"{n['renamed']} renamed, {n['unchanged']} unchanged\n"
+            f"chunks: {c['embedded']} embedded, {c['reused']} reused, {c['deleted']} deleted\n"
+            f"skipped: {report.skipped} files   took {report.timings.get('total', 0):.2f}s"
+        )
+
+    emit(args, doc, human)
+    return EXIT_OK
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    engine = _engine(args)
+    doc = engine.status()
+
+    def human() -> str:
+        links = doc["links"]
+        total = links["resolved"] + links["unresolved"]
+        share = f" ({100 * links['resolved'] / total:.1f}% resolved)" if total else ""
+        lines = [
+            f"vault: {doc['vault']}",
+            f"state: {doc['state']}",
+            f"notes: {doc['notes']}   chunks: {doc['chunks']}   tags: {doc['tags']}",
+            f"links: {links['resolved']} resolved, {links['unresolved']} unresolved{share}",
+            f"edges: {doc.get('edges', {})}",
+            f"skipped: {len(doc['skipped'])}",
+        ]
+        lines += [f"  {s['path']}: {s['reason']}" for s in doc["skipped"][:50]]
+        return "\n".join(lines)
+
+    emit(args, doc, human)
+    return EXIT_OK if doc["notes"] else EXIT_EMPTY
+
+
+def cmd_config(args: argparse.Namespace) -> int:
+    paths = index_paths(args.vault, args.index_dir)
+    settings = load_settings(paths.config)
+    if args.action == "list":
+        doc = {"schema": "vaultheat.config.v1", "settings": settings_to_dict(settings)}
+        emit(args, doc, lambda: json.dumps(doc["settings"], indent=2))
+        return EXIT_OK
+    if not args.key:
+        raise InputError("config get/set needs a KEY like search.top")
+    if args.action == "get":
+        value = settings.get(args.key)
+        value = list(value) if isinstance(value, tuple) else value
+        emit(args, {"schema": "vaultheat.config.v1", "key": args.key, "value": value},
+             lambda: json.dumps(value) if not isinstance(value, str) else value)  # fmt: skip
+        return EXIT_OK
+    if args.value is None:
+        raise InputError("config set needs a VALUE")
+    if not paths.exists():
+        raise IndexMissingError(f"no index for {paths.vault}; run `vaultheat init` first")
+    new = settings.with_value(args.key, args.value)
+    save_settings(paths.config, new)
+    value = new.get(args.key)
+    value = list(value) if isinstance(value, tuple) else value
+    emit(args, {"schema": "vaultheat.config.v1", "key": args.key, "value": value},
+         lambda: f"{args.key} = {json.dumps(value)}")  # fmt: skip
+    return EXIT_OK
+
+
+def _search_request(args: argparse.Namespace, query: str) -> SearchRequest:
+    rerank = True if args.rerank else (False if args.no_rerank else None)
+    expand = True if args.expand else (False if args.no_expand else None)
+    return SearchRequest(
+        query=query,
+        top=args.top,
+        files_only=args.files_only,
+        explain=args.explain,
+        lexical=not args.no_lexical,
+        graph=not args.no_graph,
+        rerank=rerank,
+        expand=expand,
+        folder=args.folder,
+        tag=args.tag,
+        property=parse_property(args.property),
+    )
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    engine = _engine(args)
+    if args.full_text:
+        engine.settings = engine.settings.with_value("search.snippet_chars", 10_000_000)
+    if args.batch:
+        stream = sys.stdin if args.batch == "-" else open(args.batch, encoding="utf-8")  # noqa: SIM115
+        any_results = False
+        with stream:
+            for line in stream:
+                line = line.strip()
+                if not line:
+                    continue
+                query = line
+                if line.startswith("{"):
+                    try:
+                        query = json.loads(line)["query"]
+                    except (ValueError, KeyError, TypeError) as exc:
+                        raise InputError(f"bad batch line: {line[:80]!r}") from exc
+                doc = engine.search(SearchRequest.from_dict(
+                    {**_search_request(args, query).__dict__}))  # fmt: skip
+                any_results = any_results or bool(doc["results"])
+                sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
+                sys.stdout.flush()
+        return EXIT_OK if any_results else EXIT_EMPTY
+    query = args.query
+    if query is None or query == "-":
+        query = sys.stdin.read().strip()
+    if not query:
+        raise InputError("no query given")
+    doc = engine.search(SearchRequest.from_dict(_search_request(args, query).__dict__))
+
+    def human() -> str:
+        if not doc["results"]:
+            return "no results"
+        out = []
+        for r in doc["results"]:
+            if doc["files_only"]:
+                out.append(f"{r['rank']:>2}. {r['score']:.3f}  {r['path']}")
+            else:
+                where = " > ".join(r["heading_path"])
+                out.append(
+                    f"{r['rank']:>2}. {r['score']:.3f}  {r['path']}:{r['line_start']}-"
+                    f"{r['line_end']}  {where}  [{r['found_by']}]"
+                )
+                out.append("      " + r["text"][:160].replace("\n", " "))
+        return "\n".join(out)
+
+    emit(args, doc, human)
+    return EXIT_OK if doc["results"] else EXIT_EMPTY
+
+
+def cmd_related(args: argparse.Namespace) -> int:
+    engine = _engine(args)
+    text = args.text
+    if text == "-":
+        text = sys.stdin.read()
+    req = RelatedRequest(
+        path=args.note,
+        text=text,
+        cursor=args.cursor,
+        top=args.top,
+        unlinked_only=args.unlinked_only,
+        explain=args.explain,
+        graph=not args.no_graph,
+        lexical=not args.no_lexical,
+    )
+    doc = engine.related(RelatedRequest.from_dict(req.__dict__))
+
+    def human() -> str:
+        if not doc["results"]:
+            return "no related notes"
+        return "\n".join(
+            f"{r['rank']:>2}. {r['score']:.3f}  {r['path']}  ({r['link_status']})"
+            for r in doc["results"]
+        )
+
+    emit(args, doc, human)
+    return EXIT_OK if doc["results"] else EXIT_EMPTY
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from vaultheat.core.explain import render_text
+
+    engine = _engine(args)
+    if args.related:
+        req = RelatedRequest(path=args.related, top=100)
+        target = args.target
+        if target is None:
+            first = engine.related(req)["results"]
+            if not first:
+                return EXIT_EMPTY
+            target = first[(args.rank or 1) - 1]["path"]
+        doc = engine.explain_related(req, target)
+    else:
+        if not args.query:
+            raise InputError("explain needs a QUERY (or --related NOTE)")
+        sreq = SearchRequest(query=args.query, top=100)
+        chunk = args.chunk
+        if chunk is None:
+            results = engine.search(sreq)["results"]
+            rank = args.rank or 1
+            if len(results) < rank:
+                return EXIT_EMPTY
+            chunk = results[rank - 1]["chunk_id"]
+        doc = engine.explain_search(sreq, chunk)
+    emit(args, doc, lambda: render_text(doc))
+    return EXIT_OK
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from vaultheat.inspect import inspect_doc, render_inspect
+
+    engine = _engine(args)
+    doc = inspect_doc(engine, args.what, args.ref)
+    emit(args, doc, lambda: render_inspect(doc))
+    return EXIT_OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from vaultheat.check import check_index
+
+    engine = _engine(args)
+    doc = check_index(engine)
+    emit(args, doc, lambda: "ok" if doc["ok"] else "\n".join(doc["problems"]))
+    return EXIT_OK if doc["ok"] else EXIT_ERROR
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from vaultheat.evaluation.cli import run_eval_command
+
+    return run_eval_command(args)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from vaultheat.server.serve import serve
+
+    settings = load_settings(index_paths(args.vault, args.index_dir).config)
+    return int(
+        serve(
+            args.vault,
+            args.index_dir,
+            host=args.host or settings.server.host,
+            port=settings.server.port if args.port is None else args.port,
+            allow_remote=args.allow_remote,
+            low_priority=args.low_priority,
+            threads=args.threads,
+        )
+    )
+
+
+__all__ = ["EXIT_ERROR"]

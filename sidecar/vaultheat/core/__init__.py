@@ -1,0 +1,1 @@
+"""Pure logic of vaultheat: no aiohttp, no CLI library, no global state."""

@@ -1,0 +1,70 @@
+"""The ``vaultheat.explain.v1`` document: why one result is where it is.
+
+The trace comes from the very run that produced the result (seed, each hop with its edge type
+and weights, the score parts before and after normalization), so recomputing the score from
+the document gives the reported score: ``final == Σ weights[k] · normalized[k]`` and
+``heat == seed_score · Π (edge_weight · decay · type_weight · hub_factor)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def explain_result(query: str, result: dict[str, Any]) -> dict[str, Any]:
+    trace = result.get("explain") or {}
+    chunk_id = result.get("chunk_id", (result.get("best_chunk") or {}).get("chunk_id"))
+    return {
+        "schema": "vaultheat.explain.v1",
+        "query": query,
+        "chunk_id": chunk_id,
+        "path": result["path"],
+        "score": result["score"],
+        "seed": trace.get("seed"),
+        "hops": trace.get("hops", []),
+        "components": trace.get("components"),
+    }
+
+
+def recompute_final(components: dict[str, Any]) -> float:
+    return sum(
+        components["weights"][k] * v
+        for k, v in components["normalized"].items()
+        if v is not None
+    )
+
+
+def recompute_heat(explain: dict[str, Any]) -> float:
+    heat = float(explain["seed"]["seed_score"])
+    for hop in explain["hops"]:
+        heat *= hop["edge_weight"] * hop["decay"] * hop["type_weight"] * hop["hub_factor"]
+    return heat
+
+
+def render_text(doc: dict[str, Any]) -> str:
+    """A readable explanation for a terminal."""
+    lines = [f"{doc['path']}  score {doc['score']:.4f}", f"query: {doc['query']}"]
+    seed = doc.get("seed")
+    if seed:
+        where = " > ".join(seed.get("heading_path") or []) or "(top)"
+        lines.append(
+            f"seed: {seed['path']} [{where}] found by {seed['stage']} "
+            f"(seed score {seed['seed_score']:.4f})"
+        )
+    for hop in doc.get("hops") or []:
+        lines.append(
+            f"  hop {hop['hop']}: --{hop['edge']} (weight {hop['edge_weight']:.2f} × type "
+            f"{hop['type_weight']:.2f} × decay {hop['decay']:.2f} × hub {hop['hub_factor']:.2f})"
+            f"--> {hop['path']}  heat {hop['heat']:.4f}"
+        )
+    comp = doc.get("components")
+    if comp:
+        parts = []
+        for k, raw in comp["raw"].items():
+            if raw is None:
+                continue
+            parts.append(
+                f"{k} {raw:.3f}→{comp['normalized'][k]:.3f}×{comp['weights'][k]:.2f}"
+            )
+        lines.append("score: " + " + ".join(parts) + f" = {comp['final']:.4f}")
+    return "\n".join(lines)

@@ -1,0 +1,51 @@
+"""Text preparation for the FTS5 lexical index.
+
+FTS5's ``unicode61`` tokenizer (with diacritics removal) splits alphabetic scripts on spaces
+and punctuation, but Chinese and Japanese are written without spaces: a run like 検索の設定
+would be a single token that no query word matches. We rewrite every run of CJK characters
+into overlapping character bigrams (検索 索の の設 設定) both when indexing and when querying,
+so a two-character word matches inside a longer run. Bigrams beat FTS5's ``trigram`` tokenizer
+here because most Chinese words are two characters long and trigram cannot match them.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Han, Hiragana, Katakana (incl. prolonged mark), Hangul syllables, CJK symbols excluded
+_CJK_RUN = re.compile(r"[\u3041-\u309f\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+_WORD = re.compile(r"\w+", re.UNICODE)
+_STOP = frozenset(
+    "a an and are as at be by do does for from how i in is it my of on or the to what when "
+    "where which who why with you your can".split()
+)
+
+
+def _bigrams(run: str) -> str:
+    if len(run) == 1:
+        return run
+    return " ".join(run[i : i + 2] for i in range(len(run) - 1))
+
+
+def lexical_text(text: str) -> str:
+    """The form of ``text`` that goes into the FTS index (CJK runs as bigrams)."""
+    return _CJK_RUN.sub(lambda m: " " + _bigrams(m.group(0)) + " ", text)
+
+
+def query_terms(query: str) -> list[str]:
+    """Distinct index terms of a query, stop words dropped (kept if nothing else is left)."""
+    words = _WORD.findall(lexical_text(query).lower())
+    kept = [w for w in words if w not in _STOP]
+    out: list[str] = []
+    for w in kept or words:
+        if w not in out:
+            out.append(w)
+    return out
+
+
+def fts_match(query: str) -> str | None:
+    """An FTS5 MATCH expression: any term may match (BM25 ranks by how many and how rare)."""
+    terms = query_terms(query)
+    if not terms:
+        return None
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms[:64])

@@ -1,0 +1,236 @@
+"""Related notes for the note being written, from its saved or unsaved text.
+
+The query is the note itself: its mean chunk vector plus its chunks one by one (weighted
+toward the section around the cursor), and its most distinctive words (tf·idf over the index)
+as a lexical query. Unsaved text is parsed and chunked exactly like a saved note and embedded
+on the fly (cached by text hash) without writing anything. The note's own chunks neither
+appear nor relay heat, so its own links cannot leak into its suggestions.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import time
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from vaultheat.core.chunking import chunk_note
+from vaultheat.core.parsing import parse_note
+from vaultheat.core.pipeline import QueryVector, Stages, components_of, explain_chunk, retrieve
+from vaultheat.core.requests import RelatedRequest
+from vaultheat.core.resolve import LinkResolver
+from vaultheat.core.search import Context, make_rerank, note_scores, snippet_fn
+from vaultheat.errors import NotFoundError
+from vaultheat.storage.store import Store
+from vaultheat.storage.vectors import VectorIndex
+
+MAX_QUERY_CHUNKS = 8
+LEXICAL_TERMS = 24
+
+
+def _text_chunks(ctx: Context, path: str, raw: bytes) -> tuple[list[Any], np.ndarray, Any]:
+    """Chunks of unsaved text and their vectors (embedding cache first, then the model)."""
+    note = parse_note(path, raw, exclude_property=ctx.settings.vault.exclude_property)
+    c = ctx.settings.chunking
+    drafts = chunk_note(
+        note,
+        max_tokens=c.max_tokens or ctx.embedder.max_tokens,
+        count_tokens=ctx.embedder.count_tokens,
+        target_tokens=c.target_tokens,
+        min_chars=c.min_chars,
+        overlap_chars=c.overlap_chars,
+    )
+    vecs: list[np.ndarray] = []
+    todo: list[tuple[int, str, str]] = []
+    for i, d in enumerate(drafts):
+        key = "d:" + ctx.text_key(d.embed_input)
+        cached = ctx.query_cache.get(key)
+        vecs.append(cached if cached is not None else np.zeros(0, dtype=np.float32))
+        if cached is None:
+            todo.append((i, key, d.embed_input))
+    if todo:
+        fresh = ctx.embedder.embed_documents([t for _, _, t in todo])
+        for (i, key, _), v in zip(todo, fresh, strict=True):
+            vecs[i] = np.asarray(v, dtype=np.float32)
+            ctx.query_cache[key] = vecs[i]
+    mat = np.stack(vecs) if vecs else np.zeros((0, 1), dtype=np.float32)
+    return drafts, mat, note
+
+
+def distinctive_terms(store: Store, text: str, n: int = LEXICAL_TERMS) -> str:
+    """The note's most distinctive words (tf × idf over the index) as a lexical query."""
+    words = Counter(_all_terms(text))
+    if not words:
+        return ""
+    total = max(store.chunk_count(), 1)
+    store.db.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.vh_vocab USING fts5vocab(main, chunks_fts, row)"
+    )
+    cand = [w for w, _ in words.most_common(400)]
+    df: dict[str, int] = {}
+    for i in range(0, len(cand), 200):
+        part = cand[i : i + 200]
+        marks = ",".join("?" * len(part))
+        for term, doc in store.db.execute(
+            f"SELECT term, doc FROM temp.vh_vocab WHERE term IN ({marks})", part
+        ):
+            df[term] = doc
+    scored = []
+    for w, tf in words.items():
+        if w not in df or len(w) < 2 or w.isdigit():
+            continue
+        idf = np.log(1 + total / df[w])
+        scored.append((tf**0.5 * idf, w))
+    scored.sort(reverse=True)
+    return " ".join(w for _, w in scored[:n])
+
+
+def _all_terms(text: str) -> list[str]:
+    from vaultheat.core.lexical import _STOP, _WORD, lexical_text
+
+    return [w for w in _WORD.findall(lexical_text(text).lower()) if w not in _STOP]
+
+
+def run_related(
+    ctx: Context,
+    store: Store,
+    vectors: VectorIndex,
+    req: RelatedRequest,
+    *,
+    resolver: LinkResolver | None = None,
+) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    s = ctx.settings
+    row = store.note_by_path(req.path)
+    own_ids: list[int] = []
+    if row is not None:
+        own_ids = [c.id for c in store.note_chunks(row.id)]
+    if req.text is not None:
+        raw = req.text.encode("utf-8", "surrogatepass")
+        drafts, mat, note = _text_chunks(ctx, req.path, raw)
+        spans = [(d.byte_start, d.byte_end) for d in drafts]
+        body = note.text[note.body_byte_start :] if note.body_byte_start else note.text
+        title = note.title
+        if resolver is None:
+            resolver = LinkResolver(list(store.notes()), store.attachments(), store.note_aliases())
+        links_out = {
+            p for link in note.links if link.target and (p := resolver.resolve_link(link, req.path))
+        } - {req.path}
+    else:
+        if row is None:
+            raise NotFoundError(f"{req.path} is not indexed; pass its text to find related notes")
+        chunks = store.note_chunks(row.id)
+        mat = vectors.get_vectors([c.id for c in chunks]) if chunks else np.zeros((0, 1))
+        spans = [(c.byte_start, c.byte_end) for c in chunks]
+        body = "\n\n".join(c.text for c in chunks)
+        title = row.title
+        links_out = store.linked_paths(row.id) - {req.path}
+    backlinks = store.backlinking_paths(req.path)
+    if len(mat) == 0 or mat.shape[1] != vectors.dim:
+        return _doc(req, [], t0)
+
+    weights = np.ones(len(spans), dtype=np.float32)
+    if req.cursor is not None:
+        window = s.related.cursor_window_chars
+        for i, (b0, b1) in enumerate(spans):
+            dist = 0 if b0 <= req.cursor <= b1 else min(abs(req.cursor - b0), abs(req.cursor - b1))
+            weights[i] = 0.5 + 1.5 * np.exp(-dist / max(window, 1))
+    mean = (mat * weights[:, None]).sum(axis=0)
+    norm = float(np.linalg.norm(mean))
+    queries = [QueryVector(mean / norm if norm else mean, 1.0, "note")]
+    order = np.argsort(-weights, kind="stable")[:MAX_QUERY_CHUNKS]
+    if len(spans) > 1:
+        for i in order:
+            queries.append(QueryVector(mat[i], 0.5 * float(weights[i]) / len(order), f"chunk:{i}"))
+    lexical_query = distinctive_terms(store, f"{title}\n{body}")
+    lexical = [(lexical_query, 1.0, "lexical")] if lexical_query else []
+    want_rerank = s.rerank.enabled if req.rerank is None else req.rerank
+    rerank = make_rerank(ctx, store, body[:2000]) if want_rerank else None
+    result = retrieve(
+        store,
+        vectors,
+        queries,
+        lexical,
+        s.search,
+        Stages(lexical=req.lexical, graph=req.graph, rerank=rerank is not None),
+        blocked=set(own_ids),
+        rerank=rerank,
+        rerank_shortlist=s.rerank.shortlist,
+    )
+    snippet = snippet_fn(s.search.snippet_chars)
+    ranked = [(p, sc, cid) for p, sc, cid in note_scores(result, store, s.search.files_top_chunks)
+              if p != req.path and not _matches(p, s.related.exclude)]  # fmt: skip
+    ranked = [
+        (p, sc * (s.related.damp_factor if _matches(p, s.related.damp) else 1.0), cid)
+        for p, sc, cid in ranked
+    ]
+    ranked.sort(key=lambda x: (-x[1], x[0]))
+    results: list[dict[str, Any]] = []
+    rows = store.chunks([cid for _, _, cid in ranked[: req.top * 3 + 10]])
+    kept_vecs: list[np.ndarray] = []
+    for path, score, cid in ranked:
+        status = _link_status(path in links_out, path in backlinks)
+        if req.unlinked_only and status != "unlinked":
+            continue
+        if cid not in rows:
+            rows.update(store.chunks([cid]))
+        v = vectors.get_vectors([cid])[0]
+        dup_of = next((i for i, kv in enumerate(kept_vecs)
+                       if float(kv @ v) >= s.related.duplicate_sim), None)  # fmt: skip
+        if dup_of is not None:
+            results[dup_of]["duplicates"].append(path)
+            continue
+        if len(results) >= req.top:
+            break
+        row_c = rows[cid]
+        kept_vecs.append(v)
+        results.append(
+            {
+                "rank": len(results) + 1,
+                "path": path,
+                "title": row_c.title,
+                "folder": path.rsplit("/", 1)[0] if "/" in path else "",
+                "score": round(score, 6),
+                "link_status": status,
+                "best_chunk": {
+                    "chunk_id": cid,
+                    "heading_path": list(row_c.heading_path),
+                    "line_start": row_c.line_start,
+                    "line_end": row_c.line_end,
+                    "byte_start": row_c.byte_start,
+                    "byte_end": row_c.byte_end,
+                    "text": snippet(row_c.text),
+                },
+                "duplicates": [],
+                "components": components_of(result, cid),
+                "explain": explain_chunk(result, cid, store, snippet, s.search.decay)
+                if req.explain
+                else None,
+            }
+        )
+    return _doc(req, results, t0)
+
+
+def _doc(req: RelatedRequest, results: list[dict[str, Any]], t0: float) -> dict[str, Any]:
+    return {
+        "schema": "vaultheat.related.v1",
+        "path": req.path,
+        "took_ms": round((time.perf_counter() - t0) * 1000, 2),
+        "results": results,
+    }
+
+
+def _link_status(linked: bool, backlinked: bool) -> str:
+    if linked and backlinked:
+        return "both"
+    if linked:
+        return "linked"
+    if backlinked:
+        return "backlinked"
+    return "unlinked"
+
+
+def _matches(path: str, globs: tuple[str, ...]) -> bool:
+    return any(fnmatch.fnmatch(path, g) or path.startswith(g.rstrip("*")) for g in globs if g)

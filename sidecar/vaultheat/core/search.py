@@ -1,0 +1,226 @@
+"""``search``: a query in, ranked chunks (or notes) out, each with its score parts and trace."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Protocol
+
+import numpy as np
+
+from vaultheat.config import Settings
+from vaultheat.core.expansion import expand_query
+from vaultheat.core.pipeline import (
+    QueryVector,
+    Retrieval,
+    Stages,
+    components_of,
+    explain_chunk,
+    found_by,
+    retrieve,
+)
+from vaultheat.core.requests import SearchRequest
+from vaultheat.providers.base import Embedder, Generator, Reranker
+from vaultheat.storage.store import ChunkRow, Store
+from vaultheat.storage.vectors import VectorIndex
+
+
+class Context(Protocol):
+    """What the pipeline needs from its host (the Engine): models, settings and a cache."""
+
+    settings: Settings
+    embedder: Embedder
+    query_cache: dict[str, Any]
+
+    @property
+    def reranker(self) -> Reranker | None: ...
+
+    @property
+    def generator(self) -> Generator | None: ...
+
+    def text_key(self, text: str) -> str: ...
+
+
+def embed_query(ctx: Context, text: str) -> np.ndarray:
+    key = "q:" + ctx.text_key(text)
+    vec = ctx.query_cache.get(key)
+    if vec is None:
+        vec = np.asarray(ctx.embedder.embed_query(text), dtype=np.float32)
+        if len(ctx.query_cache) > 4096:
+            ctx.query_cache.clear()
+        ctx.query_cache[key] = vec
+    return vec
+
+
+def snippet_fn(limit: int) -> Any:
+    def snippet(text: str) -> str:
+        from vaultheat.core.models import display_text
+
+        t = display_text(text)
+        return t if len(t) <= limit else t[:limit].rstrip() + "…"
+
+    return snippet
+
+
+def allowed_chunks(store: Store, req: SearchRequest) -> set[int] | None:
+    """Chunk ids that pass the folder / tag / property filters (None = no filter)."""
+    if not (req.folder or req.tag or req.property):
+        return None
+    sql = "SELECT c.id FROM chunks c JOIN notes n ON n.id = c.note_id WHERE 1=1"
+    args: list[Any] = []
+    if req.folder:
+        folder = req.folder.strip("/")
+        sql += " AND (n.path LIKE ? ESCAPE '\\')"
+        args.append(_like_prefix(folder) + "/%")
+    if req.tag:
+        tag = req.tag.lstrip("#").casefold()
+        sql += (
+            " AND c.note_id IN (SELECT note_id FROM tags WHERE tag_key = ? OR tag_key LIKE ? "
+            "ESCAPE '\\')"
+        )
+        args += [tag, _like_prefix(tag) + "/%"]
+    for key, value in req.property.items():
+        sql += " AND json_extract(n.frontmatter, ?) = ?"
+        args += ["$." + json.dumps(str(key)), value if not isinstance(value, bool) else int(value)]
+    return {r[0] for r in store.db.execute(sql, args)}
+
+
+def _like_prefix(s: str) -> str:
+    return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def make_rerank(ctx: Context, store: Store, query: str) -> Any:
+    reranker = ctx.reranker
+    if reranker is None:
+        return None
+
+    def rerank(ids: list[int]) -> dict[int, float]:
+        rows = store.chunks(ids)
+        texts = [rows[i].text if i in rows else "" for i in ids]
+        scores = reranker.score(query, texts)
+        return dict(zip(ids, (float(s) for s in scores), strict=True))
+
+    return rerank
+
+
+def run_search(ctx: Context, store: Store, vectors: VectorIndex, req: SearchRequest) -> dict:
+    t0 = time.perf_counter()
+    s = ctx.settings
+    queries = [QueryVector(embed_query(ctx, req.query), 1.0, "vector")]
+    lexical = [(req.query, 1.0, "lexical")]
+    expand = s.expansion.enabled if req.expand is None else req.expand
+    if expand:
+        exp = expand_query(ctx.generator, req.query, variants=s.expansion.variants,
+                           hyde=s.expansion.hyde)  # fmt: skip
+        for i, v in enumerate(exp.variants, start=1):
+            queries.append(QueryVector(embed_query(ctx, v), 0.7, f"variant:{i}"))
+            lexical.append((v, 0.7, f"variant:{i}"))
+        if exp.hyde:
+            queries.append(QueryVector(embed_query(ctx, exp.hyde), 0.7, "hyde"))
+    want_rerank = s.rerank.enabled if req.rerank is None else req.rerank
+    rerank = make_rerank(ctx, store, req.query) if want_rerank else None
+    result = retrieve(
+        store,
+        vectors,
+        queries,
+        lexical,
+        s.search,
+        Stages(lexical=req.lexical, graph=req.graph, rerank=rerank is not None),
+        allowed=allowed_chunks(store, req),
+        rerank=rerank,
+        rerank_shortlist=s.rerank.shortlist,
+        tag_neighbors=None,
+    )
+    snippet = snippet_fn(s.search.snippet_chars)
+    if req.files_only:
+        results = file_results(result, store, req.top, s.search.files_top_chunks, snippet)
+    else:
+        ids = result.order[: req.top]
+        rows = store.chunks(ids)
+        results = [
+            chunk_result(rank, rows[cid], result, store, snippet, req.explain, s.search.decay)
+            for rank, cid in enumerate(ids, start=1)
+            if cid in rows
+        ]
+    return {
+        "schema": "vaultheat.search.v1",
+        "query": req.query,
+        "took_ms": round((time.perf_counter() - t0) * 1000, 2),
+        "files_only": req.files_only,
+        "results": results,
+    }
+
+
+def chunk_result(
+    rank: int,
+    row: ChunkRow,
+    r: Retrieval,
+    store: Store,
+    snippet: Any,
+    explain: bool,
+    decay: float,
+) -> dict[str, Any]:
+    text = snippet(row.text)
+    return {
+        "rank": rank,
+        "chunk_id": row.id,
+        "path": row.path,
+        "title": row.title,
+        "heading_path": list(row.heading_path),
+        "line_start": row.line_start,
+        "line_end": row.line_end,
+        "byte_start": row.byte_start,
+        "byte_end": row.byte_end,
+        "text": text,
+        "text_truncated": text.endswith("…") and not row.text.endswith("…"),
+        "score": round(r.final[row.id], 6),
+        "found_by": found_by(r, row.id),
+        "components": components_of(r, row.id),
+        "explain": explain_chunk(r, row.id, store, snippet, decay) if explain else None,
+    }
+
+
+def note_scores(r: Retrieval, store: Store, top_chunks: int) -> list[tuple[str, float, int]]:
+    """(path, score, best chunk) per note: the best chunk's score plus a small bonus for each
+    further strong chunk (``top_chunks`` counted), so a note that matches in several places
+    edges out one lucky paragraph without letting long notes win by length."""
+    rows = store.chunks(r.order)
+    per: dict[str, list[tuple[float, int]]] = {}
+    for cid in r.order:
+        if cid in rows:
+            per.setdefault(rows[cid].path, []).append((r.final[cid], cid))
+    out = []
+    for path, scored in per.items():
+        scored.sort(key=lambda x: (-x[0], x[1]))
+        best = scored[0][0]
+        bonus = sum(sc for sc, _ in scored[1:top_chunks]) * 0.05
+        out.append((path, best + bonus, scored[0][1]))
+    out.sort(key=lambda x: (-x[1], x[0]))
+    return out
+
+
+def file_results(r: Retrieval, store: Store, top: int, top_chunks: int, snippet: Any) -> list:
+    ranked = note_scores(r, store, top_chunks)[:top]
+    rows = store.chunks([cid for _, _, cid in ranked])
+    out = []
+    for rank, (path, score, cid) in enumerate(ranked, start=1):
+        row = rows[cid]
+        out.append(
+            {
+                "rank": rank,
+                "path": path,
+                "title": row.title,
+                "score": round(score, 6),
+                "best_chunk": {
+                    "chunk_id": cid,
+                    "heading_path": list(row.heading_path),
+                    "line_start": row.line_start,
+                    "line_end": row.line_end,
+                    "byte_start": row.byte_start,
+                    "byte_end": row.byte_end,
+                    "text": snippet(row.text),
+                },
+                "components": components_of(r, cid),
+            }
+        )
+    return out

@@ -1,0 +1,285 @@
+"""The one object the CLI and the server talk to: an opened index with its models.
+
+It loads the settings, the embedder (lazily: status and no-op indexing never load a model),
+the store and the vector file once, answers queries, and re-opens its view of the index after
+an index run. Queries take a read lock, index refreshes a write lock, so a query always sees a
+consistent index (never a half-written note).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import xxhash
+
+from vaultheat import __version__
+from vaultheat.config import Settings, load_settings
+from vaultheat.core.requests import RelatedRequest, SearchRequest
+from vaultheat.errors import IndexMismatchError, IndexMissingError, NotFoundError
+from vaultheat.indexer import Indexer, IndexReport, ProgressFn, stored_settings
+from vaultheat.paths import IndexPaths, index_paths
+from vaultheat.providers.base import Embedder, Generator, Reranker
+from vaultheat.providers.registry import make_embedder, make_generator, make_reranker
+from vaultheat.storage.store import Store
+from vaultheat.storage.vectors import VectorIndex
+from vaultheat.storage.vectorsync import open_vectors
+
+log = logging.getLogger("vaultheat.engine")
+
+
+class Engine:
+    def __init__(
+        self,
+        paths: IndexPaths,
+        settings: Settings,
+        *,
+        embedder: Embedder | None = None,
+        reranker: Reranker | None = None,
+        generator: Generator | None = None,
+    ) -> None:
+        self.paths = paths
+        self.settings = settings
+        self.embedder = embedder or make_embedder(settings.embeddings)
+        self._reranker = reranker
+        self._reranker_made = reranker is not None
+        self._generator = generator
+        self._generator_made = generator is not None
+        self._lock = threading.RLock()
+        self._store: Store | None = None
+        self._vectors: VectorIndex | None = None
+        self._generation = -1
+        self.query_cache: dict[str, Any] = {}
+
+    @classmethod
+    def open(
+        cls,
+        vault: Path | None = None,
+        index_dir: Path | None = None,
+        *,
+        overrides: dict[str, Any] | None = None,
+        embedder: Embedder | None = None,
+        reranker: Reranker | None = None,
+        require_index: bool = True,
+    ) -> Engine:
+        paths = index_paths(vault, index_dir)
+        if require_index and not paths.exists():
+            raise IndexMissingError(
+                f"no vaultheat index for {paths.vault}; run `vaultheat init` then "
+                "`vaultheat index`",
+                vault=str(paths.vault),
+            )
+        settings = load_settings(paths.config)
+        if overrides:
+            settings = settings.with_overrides(overrides)
+        return cls(paths, settings, embedder=embedder, reranker=reranker)
+
+    # -- lazily made models -------------------------------------------------------------------
+    @property
+    def reranker(self) -> Reranker | None:
+        if not self._reranker_made:
+            self._reranker = make_reranker(self.settings.rerank)
+            self._reranker_made = True
+        return self._reranker
+
+    @property
+    def generator(self) -> Generator | None:
+        if not self._generator_made:
+            self._generator = (
+                make_generator(self.settings.expansion) if self.settings.expansion.enabled else None
+            )
+            self._generator_made = True
+        return self._generator
+
+    # -- index access -------------------------------------------------------------------------
+    def store(self) -> Store:
+        with self._lock:
+            if self._store is None:
+                if not self.paths.db.exists():
+                    raise IndexMissingError(
+                        f"the index of {self.paths.vault} is empty; run `vaultheat index`"
+                    )
+                self._store = Store(self.paths.db, readonly=True)
+            return self._store
+
+    def view(self) -> tuple[Store, VectorIndex]:
+        """The store and a vector index that matches it (reconciled if the file is behind)."""
+        with self._lock:
+            store = self.store()
+            manifest = store.manifest()
+            if "dimension" not in manifest:
+                raise IndexMissingError(
+                    f"the index of {self.paths.vault} has no vectors yet; run `vaultheat index`"
+                )
+            self.check_compatible(manifest)
+            gen = store.generation()
+            if self._vectors is None or gen != self._generation:
+                self._vectors = open_vectors(
+                    store, self.paths.vectors, int(manifest["dimension"]), self.embedder.fingerprint
+                )
+                self._generation = gen
+                self.query_cache.clear()
+            return store, self._vectors
+
+    def check_compatible(self, manifest: dict[str, Any]) -> None:
+        wanted = stored_settings(self.settings, self.embedder)
+        if manifest.get("stored") not in (None, wanted):
+            raise IndexMismatchError(
+                "this index was built with another embedding model or chunking settings; "
+                "run `vaultheat index --full` to rebuild it before querying"
+            )
+
+    def index(
+        self,
+        *,
+        full: bool = False,
+        only: Sequence[str] | None = None,
+        progress: ProgressFn | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> IndexReport:
+        indexer = Indexer(
+            self.paths, self.settings, self.embedder, progress=progress, should_stop=should_stop
+        )
+        report = indexer.run(full=full, only=only)
+        self.refresh()
+        return report
+
+    def refresh(self) -> None:
+        with self._lock:
+            self._generation = -1
+
+    def close(self) -> None:
+        with self._lock:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+
+    # -- documents ----------------------------------------------------------------------------
+    def status(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "schema": "vaultheat.status.v1",
+            "version": __version__,
+            "vault": str(self.paths.vault),
+            "index_dir": str(self.paths.root),
+            "model": {
+                "provider": self.settings.embeddings.provider,
+                "name": self.settings.embeddings.model,
+                "backend": self.settings.embeddings.backend,
+            },
+        }
+        if not self.paths.db.exists():
+            out.update(
+                state="empty", notes=0, chunks=0, links={"resolved": 0, "unresolved": 0}, tags=0,
+                skipped=[], vectors=0, edges={}, excluded=0,
+            )  # fmt: skip
+            return out
+        with self._lock:
+            store = self.store()
+            counts = store.counts()
+            manifest = store.manifest()
+            skipped = store.skipped()
+            excluded = [
+                {"path": r[0], "reason": "opted out by frontmatter"}
+                for r in store.db.execute("SELECT path FROM notes WHERE excluded = 1")
+            ]
+        state = "ready" if counts["chunks"] else "empty"
+        if manifest.get("stored") not in (None, stored_settings(self.settings, self.embedder)):
+            state = "stale"
+        out.update(counts)
+        out["state"] = state
+        out["skipped"] = skipped + excluded
+        out["vectors"] = counts["chunks"]
+        out["model"]["dimension"] = manifest.get("dimension")
+        return out
+
+    def note_status(self, path: str) -> dict[str, Any]:
+        from vaultheat.indexer import content_hash
+        from vaultheat.paths import safe_vault_path
+
+        abs_path = safe_vault_path(self.paths.vault, path)
+        exists = abs_path.is_file()
+        disk_hash = content_hash(abs_path.read_bytes()) if exists else None
+        out: dict[str, Any] = {
+            "schema": "vaultheat.note_status.v1",
+            "path": path,
+            "exists": exists,
+            "indexed": False,
+            "reason": None,
+            "chunks": 0,
+            "indexed_hash": None,
+            "disk_hash": disk_hash,
+            "fresh": False,
+        }
+        if not self.paths.db.exists():
+            out["reason"] = "the vault has not been indexed yet"
+            return out
+        with self._lock:
+            store = self.store()
+            row = store.note_by_path(path)
+            skip = store.db.execute("SELECT reason FROM skipped WHERE path = ?", (path,)).fetchone()
+            n_chunks = (
+                store.db.execute("SELECT count(*) FROM chunks WHERE note_id = ?", (row.id,))
+                .fetchone()[0]
+                if row
+                else 0
+            )
+        if row is None:
+            if skip:
+                out["reason"] = f"skipped: {skip[0]}"
+            elif not exists:
+                out["reason"] = "no such note in the vault"
+            elif not path.lower().endswith(".md"):
+                out["reason"] = "only Markdown (.md) notes are indexed"
+            else:
+                out["reason"] = "not indexed yet (new since the last index run)"
+            return out
+        out["indexed_hash"] = row.content_hash
+        out["chunks"] = n_chunks
+        out["fresh"] = disk_hash == row.content_hash
+        out["indexed"] = not row.excluded
+        if row.excluded:
+            out["reason"] = "opted out by its frontmatter"
+        elif not out["fresh"]:
+            out["reason"] = "changed on disk since it was indexed (re-index pending)"
+        elif n_chunks == 0:
+            out["reason"] = "the note has no body text"
+        return out
+
+    # -- queries ------------------------------------------------------------------------------
+    def search(self, req: SearchRequest) -> dict[str, Any]:
+        from vaultheat.core.search import run_search
+
+        store, vectors = self.view()
+        return run_search(self, store, vectors, req)
+
+    def related(self, req: RelatedRequest, **hidden: Any) -> dict[str, Any]:
+        from vaultheat.core.related import run_related
+
+        store, vectors = self.view()
+        return run_related(self, store, vectors, req, **hidden)
+
+    def explain_search(self, req: SearchRequest, chunk_id: int) -> dict[str, Any]:
+        from vaultheat.core.explain import explain_result
+
+        doc = self.search(
+            SearchRequest(**{**req.__dict__, "explain": True, "top": 100, "files_only": False})
+        )
+        for r in doc["results"]:
+            if r["chunk_id"] == chunk_id:
+                return explain_result(doc["query"], r)
+        raise NotFoundError(f"chunk {chunk_id} is not among the results of this query")
+
+    def explain_related(self, req: RelatedRequest, target: str) -> dict[str, Any]:
+        from vaultheat.core.explain import explain_result
+
+        doc = self.related(RelatedRequest(**{**req.__dict__, "explain": True, "top": 100}))
+        for r in doc["results"]:
+            if r["path"] == target:
+                return explain_result(f"related to {req.path}", r)
+        raise NotFoundError(f"{target} is not among the notes related to {req.path}")
+
+    def text_key(self, text: str) -> str:
+        return xxhash.xxh3_64_hexdigest(text.encode("utf-8", "surrogatepass"))

@@ -1,0 +1,514 @@
+"""vault → diff → parse/chunk → embed → store → graph repair, at a cost proportional to the edit.
+
+Order of cheapness: ``stat`` (mtime, size) first, an xxhash of the bytes only when the stat
+changed, and the model only for embedding inputs the cache has never seen. A no-op run reads no
+file and never loads the model.
+
+Crash safety: notes are written in batches, each one SQLite transaction that also stores its
+vectors (embedding cache) and queues graph work (pending_knn / pending_links). The hnswlib file
+is saved atomically at the end with the store's generation; a process killed at any moment
+leaves a database that opens, and the next run reconciles the vector file from the database
+and finishes the queued graph work without redoing committed batches.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import xxhash
+
+from vaultheat.config import Settings
+from vaultheat.core.chunking import chunk_note, context_header
+from vaultheat.core.discovery import Discovery, FileEntry, discover
+from vaultheat.core.knn import affected_ids, knn_lists
+from vaultheat.core.models import ChunkDraft, ParsedNote
+from vaultheat.core.parsing import parse_note
+from vaultheat.core.resolve import LinkResolver
+from vaultheat.errors import IndexMismatchError
+from vaultheat.paths import IndexPaths
+from vaultheat.providers.base import Embedder
+from vaultheat.storage.lock import WriterLock
+from vaultheat.storage.store import Store, name_key
+from vaultheat.storage.vectorsync import open_vectors, save_vectors
+from vaultheat.storage.vectors import VectorIndex
+
+log = logging.getLogger("vaultheat.indexer")
+
+ProgressFn = Callable[[str, int, int], None]  # (stage, done, total)
+NOTE_BATCH = 64
+GRAPH_BATCH = 2000
+SAVE_EVERY_S = 60.0
+
+
+def content_hash(raw: bytes) -> str:
+    return xxhash.xxh3_128_hexdigest(raw)
+
+
+def input_hash(text: str) -> str:
+    return xxhash.xxh3_128_hexdigest(text.encode("utf-8", "surrogatepass"))
+
+
+def stored_settings(settings: Settings, embedder: Embedder) -> dict[str, Any]:
+    """Everything that changes what the index stores; a change needs ``index --full``."""
+    c = settings.chunking
+    return {
+        "fingerprint": embedder.fingerprint,
+        "chunking": [c.max_tokens, c.target_tokens, c.min_chars, c.overlap_chars],
+    }
+
+
+@dataclass
+class IndexReport:
+    notes: dict[str, int] = field(
+        default_factory=lambda: dict.fromkeys(
+            ("added", "modified", "deleted", "renamed", "unchanged"), 0
+        )
+    )
+    chunks: dict[str, int] = field(
+        default_factory=lambda: dict.fromkeys(("embedded", "reused", "deleted"), 0)
+    )
+    skipped: int = 0
+    graph: dict[str, int] = field(default_factory=lambda: {"knn_updated": 0, "link_notes": 0})
+    timings: dict[str, float] = field(default_factory=dict)
+    model_loaded: bool = False
+    full: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "notes": self.notes,
+            "chunks": self.chunks,
+            "skipped": self.skipped,
+            "graph": self.graph,
+            "timings_s": {k: round(v, 4) for k, v in self.timings.items()},
+            "model_loaded": self.model_loaded,
+            "full": self.full,
+        }
+
+
+@dataclass
+class _Work:
+    entry: FileEntry
+    raw: bytes
+    digest: str
+    note_id: int | None  # existing note row (modified) or None (added)
+
+
+class Indexer:
+    def __init__(
+        self,
+        paths: IndexPaths,
+        settings: Settings,
+        embedder: Embedder,
+        *,
+        progress: ProgressFn | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> None:
+        self.paths = paths
+        self.settings = settings
+        self.embedder = embedder
+        self.progress = progress or (lambda stage, done, total: None)
+        self.should_stop = should_stop or (lambda: False)
+
+    # -- entry point --------------------------------------------------------------------------
+    def run(self, *, full: bool = False, only: Sequence[str] | None = None) -> IndexReport:
+        """Bring the index in line with the vault. ``only``: vault-relative paths known to have
+        changed (from the server's file events); discovery still runs to see deletions."""
+        self.paths.root.mkdir(parents=True, exist_ok=True)
+        report = IndexReport(full=full)
+        with WriterLock(self.paths.lock):
+            store = Store(self.paths.db)
+            try:
+                self._run(store, report, full=full)
+            finally:
+                store.close()
+        return report
+
+    def _run(self, store: Store, report: IndexReport, *, full: bool) -> None:
+        t0 = time.perf_counter()
+        manifest = store.manifest()
+        wanted = stored_settings(self.settings, self.embedder)
+        if full:
+            self._wipe(store)
+            manifest = {}
+        elif manifest.get("stored") not in (None, wanted):
+            raise IndexMismatchError(
+                "the embedding model or chunking settings changed since this index was built; "
+                "run `vaultheat index --full` to rebuild it",
+                stored=json.dumps(manifest.get("stored")),
+                wanted=json.dumps(wanted),
+            )
+        disc = discover(self.paths.vault, self.settings.vault, index_dir=self.paths.root)
+        report.timings["discover"] = time.perf_counter() - t0
+
+        t1 = time.perf_counter()
+        stored = store.notes()
+        seen: set[str] = set()
+        work: list[_Work] = []
+        for entry in disc.notes:
+            seen.add(entry.path)
+            row = stored.get(entry.path)
+            if row is not None and row.mtime_ns == entry.mtime_ns and row.size == entry.size:
+                report.notes["unchanged"] += 1
+                continue
+            try:
+                raw = entry.abs_path.read_bytes()
+            except OSError as exc:
+                disc.skipped.append(_skip(entry.path, f"unreadable: {exc.strerror or exc}"))
+                continue
+            digest = content_hash(raw)
+            if row is not None and row.content_hash == digest:
+                report.notes["unchanged"] += 1
+                store.touch_note(row.id, entry.mtime_ns, entry.size)
+                continue
+            work.append(_Work(entry, raw, digest, row.id if row else None))
+        deleted = [row for path, row in stored.items() if path not in seen]
+        added_hashes = {w.digest for w in work if w.note_id is None}
+        renamed = sum(1 for row in deleted if row.content_hash in added_hashes)
+        report.notes["renamed"] = renamed
+        report.notes["added"] = sum(1 for w in work if w.note_id is None) - renamed
+        report.notes["modified"] = sum(1 for w in work if w.note_id is not None)
+        report.notes["deleted"] = len(deleted) - renamed
+        report.timings["diff"] = time.perf_counter() - t1
+
+        old_attachments = store.attachments()
+        new_attachments = set(disc.other_files)
+        changed_keys: set[str] = set()
+        for path in old_attachments ^ new_attachments:
+            changed_keys.add(name_key(path))
+            changed_keys.add(path.rsplit("/", 1)[-1].casefold())
+        aliases = store.note_aliases()
+
+        # parse first: the resolver must know every path and alias before links resolve
+        parsed: list[tuple[_Work, ParsedNote]] = []
+        for w in work:
+            note = self._parse(w, disc)
+            if note is None:
+                continue
+            if w.note_id is None:
+                changed_keys.add(name_key(note.path))
+            old = aliases.get(note.path, [])
+            if sorted(old) != sorted(note.aliases):
+                changed_keys.update(a.casefold() for a in [*old, *note.aliases])
+            aliases[note.path] = note.aliases
+            parsed.append((w, note))
+        for row in deleted:
+            changed_keys.add(name_key(row.path))
+            changed_keys.update(a.casefold() for a in aliases.pop(row.path, []))
+        resolver = LinkResolver(
+            [e.path for e in disc.notes],
+            disc.other_files,
+            {p: a for p, a in aliases.items() if p in seen},
+        )
+
+        vectors: VectorIndex | None = None
+        if parsed or deleted or store.pending_knn():
+            vectors = self._open_vectors(store, manifest)
+        last_save = time.perf_counter()
+
+        t2 = time.perf_counter()
+        with store.transaction():
+            for row in deleted:
+                ids = store.delete_note(row.id)
+                report.chunks["deleted"] += len(ids)
+                if vectors is not None:
+                    vectors.delete(ids)
+            store.replace_attachments(new_attachments)
+            store.bump_generation()
+        total = len(parsed)
+        for start in range(0, total, NOTE_BATCH):
+            if self.should_stop():
+                break
+            batch = parsed[start : start + NOTE_BATCH]
+            assert vectors is not None
+            self._index_batch(store, vectors, resolver, batch, report)
+            self.progress("index", min(start + NOTE_BATCH, total), total)
+            if time.perf_counter() - last_save > SAVE_EVERY_S:
+                save_vectors(vectors, self.paths.vectors, store.generation())
+                last_save = time.perf_counter()
+        report.timings["index"] = time.perf_counter() - t2
+
+        t3 = time.perf_counter()
+        with store.transaction():
+            self._reresolve(store, resolver, changed_keys, {r.path for r in deleted})
+            store.replace_skipped((s.path, s.reason) for s in disc.skipped)
+            store.set_manifest(stored=wanted, vault=str(self.paths.vault))
+        report.skipped = len(disc.skipped)
+        report.timings["resolve"] = time.perf_counter() - t3
+
+        t4 = time.perf_counter()
+        if vectors is None and store.pending_links():
+            vectors = self._open_vectors(store, store.manifest())
+        if vectors is not None and not self.should_stop():
+            self._repair_graph(store, vectors, report)
+        report.timings["graph"] = time.perf_counter() - t4
+
+        t5 = time.perf_counter()
+        if vectors is not None:
+            with store.transaction():
+                gen = store.bump_generation()
+                store.gc_embeddings(self.embedder.fingerprint)
+            save_vectors(vectors, self.paths.vectors, gen)
+        report.timings["save"] = time.perf_counter() - t5
+        report.timings["total"] = time.perf_counter() - t0
+
+    # -- steps --------------------------------------------------------------------------------
+    def _wipe(self, store: Store) -> None:
+        fp = self.embedder.fingerprint
+        with store.transaction() as db:
+            for table in (
+                "notes", "chunks", "links", "tags", "edges", "pending_knn", "pending_links",
+                "skipped", "attachments", "chunks_fts",
+            ):  # fmt: skip
+                db.execute(f"DELETE FROM {table}")
+            db.execute("DELETE FROM embeddings WHERE fingerprint != ?", (fp,))
+            db.execute("DELETE FROM manifest WHERE key != 'generation'")
+            store.bump_generation()
+        for p in (self.paths.vectors, self.paths.vectors.with_suffix(".meta.json")):
+            p.unlink(missing_ok=True)
+
+    def _open_vectors(self, store: Store, manifest: dict[str, Any]) -> VectorIndex:
+        dim = manifest.get("dimension")
+        if dim is None:
+            dim = self.embedder.dimension
+            with store.transaction():
+                store.set_manifest(dimension=dim, model=self.embedder.name)
+        return open_vectors(store, self.paths.vectors, int(dim), self.embedder.fingerprint)
+
+    def _parse(self, w: _Work, disc: Discovery) -> ParsedNote | None:
+        try:
+            return parse_note(
+                w.entry.path, w.raw, exclude_property=self.settings.vault.exclude_property
+            )
+        except Exception as exc:  # a bad note is skipped with a reason, never fatal
+            log.warning("skipping %s: %s", w.entry.path, exc)
+            disc.skipped.append(_skip(w.entry.path, f"could not be parsed: {exc}"))
+            return None
+
+    def _chunk(self, note: ParsedNote) -> list[ChunkDraft]:
+        c = self.settings.chunking
+        max_tokens = c.max_tokens or self.embedder.max_tokens
+        return chunk_note(
+            note,
+            max_tokens=max_tokens,
+            count_tokens=self.embedder.count_tokens,
+            target_tokens=c.target_tokens,
+            min_chars=c.min_chars,
+            overlap_chars=c.overlap_chars,
+        )
+
+    def _index_batch(
+        self,
+        store: Store,
+        vectors: VectorIndex,
+        resolver: LinkResolver,
+        batch: list[tuple[_Work, ParsedNote]],
+        report: IndexReport,
+    ) -> None:
+        drafts: list[tuple[_Work, ParsedNote, list[ChunkDraft]]] = []
+        for w, note in batch:
+            try:
+                chunks = [] if note.excluded else self._chunk(note)
+            except Exception as exc:
+                log.warning("skipping %s: chunking failed: %s", note.path, exc)
+                chunks = []
+                note.warnings.append(f"chunking failed: {exc}")
+            drafts.append((w, note, chunks))
+        hashes = [input_hash(d.embed_input) for _, _, cs in drafts for d in cs]
+        fp = self.embedder.fingerprint
+        cache = store.cached_vectors(fp, hashes)
+        missing: dict[str, str] = {}
+        for _, _, cs in drafts:
+            for d in cs:
+                h = input_hash(d.embed_input)
+                if h not in cache and h not in missing:
+                    missing[h] = d.embed_input
+        fresh: dict[str, np.ndarray] = {}
+        if missing:
+            report.model_loaded = True
+            keys = list(missing)
+            vecs = self.embedder.embed_documents([missing[k] for k in keys])
+            fresh = {k: np.asarray(v, dtype=np.float32) for k, v in zip(keys, vecs, strict=True)}
+            report.chunks["embedded"] += len(keys)
+        cache.update(fresh)
+
+        added: list[tuple[int, np.ndarray]] = []
+        removed: list[int] = []
+        with store.transaction():
+            store.put_vectors(fp, fresh)
+            for w, note, chunks in drafts:
+                old = store.chunk_hashes(w.note_id) if w.note_id is not None else []
+                note_id = store.upsert_note(
+                    note, content_hash=w.digest, mtime_ns=w.entry.mtime_ns, size=w.entry.size
+                )
+                free: dict[str, list[int]] = {}
+                for cid, h in old:
+                    free.setdefault(h, []).append(cid)
+                changed = False
+                for d in chunks:
+                    h = input_hash(d.embed_input)
+                    header = d.embed_input[: max(0, len(d.embed_input) - len(d.text))]
+                    if free.get(h):
+                        cid = free[h].pop(0)
+                        store.update_chunk_position(cid, d)
+                        report.chunks["reused"] += 1
+                    else:
+                        cid = store.insert_chunk(note_id, d, h, header)
+                        added.append((cid, cache[h]))
+                        changed = True
+                        if h not in fresh:
+                            report.chunks["reused"] += 1
+                gone = [cid for ids in free.values() for cid in ids]
+                if gone:
+                    changed = True
+                    store.delete_chunks(gone)
+                    removed.extend(gone)
+                    report.chunks["deleted"] += len(gone)
+                store.replace_tags(note_id, [t.name for t in note.tags] if not note.excluded else [])
+                store.replace_links(note_id, self._link_rows(note, resolver))
+                store.add_pending_links([note_id])
+                if changed or w.note_id is None:
+                    # notes linking here must re-point their link edges at the new chunks
+                    for r in store.links_to_paths([note.path]):
+                        if r["note_id"] != note_id:
+                            store.add_pending_links([r["note_id"]])
+            store.add_pending_knn(cid for cid, _ in added)
+            store.bump_generation()
+        if removed:
+            vectors.delete(removed)
+        if added:
+            vectors.add([cid for cid, _ in added], np.stack([v for _, v in added]))
+
+    def _link_rows(self, note: ParsedNote, resolver: LinkResolver) -> list[tuple[Any, ...]]:
+        if note.excluded:
+            return []
+        rows = []
+        for link in note.links:
+            if not link.target:
+                continue  # [[#Heading]] inside the note: not an edge between notes
+            resolved = resolver.resolve_link(link, note.path)
+            rows.append(
+                (
+                    link.raw,
+                    link.target,
+                    name_key(link.target),
+                    link.subpath,
+                    link.alias,
+                    link.kind,
+                    link.byte_start,
+                    link.byte_end,
+                    link.line,
+                    resolved,
+                )
+            )
+        return rows
+
+    def _reresolve(
+        self, store: Store, resolver: LinkResolver, keys: set[str], deleted_paths: set[str]
+    ) -> None:
+        rows = store.links_with_keys(keys) + store.links_to_paths(deleted_paths)
+        touched: set[int] = set()
+        notes = {r.id: r.path for r in store.notes().values()}
+        for r in rows:
+            source = notes.get(r["note_id"])
+            if source is None:
+                continue
+            new = resolver.resolve(r["target"], source)
+            if new != r["resolved_path"]:
+                store.set_link_resolution(r["rowid"], new)
+                touched.add(r["note_id"])
+        store.add_pending_links(touched)
+
+    def _repair_graph(self, store: Store, vectors: VectorIndex, report: IndexReport) -> None:
+        g = self.settings.graph
+        note_of = {
+            cid: nid for cid, nid in store.db.execute("SELECT id, note_id FROM chunks").fetchall()
+        }
+        exclude = None if g.same_note else (lambda a, b: note_of.get(a) == note_of.get(b))
+        pending = [cid for cid in store.pending_knn() if cid in note_of]
+        done = 0
+        for start in range(0, len(pending), GRAPH_BATCH):
+            ids = pending[start : start + GRAPH_BATCH]
+            lists = knn_lists(vectors, ids, k=g.knn_k, min_sim=g.knn_min_sim, exclude=exclude)
+            more = [i for i in affected_ids(lists) if i in note_of and i not in lists]
+            if more:
+                lists.update(
+                    knn_lists(vectors, more, k=g.knn_k, min_sim=g.knn_min_sim, exclude=exclude)
+                )
+            with store.transaction():
+                store.replace_similar(lists)
+                store.clear_pending_knn(ids)
+            done += len(ids)
+            report.graph["knn_updated"] += len(lists)
+            self.progress("graph", done, len(pending))
+        with store.transaction():
+            store.clear_pending_knn([cid for cid in store.pending_knn() if cid not in note_of])
+        notes_pending = store.pending_links()
+        for start in range(0, len(notes_pending), GRAPH_BATCH):
+            ids = notes_pending[start : start + GRAPH_BATCH]
+            with store.transaction():
+                for nid in ids:
+                    self._link_edges(store, nid)
+                store.clear_pending_links(ids)
+            report.graph["link_notes"] += len(ids)
+
+    def _link_edges(self, store: Store, note_id: int) -> None:
+        chunks = store.note_chunks(note_id)
+        if not chunks:
+            return
+        edges: dict[tuple[int, int], float] = {}
+        target_chunks: dict[str, list[Any]] = {}
+        self_path = chunks[0].path
+        for raw, _t, subpath, kind, b0, _b1, _line, resolved in store.outgoing_links(note_id):
+            if resolved is None or resolved == self_path or not resolved.lower().endswith(".md"):
+                continue
+            if resolved not in target_chunks:
+                row = store.note_by_path(resolved)
+                target_chunks[resolved] = store.note_chunks(row.id) if row else []
+            targets = _pick_targets(target_chunks[resolved], subpath)
+            src = _chunk_at(chunks, b0) if kind != "property" else chunks[0]
+            for t in targets:
+                edges[(src.id, t.id)] = 1.0
+        store.replace_link_edges(
+            [c.id for c in chunks], [(s, d, w) for (s, d), w in edges.items()]
+        )
+
+
+def _skip(path: str, reason: str) -> Any:
+    from vaultheat.core.discovery import Skip
+
+    return Skip(path=path, reason=reason)
+
+
+def _chunk_at(chunks: list[Any], byte_offset: int) -> Any:
+    best = chunks[0]
+    for c in chunks:
+        if c.byte_start <= byte_offset:
+            best = c
+        else:
+            break
+    return best
+
+
+def _pick_targets(chunks: list[Any], subpath: str | None) -> list[Any]:
+    """The chunk(s) a link points at: the heading's or block's chunk when named, else all."""
+    if not chunks:
+        return []
+    if subpath:
+        if subpath.startswith("^"):
+            marker = subpath
+            hits = [c for c in chunks if marker in c.text]
+        else:
+            want = subpath.split("#")[-1].strip().casefold()
+            hits = [c for c in chunks if c.heading_path and c.heading_path[-1].casefold() == want]
+            if not hits:
+                hits = [c for c in chunks if any(h.casefold() == want for h in c.heading_path)]
+        if hits:
+            return hits[:1]
+    return chunks

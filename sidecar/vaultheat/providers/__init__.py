@@ -1,0 +1,1 @@
+"""Model seams: embedders, rerankers and generators behind small protocols, with fakes."""

@@ -1,0 +1,77 @@
+"""Factories from settings to providers: the one place that knows every implementation.
+
+Heavy libraries stay unimported until a provider is actually built and used (each provider loads
+lazily), so ``vaultheat config`` and friends stay fast. The ONNX backend lives in its own module
+(``vaultheat.providers.onnx_embedder``) and is imported only when selected.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+
+from vaultheat.config import EmbeddingSettings, ExpansionSettings, RerankSettings
+from vaultheat.errors import ConfigError
+from vaultheat.providers.base import Embedder, Generator, Reranker
+from vaultheat.providers.fake import FakeEmbedder
+from vaultheat.providers.rerank import make_reranker as _make_reranker
+
+log = logging.getLogger(__name__)
+
+ONNX_MODULE = "vaultheat.providers.onnx_embedder"
+FAKE_DIMENSION = 64
+FAKE_MAX_TOKENS = 128
+
+
+def make_embedder(settings: EmbeddingSettings) -> Embedder:
+    """The embedder for ``settings.provider`` (local torch/onnx, openai, fake); cheap to call."""
+    if settings.provider == "local":
+        if settings.backend == "onnx":
+            return _make_onnx_embedder(settings)
+        if settings.backend != "torch":
+            raise ConfigError(f"unknown embeddings.backend {settings.backend!r}")
+        if settings.precision != "fp32":
+            raise ConfigError(
+                f"embeddings.precision {settings.precision!r} needs backend = \"onnx\"",
+                precision=settings.precision,
+            )
+        from vaultheat.providers.local import SentenceTransformerEmbedder
+
+        return SentenceTransformerEmbedder(settings)
+    if settings.provider == "openai":
+        from vaultheat.providers.openai_compat import OpenAIEmbedder
+
+        return OpenAIEmbedder(settings)
+    if settings.provider == "fake":
+        return FakeEmbedder(FAKE_DIMENSION, settings.max_input_tokens or FAKE_MAX_TOKENS)
+    raise ConfigError(
+        f"unknown embeddings.provider {settings.provider!r}", known=["local", "openai", "fake"]
+    )
+
+
+def _make_onnx_embedder(settings: EmbeddingSettings) -> Embedder:
+    try:
+        module = importlib.import_module(ONNX_MODULE)
+    except ModuleNotFoundError as exc:
+        if exc.name != ONNX_MODULE:
+            raise ConfigError(f"onnx backend not available: {exc}") from exc
+        raise ConfigError("onnx backend not available") from exc
+    embedder: Embedder = module.OnnxEmbedder(settings)
+    return embedder
+
+
+def make_reranker(settings: RerankSettings, *, eager: bool = True) -> Reranker | None:
+    """A reranker or None; never raises for a missing model (see ``providers.rerank``)."""
+    return _make_reranker(settings, eager=eager)
+
+
+def make_generator(settings: ExpansionSettings) -> Generator | None:
+    """The chat model for query expansion, or None when expansion is off or has no model."""
+    if not settings.enabled:
+        return None
+    if not settings.model:
+        log.warning("expansion: off (no expansion.model configured)")
+        return None
+    from vaultheat.providers.openai_compat import OpenAIGenerator
+
+    return OpenAIGenerator(settings)

@@ -1,0 +1,148 @@
+"""SQLite connection and numbered migrations.
+
+WAL mode lets readers (queries, the server) run while one writer indexes. Each migration is a
+function ``mNNN_name(db)``; ``user_version`` records how far a database has come, so opening an
+older index upgrades it in place and a newer one is refused with a clear message.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from vaultheat.errors import IndexCorruptError
+
+
+def m001_initial() -> str:
+    return """
+        CREATE TABLE notes (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            path TEXT NOT NULL UNIQUE,
+            name_key TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            size INTEGER NOT NULL,
+            title TEXT NOT NULL,
+            frontmatter TEXT NOT NULL DEFAULT '{}',
+            aliases TEXT NOT NULL DEFAULT '[]',
+            warnings TEXT NOT NULL DEFAULT '[]',
+            excluded INTEGER NOT NULL DEFAULT 0,
+            indexed_at REAL NOT NULL
+        );
+        CREATE INDEX notes_name ON notes(name_key);
+        CREATE TABLE skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL);
+        CREATE TABLE attachments (path TEXT PRIMARY KEY);
+        CREATE TABLE chunks (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
+            ordinal INTEGER NOT NULL,
+            byte_start INTEGER NOT NULL,
+            byte_end INTEGER NOT NULL,
+            line_start INTEGER NOT NULL,
+            line_end INTEGER NOT NULL,
+            heading_path TEXT NOT NULL,
+            text TEXT NOT NULL,
+            embed_hash TEXT NOT NULL
+        );
+        CREATE INDEX chunks_note ON chunks(note_id, ordinal);
+        CREATE INDEX chunks_hash ON chunks(embed_hash);
+        CREATE TABLE embeddings (
+            fingerprint TEXT NOT NULL,
+            input_hash TEXT NOT NULL,
+            vector BLOB NOT NULL,
+            PRIMARY KEY (fingerprint, input_hash)
+        ) WITHOUT ROWID;
+        CREATE TABLE links (
+            note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
+            raw TEXT NOT NULL,
+            target TEXT NOT NULL,
+            target_key TEXT NOT NULL,
+            subpath TEXT,
+            alias TEXT,
+            kind TEXT NOT NULL,
+            byte_start INTEGER NOT NULL,
+            byte_end INTEGER NOT NULL,
+            line INTEGER NOT NULL,
+            resolved_path TEXT
+        );
+        CREATE INDEX links_note ON links(note_id);
+        CREATE INDEX links_key ON links(target_key);
+        CREATE INDEX links_resolved ON links(resolved_path);
+        CREATE TABLE tags (
+            note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
+            tag TEXT NOT NULL,
+            tag_key TEXT NOT NULL
+        );
+        CREATE INDEX tags_note ON tags(note_id);
+        CREATE INDEX tags_key ON tags(tag_key);
+        CREATE TABLE edges (
+            src INTEGER NOT NULL,
+            dst INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            weight REAL NOT NULL,
+            PRIMARY KEY (src, kind, dst)
+        ) WITHOUT ROWID;
+        CREATE INDEX edges_dst ON edges(dst, kind);
+        CREATE TABLE pending_knn (chunk_id INTEGER PRIMARY KEY);
+        CREATE TABLE pending_links (note_id INTEGER PRIMARY KEY);
+        CREATE TABLE manifest (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+            header, body, tokenize = 'unicode61 remove_diacritics 2'
+        );
+        """
+
+
+MIGRATIONS: list[Callable[[], str]] = [m001_initial]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
+    """Open (and migrate, unless read-only) the index database."""
+    try:
+        if readonly:
+            db = sqlite3.connect(
+                f"file:{path}?mode=ro", uri=True, check_same_thread=False, timeout=30
+            )
+        else:
+            db = sqlite3.connect(path, check_same_thread=False, timeout=30, isolation_level=None)
+        db.row_factory = sqlite3.Row
+        db.execute("PRAGMA foreign_keys = ON")
+        db.execute("PRAGMA busy_timeout = 30000")
+        if not readonly:
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        raise IndexCorruptError(
+            f"the index database {path} cannot be read ({exc}); "
+            "rebuild it with `vaultheat index --full`",
+            path=str(path),
+        ) from exc
+    if version > SCHEMA_VERSION:
+        raise IndexCorruptError(
+            f"the index at {path} was written by a newer vaultheat (schema {version} > "
+            f"{SCHEMA_VERSION}); upgrade vaultheat or rebuild with `vaultheat index --full`"
+        )
+    if version < SCHEMA_VERSION and not readonly:
+        for number in range(version, SCHEMA_VERSION):
+            # one script = one transaction: a crash mid-migration leaves the old version
+            script = MIGRATIONS[number]()
+            try:
+                db.executescript(
+                    f"BEGIN IMMEDIATE;\n{script}\nPRAGMA user_version = {number + 1};\nCOMMIT;"
+                )
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+    return db
+
+
+def check_integrity(db: sqlite3.Connection) -> str | None:
+    """None when SQLite's quick check passes, else its first complaint."""
+    try:
+        row = db.execute("PRAGMA quick_check").fetchone()
+    except sqlite3.DatabaseError as exc:
+        return str(exc)
+    return None if row and row[0] == "ok" else (row[0] if row else "unknown")

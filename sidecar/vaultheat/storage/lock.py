@@ -1,0 +1,51 @@
+"""One writer per index: an advisory ``flock`` on ``writer.lock``.
+
+The kernel drops the lock when the process dies (even by kill -9), so a crash never leaves a
+stale lock behind. Readers never take it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+from types import TracebackType
+
+from vaultheat.errors import IndexLockedError
+
+
+class WriterLock:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    def acquire(self) -> WriterLock:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            holder = os.read(fd, 64).decode(errors="replace").strip()
+            os.close(fd)
+            raise IndexLockedError(
+                f"another vaultheat process (pid {holder or '?'}) is writing this index; "
+                "wait for it to finish or stop it",
+                lock=str(self.path),
+            ) from exc
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        self._fd = fd
+        return self
+
+    def release(self) -> None:
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> WriterLock:
+        return self.acquire()
+
+    def __exit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.release()

@@ -1,0 +1,567 @@
+"""The index's SQLite store: notes, chunks, links, tags, typed edges, embedding cache, manifest.
+
+SQLite is the source of truth. Vectors live in the ``embeddings`` table keyed by (model
+fingerprint, embedding-input hash), so the hnswlib file is a derived cache that can always be
+rebuilt or reconciled from here, and an unchanged embedding input is never embedded twice, even
+after a note moves or a paragraph travels to another note. Chunk ids come from AUTOINCREMENT
+and are never reused: they are the hnswlib labels.
+
+Graph work is queued in ``pending_knn`` / ``pending_links`` in the same transaction that
+changes the chunks, so a process killed between "store" and "graph repair" leaves a to-do
+list, not a silently incomplete graph.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vaultheat.core.lexical import fts_match, lexical_text
+from vaultheat.core.models import ChunkDraft, ParsedNote
+from vaultheat.storage.db import connect
+
+
+@dataclass(frozen=True)
+class NoteRow:
+    id: int
+    path: str
+    content_hash: str
+    mtime_ns: int
+    size: int
+    title: str
+    excluded: bool
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    id: int
+    note_id: int
+    path: str
+    title: str
+    ordinal: int
+    byte_start: int
+    byte_end: int
+    line_start: int
+    line_end: int
+    heading_path: tuple[str, ...]
+    text: str
+    embed_hash: str
+
+
+_CHUNK_COLS = (
+    "c.id, c.note_id, n.path, n.title, c.ordinal, c.byte_start, c.byte_end, c.line_start, "
+    "c.line_end, c.heading_path, c.text, c.embed_hash"
+)
+
+
+def _chunk(row: sqlite3.Row) -> ChunkRow:
+    return ChunkRow(
+        id=row[0],
+        note_id=row[1],
+        path=row[2],
+        title=row[3],
+        ordinal=row[4],
+        byte_start=row[5],
+        byte_end=row[6],
+        line_start=row[7],
+        line_end=row[8],
+        heading_path=tuple(json.loads(row[9])),
+        text=row[10],
+        embed_hash=row[11],
+    )
+
+
+def name_key(path_or_name: str) -> str:
+    """The case-folded, NFC lookup key of a note name (file name without .md)."""
+    import unicodedata
+
+    base = path_or_name.rsplit("/", 1)[-1]
+    if base.lower().endswith(".md"):
+        base = base[:-3]
+    return unicodedata.normalize("NFC", base).casefold()
+
+
+class Store:
+    def __init__(self, path: Path, *, readonly: bool = False) -> None:
+        self.path = path
+        self.readonly = readonly
+        self.db = connect(path, readonly=readonly)
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        else:
+            self.db.execute("COMMIT")
+
+    # -- manifest -----------------------------------------------------------------------------
+    def manifest(self) -> dict[str, Any]:
+        return {r[0]: json.loads(r[1]) for r in self.db.execute("SELECT key, value FROM manifest")}
+
+    def set_manifest(self, **values: Any) -> None:
+        self.db.executemany(
+            "INSERT INTO manifest(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            [(k, json.dumps(v)) for k, v in values.items()],
+        )
+
+    def generation(self) -> int:
+        row = self.db.execute("SELECT value FROM manifest WHERE key = 'generation'").fetchone()
+        return int(json.loads(row[0])) if row else 0
+
+    def bump_generation(self) -> int:
+        gen = self.generation() + 1
+        self.set_manifest(generation=gen)
+        return gen
+
+    # -- notes --------------------------------------------------------------------------------
+    def notes(self) -> dict[str, NoteRow]:
+        rows = self.db.execute(
+            "SELECT id, path, content_hash, mtime_ns, size, title, excluded FROM notes"
+        )
+        return {r[1]: NoteRow(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])) for r in rows}
+
+    def note_by_path(self, path: str) -> NoteRow | None:
+        r = self.db.execute(
+            "SELECT id, path, content_hash, mtime_ns, size, title, excluded FROM notes "
+            "WHERE path = ?",
+            (path,),
+        ).fetchone()
+        return NoteRow(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])) if r else None
+
+    def note_aliases(self) -> dict[str, list[str]]:
+        return {
+            r[0]: json.loads(r[1])
+            for r in self.db.execute("SELECT path, aliases FROM notes WHERE aliases != '[]'")
+        }
+
+    def note_meta(self, note_id: int) -> dict[str, Any]:
+        r = self.db.execute(
+            "SELECT path, title, frontmatter, aliases, warnings, excluded FROM notes WHERE id = ?",
+            (note_id,),
+        ).fetchone()
+        if r is None:
+            return {}
+        return {
+            "path": r[0],
+            "title": r[1],
+            "frontmatter": json.loads(r[2]),
+            "aliases": json.loads(r[3]),
+            "warnings": json.loads(r[4]),
+            "excluded": bool(r[5]),
+        }
+
+    def touch_note(self, note_id: int, mtime_ns: int, size: int) -> None:
+        self.db.execute(
+            "UPDATE notes SET mtime_ns = ?, size = ? WHERE id = ?", (mtime_ns, size, note_id)
+        )
+
+    def upsert_note(
+        self, note: ParsedNote, *, content_hash: str, mtime_ns: int, size: int
+    ) -> int:
+        values = (
+            name_key(note.path),
+            content_hash,
+            mtime_ns,
+            size,
+            note.title,
+            json.dumps(note.frontmatter, ensure_ascii=False, default=str),
+            json.dumps(note.aliases, ensure_ascii=False),
+            json.dumps(note.warnings, ensure_ascii=False),
+            int(note.excluded),
+            time.time(),
+        )
+        row = self.db.execute("SELECT id FROM notes WHERE path = ?", (note.path,)).fetchone()
+        if row:
+            self.db.execute(
+                "UPDATE notes SET name_key=?, content_hash=?, mtime_ns=?, size=?, title=?, "
+                "frontmatter=?, aliases=?, warnings=?, excluded=?, indexed_at=? WHERE id=?",
+                (*values, row[0]),
+            )
+            return int(row[0])
+        cur = self.db.execute(
+            "INSERT INTO notes(path, name_key, content_hash, mtime_ns, size, title, frontmatter, "
+            "aliases, warnings, excluded, indexed_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (note.path, *values),
+        )
+        return int(cur.lastrowid or 0)
+
+    def delete_note(self, note_id: int) -> list[int]:
+        """Delete a note with its chunks, links, tags and edges; returns the chunk ids removed."""
+        ids = [r[0] for r in self.db.execute("SELECT id FROM chunks WHERE note_id = ?", (note_id,))]
+        self.delete_chunks(ids)
+        self.db.execute("DELETE FROM pending_links WHERE note_id = ?", (note_id,))
+        self.db.execute("DELETE FROM notes WHERE id = ?", (note_id,))
+        return ids
+
+    def replace_skipped(self, skipped: Iterable[tuple[str, str]]) -> None:
+        self.db.execute("DELETE FROM skipped")
+        self.db.executemany("INSERT OR REPLACE INTO skipped(path, reason) VALUES (?, ?)", skipped)
+
+    def skipped(self) -> list[dict[str, str]]:
+        return [
+            {"path": r[0], "reason": r[1]}
+            for r in self.db.execute("SELECT path, reason FROM skipped ORDER BY path")
+        ]
+
+    def attachments(self) -> set[str]:
+        return {r[0] for r in self.db.execute("SELECT path FROM attachments")}
+
+    def replace_attachments(self, paths: Iterable[str]) -> None:
+        self.db.execute("DELETE FROM attachments")
+        self.db.executemany("INSERT INTO attachments(path) VALUES (?)", [(p,) for p in paths])
+
+    # -- chunks -------------------------------------------------------------------------------
+    def chunk_hashes(self, note_id: int) -> list[tuple[int, str]]:
+        return [
+            (r[0], r[1])
+            for r in self.db.execute(
+                "SELECT id, embed_hash FROM chunks WHERE note_id = ? ORDER BY ordinal", (note_id,)
+            )
+        ]
+
+    def insert_chunk(self, note_id: int, d: ChunkDraft, embed_hash: str, header: str) -> int:
+        cur = self.db.execute(
+            "INSERT INTO chunks(note_id, ordinal, byte_start, byte_end, line_start, line_end, "
+            "heading_path, text, embed_hash) VALUES (?,?,?,?,?,?,?,?,?)",
+            (
+                note_id,
+                d.ordinal,
+                d.byte_start,
+                d.byte_end,
+                d.line_start,
+                d.line_end,
+                json.dumps(list(d.heading_path), ensure_ascii=False),
+                d.text,
+                embed_hash,
+            ),
+        )
+        cid = int(cur.lastrowid or 0)
+        self.db.execute(
+            "INSERT INTO chunks_fts(rowid, header, body) VALUES (?, ?, ?)",
+            (cid, lexical_text(header), lexical_text(d.text)),
+        )
+        return cid
+
+    def update_chunk_position(self, chunk_id: int, d: ChunkDraft) -> None:
+        self.db.execute(
+            "UPDATE chunks SET ordinal=?, byte_start=?, byte_end=?, line_start=?, line_end=?, "
+            "heading_path=?, text=? WHERE id=?",
+            (
+                d.ordinal,
+                d.byte_start,
+                d.byte_end,
+                d.line_start,
+                d.line_end,
+                json.dumps(list(d.heading_path), ensure_ascii=False),
+                d.text,
+                chunk_id,
+            ),
+        )
+
+    def delete_chunks(self, ids: Sequence[int]) -> None:
+        if not ids:
+            return
+        for part in _batches(ids, 500):
+            marks = ",".join("?" * len(part))
+            # neighbours that pointed at a removed chunk must refill their kNN lists
+            self.db.execute(
+                f"INSERT OR IGNORE INTO pending_knn(chunk_id) SELECT src FROM edges "
+                f"WHERE kind = 'similar' AND dst IN ({marks}) AND src NOT IN ({marks})",
+                (*part, *part),
+            )
+            self.db.execute(f"DELETE FROM edges WHERE src IN ({marks})", part)
+            self.db.execute(f"DELETE FROM edges WHERE dst IN ({marks})", part)
+            self.db.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({marks})", part)
+            self.db.execute(f"DELETE FROM pending_knn WHERE chunk_id IN ({marks})", part)
+            self.db.execute(f"DELETE FROM chunks WHERE id IN ({marks})", part)
+
+    def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
+        out: dict[int, ChunkRow] = {}
+        for part in _batches(list(ids), 500):
+            marks = ",".join("?" * len(part))
+            for r in self.db.execute(
+                f"SELECT {_CHUNK_COLS} FROM chunks c JOIN notes n ON n.id = c.note_id "
+                f"WHERE c.id IN ({marks})",
+                part,
+            ):
+                out[r[0]] = _chunk(r)
+        return out
+
+    def note_chunks(self, note_id: int) -> list[ChunkRow]:
+        return [
+            _chunk(r)
+            for r in self.db.execute(
+                f"SELECT {_CHUNK_COLS} FROM chunks c JOIN notes n ON n.id = c.note_id "
+                "WHERE c.note_id = ? ORDER BY c.ordinal",
+                (note_id,),
+            )
+        ]
+
+    def chunk_ids_of_notes(self, note_ids: Sequence[int]) -> dict[int, list[int]]:
+        out: dict[int, list[int]] = {}
+        for part in _batches(list(note_ids), 500):
+            marks = ",".join("?" * len(part))
+            for r in self.db.execute(
+                f"SELECT note_id, id FROM chunks WHERE note_id IN ({marks}) ORDER BY ordinal",
+                part,
+            ):
+                out.setdefault(r[0], []).append(r[1])
+        return out
+
+    def all_chunk_vectors_keys(self) -> list[tuple[int, str]]:
+        return [(r[0], r[1]) for r in self.db.execute("SELECT id, embed_hash FROM chunks")]
+
+    def chunk_count(self) -> int:
+        return int(self.db.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+    # -- embeddings cache ---------------------------------------------------------------------
+    def cached_vectors(self, fingerprint: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for part in _batches(list(dict.fromkeys(hashes)), 500):
+            marks = ",".join("?" * len(part))
+            for r in self.db.execute(
+                f"SELECT input_hash, vector FROM embeddings WHERE fingerprint = ? "
+                f"AND input_hash IN ({marks})",
+                (fingerprint, *part),
+            ):
+                out[r[0]] = np.frombuffer(r[1], dtype=np.float32)
+        return out
+
+    def put_vectors(self, fingerprint: str, items: dict[str, np.ndarray]) -> None:
+        self.db.executemany(
+            "INSERT OR REPLACE INTO embeddings(fingerprint, input_hash, vector) VALUES (?,?,?)",
+            [(fingerprint, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items.items()],
+        )
+
+    def gc_embeddings(self, fingerprint: str) -> int:
+        """Drop cache entries no chunk uses once they outnumber the live ones (bounded growth)."""
+        live = self.chunk_count()
+        dead = self.db.execute(
+            "SELECT count(*) FROM embeddings e WHERE NOT EXISTS "
+            "(SELECT 1 FROM chunks c WHERE c.embed_hash = e.input_hash)"
+        ).fetchone()[0]
+        if dead <= max(1000, live // 2):
+            return 0
+        cur = self.db.execute(
+            "DELETE FROM embeddings WHERE fingerprint != ? OR NOT EXISTS "
+            "(SELECT 1 FROM chunks c WHERE c.embed_hash = embeddings.input_hash)",
+            (fingerprint,),
+        )
+        return cur.rowcount
+
+    # -- links and tags -----------------------------------------------------------------------
+    def replace_links(self, note_id: int, rows: Sequence[tuple[Any, ...]]) -> None:
+        """rows: (raw, target, target_key, subpath, alias, kind, byte_start, byte_end, line,
+        resolved_path)."""
+        self.db.execute("DELETE FROM links WHERE note_id = ?", (note_id,))
+        self.db.executemany(
+            "INSERT INTO links(note_id, raw, target, target_key, subpath, alias, kind, "
+            "byte_start, byte_end, line, resolved_path) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            [(note_id, *r) for r in rows],
+        )
+
+    def replace_tags(self, note_id: int, tags: Iterable[str]) -> None:
+        self.db.execute("DELETE FROM tags WHERE note_id = ?", (note_id,))
+        uniq = {t.casefold(): t for t in tags}
+        self.db.executemany(
+            "INSERT INTO tags(note_id, tag, tag_key) VALUES (?,?,?)",
+            [(note_id, t, k) for k, t in uniq.items()],
+        )
+
+    def links_with_keys(self, keys: Iterable[str]) -> list[sqlite3.Row]:
+        keys = list(set(keys))
+        out: list[sqlite3.Row] = []
+        for part in _batches(keys, 500):
+            marks = ",".join("?" * len(part))
+            out.extend(
+                self.db.execute(
+                    f"SELECT rowid, note_id, target, subpath, kind, resolved_path FROM links "
+                    f"WHERE target_key IN ({marks})",
+                    part,
+                )
+            )
+        return out
+
+    def links_to_paths(self, paths: Iterable[str]) -> list[sqlite3.Row]:
+        out: list[sqlite3.Row] = []
+        for part in _batches(list(set(paths)), 500):
+            marks = ",".join("?" * len(part))
+            out.extend(
+                self.db.execute(
+                    f"SELECT rowid, note_id, target, subpath, kind, resolved_path FROM links "
+                    f"WHERE resolved_path IN ({marks})",
+                    part,
+                )
+            )
+        return out
+
+    def set_link_resolution(self, rowid: int, resolved: str | None) -> None:
+        self.db.execute("UPDATE links SET resolved_path = ? WHERE rowid = ?", (resolved, rowid))
+
+    def outgoing_links(self, note_id: int) -> list[sqlite3.Row]:
+        return list(
+            self.db.execute(
+                "SELECT raw, target, subpath, kind, byte_start, byte_end, line, resolved_path "
+                "FROM links WHERE note_id = ? ORDER BY byte_start",
+                (note_id,),
+            )
+        )
+
+    def linked_paths(self, note_id: int) -> set[str]:
+        return {
+            r[0]
+            for r in self.db.execute(
+                "SELECT DISTINCT resolved_path FROM links WHERE note_id = ? "
+                "AND resolved_path IS NOT NULL",
+                (note_id,),
+            )
+        }
+
+    def backlinking_paths(self, path: str) -> set[str]:
+        return {
+            r[0]
+            for r in self.db.execute(
+                "SELECT DISTINCT n.path FROM links l JOIN notes n ON n.id = l.note_id "
+                "WHERE l.resolved_path = ? AND n.path != ?",
+                (path, path),
+            )
+        }
+
+    def note_tags(self, note_id: int) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT tag FROM tags WHERE note_id = ?", (note_id,))]
+
+    def tag_counts(self) -> dict[str, int]:
+        return {
+            r[0]: r[1]
+            for r in self.db.execute("SELECT tag_key, count(DISTINCT note_id) FROM tags GROUP BY 1")
+        }
+
+    def notes_with_tag(self, tag_key: str) -> list[int]:
+        return [
+            r[0]
+            for r in self.db.execute("SELECT DISTINCT note_id FROM tags WHERE tag_key = ?", (tag_key,))
+        ]
+
+    # -- edges --------------------------------------------------------------------------------
+    def replace_similar(self, lists: dict[int, list[tuple[int, float]]]) -> None:
+        for src, nbrs in lists.items():
+            self.db.execute("DELETE FROM edges WHERE src = ? AND kind = 'similar'", (src,))
+            self.db.executemany(
+                "INSERT OR REPLACE INTO edges(src, dst, kind, weight) VALUES (?, ?, 'similar', ?)",
+                [(src, dst, float(w)) for dst, w in nbrs],
+            )
+
+    def replace_link_edges(self, chunk_ids: Sequence[int], edges: list[tuple[int, int, float]]) -> None:
+        for part in _batches(list(chunk_ids), 500):
+            marks = ",".join("?" * len(part))
+            self.db.execute(f"DELETE FROM edges WHERE kind = 'link' AND src IN ({marks})", part)
+        self.db.executemany(
+            "INSERT OR REPLACE INTO edges(src, dst, kind, weight) VALUES (?, ?, 'link', ?)", edges
+        )
+
+    def edges_from(self, chunk_id: int) -> list[tuple[int, str, float]]:
+        return [
+            (r[0], r[1], r[2])
+            for r in self.db.execute(
+                "SELECT dst, kind, weight FROM edges WHERE src = ?", (chunk_id,)
+            )
+        ]
+
+    def edges_to(self, chunk_id: int) -> list[tuple[int, str, float]]:
+        return [
+            (r[0], r[1], r[2])
+            for r in self.db.execute(
+                "SELECT src, kind, weight FROM edges WHERE dst = ?", (chunk_id,)
+            )
+        ]
+
+    def edge_counts(self) -> dict[str, int]:
+        return {r[0]: r[1] for r in self.db.execute("SELECT kind, count(*) FROM edges GROUP BY 1")}
+
+    # -- pending graph work -------------------------------------------------------------------
+    def add_pending_knn(self, ids: Iterable[int]) -> None:
+        self.db.executemany(
+            "INSERT OR IGNORE INTO pending_knn(chunk_id) VALUES (?)", [(i,) for i in ids]
+        )
+
+    def add_pending_links(self, note_ids: Iterable[int]) -> None:
+        self.db.executemany(
+            "INSERT OR IGNORE INTO pending_links(note_id) VALUES (?)", [(i,) for i in note_ids]
+        )
+
+    def pending_knn(self) -> list[int]:
+        return [r[0] for r in self.db.execute("SELECT chunk_id FROM pending_knn ORDER BY 1")]
+
+    def pending_links(self) -> list[int]:
+        return [r[0] for r in self.db.execute("SELECT note_id FROM pending_links ORDER BY 1")]
+
+    def clear_pending_knn(self, ids: Sequence[int]) -> None:
+        for part in _batches(list(ids), 500):
+            marks = ",".join("?" * len(part))
+            self.db.execute(f"DELETE FROM pending_knn WHERE chunk_id IN ({marks})", part)
+
+    def clear_pending_links(self, ids: Sequence[int]) -> None:
+        for part in _batches(list(ids), 500):
+            marks = ",".join("?" * len(part))
+            self.db.execute(f"DELETE FROM pending_links WHERE note_id IN ({marks})", part)
+
+    # -- lexical ------------------------------------------------------------------------------
+    def lexical_search(self, query: str, limit: int) -> list[tuple[int, float]]:
+        """(chunk id, BM25 score >= 0, higher is better); header (title, aliases, headings,
+        tags) weighs twice the body."""
+        match = fts_match(query)
+        if match is None or limit <= 0:
+            return []
+        try:
+            rows = self.db.execute(
+                "SELECT rowid, bm25(chunks_fts, 2.0, 1.0) AS s FROM chunks_fts "
+                "WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?",
+                (match, limit),
+            ).fetchall()
+        except sqlite3.OperationalError:
+            return []
+        return [(int(r[0]), -float(r[1])) for r in rows]
+
+    # -- counts -------------------------------------------------------------------------------
+    def counts(self) -> dict[str, Any]:
+        q = self.db.execute
+        return {
+            "notes": q("SELECT count(*) FROM notes WHERE excluded = 0").fetchone()[0],
+            "excluded": q("SELECT count(*) FROM notes WHERE excluded = 1").fetchone()[0],
+            "chunks": q("SELECT count(*) FROM chunks").fetchone()[0],
+            "links": {
+                "resolved": q(
+                    "SELECT count(*) FROM links WHERE resolved_path IS NOT NULL"
+                ).fetchone()[0],
+                "unresolved": q("SELECT count(*) FROM links WHERE resolved_path IS NULL").fetchone()[
+                    0
+                ],
+            },
+            "tags": q("SELECT count(DISTINCT tag_key) FROM tags").fetchone()[0],
+            "edges": self.edge_counts(),
+            "pending": {
+                "knn": q("SELECT count(*) FROM pending_knn").fetchone()[0],
+                "links": q("SELECT count(*) FROM pending_links").fetchone()[0],
+            },
+        }
+
+
+def _batches(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]

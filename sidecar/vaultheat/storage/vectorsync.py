@@ -1,0 +1,61 @@
+"""Keep the hnswlib file in step with the SQLite store, which is the source of truth.
+
+The vector file is saved with the store generation it reflects. When they differ (a crash
+between a committed batch and the save, or a reader opening mid-index) the index is
+reconciled from the database: vectors of chunks it lacks are added from the embedding cache,
+labels of chunks that no longer exist are marked deleted. A damaged or missing file is rebuilt
+the same way, so the vectors can never disagree with the chunks for long.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+
+from vaultheat.errors import IndexCorruptError
+from vaultheat.storage.store import Store
+from vaultheat.storage.vectors import VectorIndex
+
+log = logging.getLogger("vaultheat.vectors")
+
+
+def open_vectors(store: Store, path: Path, dim: int, fingerprint: str) -> VectorIndex:
+    index: VectorIndex | None = None
+    if path.exists():
+        try:
+            index = VectorIndex.load(path, dim)
+        except IndexCorruptError as exc:
+            log.warning("vector file unusable (%s); rebuilding it from the database", exc)
+    if index is None:
+        index = VectorIndex.create(dim, capacity=max(1024, store.chunk_count() + 256))
+    elif index.generation == store.generation():
+        return index
+    reconcile(index, store, fingerprint)
+    return index
+
+
+def reconcile(index: VectorIndex, store: Store, fingerprint: str) -> tuple[int, int]:
+    """Make the index's live labels exactly the store's chunk ids; returns (added, removed)."""
+    keys = dict(store.all_chunk_vectors_keys())
+    live = index.labels()
+    extra = [label for label in live if label not in keys]
+    if extra:
+        index.delete(extra)
+    missing = [cid for cid in keys if cid not in live]
+    if missing:
+        cache = store.cached_vectors(fingerprint, [keys[c] for c in missing])
+        have = [c for c in missing if keys[c] in cache]
+        lost = len(missing) - len(have)
+        if lost:
+            raise IndexCorruptError(
+                f"{lost} chunks have no stored vector; rebuild with `vaultheat index --full`"
+            )
+        if have:
+            index.add(have, np.stack([cache[keys[c]] for c in have]))
+    return len(missing), len(extra)
+
+
+def save_vectors(index: VectorIndex, path: Path, generation: int) -> None:
+    index.save(path, generation=generation)
