@@ -56,7 +56,7 @@ rankings_st = st.lists(st.lists(st.integers(0, 30), max_size=15), max_size=4)
 def test_rrf_properties(rankings: list[list[int]], k: int) -> None:
     scores = rrf(rankings, k=k)
     assert set(scores) == {d for r in rankings for d in r}
-    for doc, score in scores.items():
+    for score in scores.values():
         assert 0 < score <= len(rankings) / (k + 1)
     # order does not depend on the order of the rankings
     assert ranked(scores) == ranked(rrf(list(reversed(rankings)), k=k))

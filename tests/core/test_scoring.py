@@ -104,7 +104,9 @@ def test_final_is_exactly_recomputable(
     assert sum(result.weights.values()) == pytest.approx(1.0)
     assert list(result.final) == list(dict.fromkeys(candidates))
     for c in result.final:
-        assert result.final[c] == sum(result.weights[k] * result.normalized[k][c] for k in result.weights)
+        assert result.final[c] == sum(
+            result.weights[k] * result.normalized[k][c] for k in result.weights
+        )
         assert -1e-12 <= result.final[c] <= 1 + 1e-12
     for norm in result.normalized.values():
         assert all(0.0 <= v <= 1.0 for v in norm.values())

@@ -21,7 +21,9 @@ def unit(rows: np.ndarray) -> np.ndarray:
     return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
 
-def brute_force(data: np.ndarray, labels: list[int], queries: np.ndarray, k: int) -> list[list[int]]:
+def brute_force(
+    data: np.ndarray, labels: list[int], queries: np.ndarray, k: int
+) -> list[list[int]]:
     sims = unit(queries) @ unit(data).T
     order = np.argsort(-sims, axis=1, kind="stable")[:, :k]
     return [[labels[i] for i in row] for row in order]

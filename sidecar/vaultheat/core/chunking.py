@@ -38,6 +38,7 @@ title is shortened at a word with ``…``.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -181,6 +182,9 @@ class _Chunker:
         self._cache: dict[tuple[int, int, int], int] = {}
         self._chars = 0  # running totals for the chars-per-token estimate
         self._tokens = 0
+        self._hdr_ids: dict[tuple[str, ...], int] = {}
+        self.headers: list[str] = []
+        self.hdr_tokens: list[int] = []
         raw_len = len(note.raw)
         body_byte = min(max(note.body_byte_start, 0), raw_len)
         heads = [h for h in note.headings if body_byte <= h.byte_start < raw_len]
@@ -213,10 +217,6 @@ class _Chunker:
 
     # -- headers and counting ------------------------------------------------------------------
     def _header_id(self, path: tuple[str, ...]) -> int:
-        if not hasattr(self, "_hdr_ids"):
-            self._hdr_ids: dict[tuple[str, ...], int] = {}
-            self.headers: list[str] = []
-            self.hdr_tokens: list[int] = []
         hid = self._hdr_ids.get(path)
         if hid is None:
             header = context_header(
@@ -348,9 +348,7 @@ class _Chunker:
             s = parts[-1][0]  # the tail keeps packing with the following units
         return out
 
-    def _largest_fit(
-        self, cuts: Sequence[int], i0: int, s: int, h: int, limit: int
-    ) -> int | None:
+    def _largest_fit(self, cuts: Sequence[int], i0: int, s: int, h: int, limit: int) -> int | None:
         """Index of the last cut in cuts[i0:] whose chunk from ``s`` fits ``limit`` (or None).
 
         Interpolation on the measured chars-per-token ratio for the first probes, then
@@ -384,15 +382,17 @@ class _Chunker:
         """Move a character-level cut back off combining marks, joiners and selectors."""
         text = self.text
         p = c
-        while p > s + 1 and p < len(text) and (
-            unicodedata.combining(text[p])
-            or text[p] in "\u200d\ufe0e\ufe0f"
-            or text[p - 1] == "\u200d"
+        while (
+            p > s + 1
+            and p < len(text)
+            and (
+                unicodedata.combining(text[p])
+                or text[p] in "\u200d\ufe0e\ufe0f"
+                or text[p - 1] == "\u200d"
+            )
         ):
             p -= 1
-        if p == c or p == s + 1 and not self._fits(h, s, p, self.max):
-            return c
-        return p
+        return p if p != c and self._fits(h, s, p, self.target) else c
 
     # -- pass 2 and 3: merges ------------------------------------------------------------------
     def _joined(self, a: _Piece, b: _Piece, limit: int) -> _Piece | None:
@@ -416,7 +416,9 @@ class _Chunker:
 
     def _heads_between(self, lo: int, hi: int) -> range:
         """Indices of sections whose heading starts in [lo, hi]."""
-        return range(bisect.bisect_left(self.sec_starts, lo), bisect.bisect_right(self.sec_starts, hi))
+        return range(
+            bisect.bisect_left(self.sec_starts, lo), bisect.bisect_right(self.sec_starts, hi)
+        )
 
     def _join_fragment(self, a: _Piece, b: _Piece, same_section_only: bool) -> _Piece | None:
         crossed = self._heads_between(a.end, b.end - 1)
@@ -455,7 +457,7 @@ class _Chunker:
         """Each chunk may start up to ``overlap`` chars earlier, at a word start in its section."""
         starts = [pieces[0].start]
         text = self.text
-        for prev, p in zip(pieces, pieces[1:], strict=False):
+        for prev, p in itertools.pairwise(pieces):
             sec = self._section(p.start)
             lo = max(p.start - self.overlap, prev.start + 1, self.sec_starts[sec])
             fence = self._in_fence(p.start)
@@ -467,17 +469,16 @@ class _Chunker:
             if lo == 0 and lo < p.start and not _is_ws(text[0]):
                 cands.insert(0, 0)
             h = self.sec_header[sec]
-            best = p.start
-            lo_i, hi_i = -1, len(cands)  # cands[hi_i] fits (len: p.start itself), lo_i does not
+            # the earliest start that still fits; len(cands) stands for p.start (no overlap)
+            lo_i, hi_i = -1, len(cands)
+            probe = 0
             while hi_i - lo_i > 1:
-                mid = lo_i + 1 if lo_i == -1 and hi_i == len(cands) else (lo_i + hi_i) // 2
-                if self._count(h, cands[mid], p.end) <= self.max:
-                    hi_i = mid
+                if self._count(h, cands[probe], p.end) <= self.max:
+                    hi_i = probe
                 else:
-                    lo_i = mid
-            if hi_i < len(cands):
-                best = cands[hi_i]
-            starts.append(best)
+                    lo_i = probe
+                probe = (lo_i + hi_i) // 2
+            starts.append(cands[hi_i] if hi_i < len(cands) else p.start)
         return starts
 
     def _drafts(self, pieces: list[_Piece], starts: list[int]) -> list[ChunkDraft]:
@@ -519,13 +520,14 @@ def _scan_blocks(text: str, a: int, b: int) -> tuple[list[int], list[tuple[int, 
         nl = text.find("\n", pos, b)
         end = b if nl == -1 else nl + 1
         m = _FENCE.match(text, pos, end)
+        blank = _BLANK_LINE.match(text, pos, end) is not None
         if fence is not None:
             run = m.group(1) if m else ""
             if m and run[0] == fence[0] and len(run) >= fence[1] and not m.group(2).strip():
                 fences.append((fence[2], end))
                 fence = None
                 cuts.append(end)
-        elif _BLANK_LINE.match(text, pos, end).end() == end:  # type: ignore[union-attr]
+        elif blank:
             after_gap = True
         elif m and (m.group(1)[0] == "~" or "`" not in m.group(2)):
             fence = (m.group(1)[0], len(m.group(1)), pos)

@@ -70,7 +70,7 @@ class VectorIndex:
         dim: int,
         *,
         capacity: int = 1024,
-        M: int = 16,  # noqa: N803 - hnswlib's name for the graph degree
+        M: int = 16,  # hnswlib's name for the graph degree
         ef_construction: int = 200,
         ef_search: int = 64,
         threads: int = 0,
@@ -89,9 +89,7 @@ class VectorIndex:
         return cls(index, dim, live=set(), deleted=set(), ef_search=ef_search)
 
     @classmethod
-    def load(
-        cls, path: Path, dim: int, *, ef_search: int = 64, threads: int = 0
-    ) -> VectorIndex:
+    def load(cls, path: Path, dim: int, *, ef_search: int = 64, threads: int = 0) -> VectorIndex:
         """Load an index saved by :meth:`save`, verifying it against its meta file.
 
         Raises IndexMissingError when there is no index file, IndexMismatchError when it was
@@ -107,7 +105,9 @@ class VectorIndex:
             raise IndexMismatchError(
                 f"the vector index was built for dimension {meta['dim']}, the embedder gives "
                 f"{dim}: rebuild with `vaultheat index --full`",
-                path=str(path), index_dim=meta["dim"], dim=dim,
+                path=str(path),
+                index_dim=meta["dim"],
+                dim=dim,
             )
         _verify_file(path, meta)
         index = hnswlib.Index(space=SPACE, dim=dim)
@@ -127,8 +127,12 @@ class VectorIndex:
                 path, f"the meta file says {meta['count']} vectors, the index holds {len(live)}"
             )
         return cls(
-            index, dim, live=live, deleted=deleted,
-            generation=meta["generation"], ef_search=ef_search,
+            index,
+            dim,
+            live=live,
+            deleted=deleted,
+            generation=meta["generation"],
+            ef_search=ef_search,
         )
 
     # ------------------------------------------------------------------------------- properties
@@ -184,8 +188,9 @@ class VectorIndex:
             for batch, replace in ((update, False), (new, True)):
                 if batch:
                     data = rows[[last_row[label] for label in batch]]
-                    self._index.add_items(data, np.asarray(batch, dtype=np.uint64),
-                                          replace_deleted=replace)
+                    self._index.add_items(
+                        data, np.asarray(batch, dtype=np.uint64), replace_deleted=replace
+                    )
             self._live.update(last_row)
             self._deleted.difference_update(last_row)
 

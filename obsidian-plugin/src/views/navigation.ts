@@ -1,0 +1,53 @@
+/**
+ * Opening notes at a line and inserting links: the two things every result row does.
+ * `generateMarkdownLink` honours the user's link format (wikilink or Markdown, shortest path).
+ */
+import { type App, type Editor, MarkdownView, Notice, type PaneType } from "obsidian";
+
+/** Opens `path` with line `line` (1-based, the server's numbering) at the top, cursor on it. */
+export async function openNoteAtLine(app: App, path: string, line: number, newLeaf: PaneType | boolean = false): Promise<void> {
+	const file = app.vault.getFileByPath(path);
+	if (!file) {
+		new Notice(`${path} is not in the vault any more.`);
+		return;
+	}
+	const leaf = app.workspace.getLeaf(newLeaf);
+	const zeroBased = Math.max(0, line - 1);
+	await leaf.openFile(file, { active: true, eState: { line: zeroBased } });
+	const view = leaf.view;
+	if (view instanceof MarkdownView) {
+		const pos = { line: Math.min(zeroBased, view.editor.lineCount() - 1), ch: 0 };
+		view.editor.setCursor(pos);
+		view.editor.scrollIntoView({ from: pos, to: pos }, true);
+	}
+}
+
+/** The link text for `path` as written from `sourcePath`, or null when the note is gone. */
+export function linkTo(app: App, path: string, sourcePath: string): string | null {
+	const file = app.vault.getFileByPath(path);
+	return file ? app.fileManager.generateMarkdownLink(file, sourcePath) : null;
+}
+
+/** Inserts a link to `path` at the cursor of `editor` (replacing any selection). */
+export function insertLink(app: App, editor: Editor | null, path: string, sourcePath: string): boolean {
+	if (!editor) {
+		new Notice("Open a note in an editor to insert the link.");
+		return false;
+	}
+	const link = linkTo(app, path, sourcePath);
+	if (!link) {
+		new Notice(`${path} is not in the vault any more.`);
+		return false;
+	}
+	editor.replaceSelection(link);
+	editor.focus();
+	return true;
+}
+
+/** The Markdown editor the user last worked in (the sidebar and modals take focus from it). */
+export function lastMarkdownView(app: App): MarkdownView | null {
+	const active = app.workspace.getActiveViewOfType(MarkdownView);
+	if (active) return active;
+	const recent = app.workspace.getMostRecentLeaf();
+	return recent?.view instanceof MarkdownView ? recent.view : null;
+}

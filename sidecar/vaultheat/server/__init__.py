@@ -1,0 +1,1 @@
+"""The localhost JSON API the Obsidian plugin talks to (aiohttp over ``vaultheat.engine``)."""

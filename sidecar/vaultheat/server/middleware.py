@@ -1,0 +1,160 @@
+"""The server's guards, outermost first: errors → JSON, Host, Origin, body size, bearer token.
+
+A localhost port is reachable from every web page the user opens, so each request must prove
+three things before it touches the index: it was addressed to a loopback name (a DNS-rebinding
+page sends its own domain as ``Host``), it does not come from a foreign browser origin (pages
+send ``Origin``; Obsidian's own is ``app://obsidian.md``, its ``requestUrl`` and CLI tools send
+none), and it carries the token from the 0600 discovery file. No CORS headers are ever sent,
+so a browser never lets a page read an answer either.
+
+Every failure, expected or not, leaves as ``{"error": {"code", "message"}}``: expected ones
+(``VaultheatError``) with their own code and status, anything else as a logged 500.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+
+from aiohttp import web
+
+from vaultheat.errors import VaultheatError
+
+log = logging.getLogger("vaultheat.server")
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+Middleware = Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]
+
+OBSIDIAN_ORIGIN = "app://obsidian.md"
+LOOPBACK_NAMES = frozenset({"localhost"})
+PUBLIC_PATHS = frozenset({"/v1/health"})
+
+_STATUS_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "bad_request",
+    411: "bad_request",
+    413: "too_large",
+    415: "bad_request",
+}
+
+
+def error_response(
+    status: int, code: str, message: str, *, headers: dict[str, str] | None = None
+) -> web.Response:
+    return web.json_response(
+        {"error": {"code": code, "message": message}}, status=status, headers=headers
+    )
+
+
+def split_host(header: str) -> str:
+    """The host part of a ``Host`` header (``[::1]:80`` → ``::1``, ``a:1`` → ``a``)."""
+    value = header.strip()
+    if value.startswith("["):
+        end = value.find("]")
+        return value[1:end] if end > 0 else value
+    if value.count(":") == 1:
+        return value.split(":", 1)[0]
+    return value  # a bare IPv6 address or a name without a port
+
+
+def is_loopback_host(host: str) -> bool:
+    """Whether ``host`` (no port) names this machine's loopback interface."""
+    name = host.strip().lower()
+    if name in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def host_allowed(header: str | None, extra_hosts: Iterable[str] = ()) -> bool:
+    if not header:
+        return False
+    host = split_host(header).lower()
+    return is_loopback_host(host) or host in {h.lower().strip("[]") for h in extra_hosts}
+
+
+def origin_allowed(origin: str | None) -> bool:
+    return origin is None or origin == OBSIDIAN_ORIGIN
+
+
+def token_matches(header: str | None, token: str) -> bool:
+    """Constant-time check of an ``Authorization: Bearer <token>`` header."""
+    if not header:
+        return False
+    scheme, _, given = header.strip().partition(" ")
+    if scheme.lower() != "bearer":
+        return False
+    given_b = given.strip().encode("utf-8", "surrogateescape")
+    return hmac.compare_digest(given_b, token.encode("utf-8"))
+
+
+def make_error_middleware() -> Middleware:
+    @web.middleware
+    async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+        try:
+            return await handler(request)
+        except VaultheatError as exc:
+            return error_response(exc.http_status, exc.code, exc.message)
+        except web.HTTPException as exc:
+            if exc.status < 400:
+                raise
+            code = _STATUS_CODES.get(exc.status, "bad_request" if exc.status < 500 else "internal")
+            message = exc.text if exc.text and not exc.text.startswith("{") else exc.reason
+            if exc.status == 413:
+                message = "request body too large"
+            return error_response(exc.status, code, message or exc.reason)
+        except (ConnectionResetError, TimeoutError):
+            raise
+        except Exception:
+            log.exception("unexpected error in %s %s", request.method, request.path)
+            return error_response(500, "internal", "internal server error; see the server log")
+
+    return errors
+
+
+def make_guard_middleware(token: str, max_body_bytes: int, extra_hosts: Iterable[str]) -> Middleware:
+    hosts = frozenset(extra_hosts)
+
+    @web.middleware
+    async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if not host_allowed(request.headers.get("Host"), hosts):
+            return error_response(403, "forbidden", "the Host header must name a loopback address")
+        if not origin_allowed(request.headers.get("Origin")):
+            return error_response(403, "forbidden", "requests from this origin are not allowed")
+        if request.content_length is not None and request.content_length > max_body_bytes:
+            return error_response(
+                413, "too_large", f"request body larger than {max_body_bytes} bytes"
+            )
+        if request.path not in PUBLIC_PATHS and not token_matches(
+            request.headers.get("Authorization"), token
+        ):
+            return error_response(
+                401,
+                "unauthorized",
+                "missing or wrong bearer token (see server.json in the index folder)",
+                headers={"WWW-Authenticate": 'Bearer realm="vaultheat"'},
+            )
+        return await handler(request)
+
+    return guard
+
+
+async def read_json(request: web.Request, *, empty: object = None) -> object:
+    """The request body as JSON; ``empty`` when there is no body."""
+    from vaultheat.errors import InputError
+
+    raw = await request.read()
+    if not raw.strip():
+        return empty
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError(f"request body is not valid JSON: {exc}") from exc

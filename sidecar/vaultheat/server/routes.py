@@ -1,0 +1,201 @@
+"""The /v1 handlers: parse and validate, call the engine off the event loop, answer JSON.
+
+Bodies are validated by the same request types the CLI uses (``SearchRequest.from_dict`` ...),
+so the API and the CLI accept exactly the same options. Every path a client sends is checked
+with ``safe_vault_path`` and normalized before it reaches the engine or the worker: nothing
+outside the vault can be named, and ``a/./b.md`` and ``a/b.md`` are the same note.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import posixpath
+from typing import Any
+
+from aiohttp import web
+
+from vaultheat.core.requests import RelatedRequest, SearchRequest
+from vaultheat.errors import InputError
+from vaultheat.paths import safe_vault_path
+from vaultheat.server.events import CLOSE, KEEPALIVE_S, RESYNC, format_event
+from vaultheat.server.middleware import read_json
+from vaultheat.server.openapi import openapi_document
+from vaultheat.server.state import STATE, ServerState
+
+routes = web.RouteTableDef()
+
+CHANGE_TYPES = frozenset({"create", "modify", "delete", "rename"})
+MAX_CHANGE_EVENTS = 10_000
+ACK = "vaultheat.ack.v1"
+
+
+def _state(request: web.Request) -> ServerState:
+    return request.app[STATE]
+
+
+def vault_relative(state: ServerState, rel: Any, field: str = "path") -> str:
+    """``rel`` checked against the vault (no escapes) and normalized to ``a/b.md`` form."""
+    if not isinstance(rel, str):
+        raise InputError(f"{field} must be a vault-relative path (a string)")
+    safe_vault_path(state.engine.paths.vault, rel)
+    return posixpath.normpath(rel.replace("\\", "/"))
+
+
+def _object(body: Any, allowed: set[str], what: str) -> dict[str, Any]:
+    if body is None:
+        body = {}
+    if not isinstance(body, dict):
+        raise InputError(f"{what} must be a JSON object")
+    unknown = sorted(set(body) - allowed)
+    if unknown:
+        raise InputError(f"unknown field(s): {', '.join(unknown)}")
+    return body
+
+
+# -- documents --------------------------------------------------------------------------------
+@routes.get("/v1/health")
+async def health(request: web.Request) -> web.Response:
+    return web.json_response(_state(request).health_doc())
+
+
+@routes.get("/v1/status")
+async def status(request: web.Request) -> web.Response:
+    state = _state(request)
+    return web.json_response(await state.call(state.status_doc))
+
+
+@routes.get("/v1/notes/status")
+async def note_status(request: web.Request) -> web.Response:
+    state = _state(request)
+    if "path" not in request.query:
+        raise InputError("query parameter `path` is required")
+    path = vault_relative(state, request.query["path"])
+    return web.json_response(await state.call(state.engine.note_status, path))
+
+
+@routes.get("/v1/openapi.json")
+async def openapi(request: web.Request) -> web.Response:
+    return web.json_response(openapi_document())
+
+
+# -- queries ----------------------------------------------------------------------------------
+@routes.post("/v1/search")
+async def search(request: web.Request) -> web.Response:
+    state = _state(request)
+    req = SearchRequest.from_dict(await read_json(request))
+    return web.json_response(await state.call(state.engine.search, req))
+
+
+@routes.post("/v1/related")
+async def related(request: web.Request) -> web.Response:
+    state = _state(request)
+    req = RelatedRequest.from_dict(await read_json(request))
+    req = dataclasses.replace(req, path=vault_relative(state, req.path))
+    return web.json_response(await state.call(state.engine.related, req))
+
+
+@routes.post("/v1/explain")
+async def explain(request: web.Request) -> web.Response:
+    """``{query, chunk_id, ...search options}`` or ``{path, text?, cursor?, target, ...}``."""
+    state = _state(request)
+    body = await read_json(request)
+    if not isinstance(body, dict):
+        raise InputError("request body must be a JSON object")
+    rest = dict(body)
+    if "query" in rest:
+        chunk_id = rest.pop("chunk_id", None)
+        if not isinstance(chunk_id, int) or isinstance(chunk_id, bool):
+            raise InputError("chunk_id (an integer) is required with query")
+        sreq = SearchRequest.from_dict(rest)
+        doc = await state.call(state.engine.explain_search, sreq, chunk_id)
+    elif "path" in rest:
+        target = rest.pop("target", None)
+        target = vault_relative(state, target, "target")
+        rreq = RelatedRequest.from_dict(rest)
+        rreq = dataclasses.replace(rreq, path=vault_relative(state, rreq.path))
+        doc = await state.call(state.engine.explain_related, rreq, target)
+    else:
+        raise InputError("give either {query, chunk_id} or {path, target}")
+    return web.json_response(doc)
+
+
+# -- index control ----------------------------------------------------------------------------
+@routes.post("/v1/notes/changed")
+async def notes_changed(request: web.Request) -> web.Response:
+    state = _state(request)
+    body = _object(await read_json(request), {"events"}, "request body")
+    events = body.get("events")
+    if not isinstance(events, list):
+        raise InputError("events must be a list of {type, path, old_path?}")
+    if len(events) > MAX_CHANGE_EVENTS:
+        raise InputError(f"at most {MAX_CHANGE_EVENTS} events per request")
+    paths: list[str] = []
+    for ev in events:
+        ev = _object(ev, {"type", "path", "old_path"}, "each event")
+        kind = ev.get("type")
+        if kind not in CHANGE_TYPES:
+            raise InputError(f"event type must be one of {', '.join(sorted(CHANGE_TYPES))}")
+        paths.append(vault_relative(state, ev.get("path")))
+        if kind == "rename":
+            paths.append(vault_relative(state, ev.get("old_path"), "old_path"))
+        elif "old_path" in ev:
+            raise InputError("old_path is only valid for rename events")
+    queued = state.worker.notify_changed(paths)
+    return web.json_response({"schema": ACK, "queued": queued})
+
+
+@routes.post("/v1/index")
+async def index(request: web.Request) -> web.Response:
+    state = _state(request)
+    body = _object(await read_json(request), {"full"}, "request body")
+    full = body.get("full", False)
+    if not isinstance(full, bool):
+        raise InputError("full must be true or false")
+    state.worker.request(full=full)
+    return web.json_response({"schema": ACK, "queued": 1, "full": full})
+
+
+@routes.post("/v1/index/pause")
+async def pause(request: web.Request) -> web.Response:
+    state = _state(request)
+    state.worker.pause()
+    return web.json_response({"schema": ACK, "paused": True})
+
+
+@routes.post("/v1/index/resume")
+async def resume(request: web.Request) -> web.Response:
+    state = _state(request)
+    state.worker.resume()
+    return web.json_response({"schema": ACK, "paused": False})
+
+
+# -- events -----------------------------------------------------------------------------------
+@routes.get("/v1/events")
+async def events(request: web.Request) -> web.StreamResponse:
+    state = _state(request)
+    resp = web.StreamResponse(
+        headers={
+            "Content-Type": "text/event-stream; charset=utf-8",
+            "Cache-Control": "no-cache",
+            "X-Accel-Buffering": "no",
+        }
+    )
+    await resp.prepare(request)
+    sub = state.broadcaster.subscribe()  # before the snapshot: nothing falls in between
+    try:
+        await resp.write(format_event("state", await state.call(state.status_doc)))
+        while True:
+            item = await sub.next(KEEPALIVE_S)
+            if item is None:
+                await resp.write(b": keep-alive\n\n")
+            elif item is CLOSE:
+                break
+            elif item is RESYNC:
+                await resp.write(format_event("state", await state.call(state.status_doc)))
+            elif isinstance(item, tuple):
+                await resp.write(format_event(*item))
+    except (ConnectionResetError, ConnectionError):
+        pass  # the client went away
+    finally:
+        state.broadcaster.unsubscribe(sub)
+    return resp

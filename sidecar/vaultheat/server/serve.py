@@ -1,0 +1,184 @@
+"""``vaultheat serve``: one long-lived server per vault, from start to a clean exit.
+
+Order of events: take the per-index server lock (a second server exits 2 and names the first),
+open the engine (creating the index folder when there is none: the worker then builds the
+index in the background while health and status already answer), listen, write the 0600
+discovery file with a fresh random token, and wait for SIGINT/SIGTERM. On a signal it stops
+listening, ends event streams, lets the index worker finish its batch in flight and save,
+removes the discovery file and returns 0.
+
+Non-loopback hosts need ``allow_remote``: the token then travels in clear text over a network,
+which is the user's call to make, with a warning.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import secrets
+import signal
+import sys
+from pathlib import Path
+
+from vaultheat.engine import Engine
+from vaultheat.errors import VaultheatError
+from vaultheat.paths import IndexPaths, index_paths
+from vaultheat.providers.base import Embedder
+from vaultheat.server.app import create_app
+from vaultheat.server.discovery import (
+    AlreadyServing,
+    ServerInfo,
+    ServerLock,
+    format_url,
+    now_iso,
+    remove_discovery,
+    server_lock_path,
+    write_discovery,
+)
+from vaultheat.server.middleware import is_loopback_host
+from vaultheat.server.runner import start_site
+
+log = logging.getLogger("vaultheat.server")
+
+EXIT_OK = 0
+EXIT_ERROR = 2
+
+
+def _say(message: str) -> None:
+    print(f"vaultheat: {message}", file=sys.stderr, flush=True)
+
+
+def serve(
+    vault: Path | None,
+    index_dir: Path | None,
+    *,
+    host: str | None = None,
+    port: int | None = None,
+    allow_remote: bool = False,
+    low_priority: bool = False,
+    threads: int | None = None,
+    embedder: Embedder | None = None,
+) -> int:
+    """Run the server until SIGINT/SIGTERM; returns the process exit code (0 or 2).
+
+    ``host``/``port`` default to ``[server]`` in the index's config; ``port=0`` picks a free one.
+    ``threads`` caps the embedding model's CPU threads; ``low_priority`` lowers the index
+    worker's scheduling priority.
+    """
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.INFO, format="vaultheat: %(message)s")
+    try:
+        paths = index_paths(vault, index_dir)
+        paths.root.mkdir(parents=True, exist_ok=True)
+    except (VaultheatError, OSError) as exc:
+        _say(getattr(exc, "message", str(exc)))
+        return EXIT_ERROR
+    lock = ServerLock(server_lock_path(paths.server), paths.server)
+    try:
+        lock.acquire()
+    except AlreadyServing as exc:
+        where = f"at {exc.info.url} (pid {exc.info.pid})" if exc.info else "(starting up)"
+        _say(f"a server is already running for {paths.vault} {where}")
+        return EXIT_ERROR
+    try:
+        return _serve_locked(
+            paths,
+            host=host,
+            port=port,
+            allow_remote=allow_remote,
+            low_priority=low_priority,
+            threads=threads,
+            embedder=embedder,
+        )
+    finally:
+        lock.release()
+
+
+def _serve_locked(
+    paths: IndexPaths,
+    *,
+    host: str | None,
+    port: int | None,
+    allow_remote: bool,
+    low_priority: bool,
+    threads: int | None,
+    embedder: Embedder | None,
+) -> int:
+    overrides = {"embeddings.threads": threads} if threads else None
+    try:
+        engine = Engine.open(
+            paths.vault, paths.root, overrides=overrides, embedder=embedder, require_index=False
+        )
+    except VaultheatError as exc:
+        _say(exc.message)
+        return EXIT_ERROR
+    settings = engine.settings.server
+    host = host or settings.host
+    port = settings.port if port is None else port
+    extra_hosts: tuple[str, ...] = ()
+    if not is_loopback_host(host.strip("[]")):
+        if not allow_remote:
+            _say(
+                f"refusing to listen on {host}: only loopback addresses are allowed unless "
+                "--allow-remote is given"
+            )
+            return EXIT_ERROR
+        _say(
+            f"WARNING: listening on {host}, reachable from other machines; the token "
+            "travels unencrypted. Use only on a network you trust."
+        )
+        extra_hosts = (host,)
+    if not paths.exists():
+        _say(f"no index yet for {paths.vault}: building it in the background")
+    token = secrets.token_urlsafe(32)
+    return asyncio.run(
+        _run(engine, paths, host.strip("[]"), port, token, extra_hosts, low_priority)
+    )
+
+
+async def _run(
+    engine: Engine,
+    paths: IndexPaths,
+    host: str,
+    port: int,
+    token: str,
+    extra_hosts: tuple[str, ...],
+    low_priority: bool,
+) -> int:
+    app = create_app(
+        engine, engine.settings.server, token, extra_hosts=extra_hosts, low_priority=low_priority
+    )
+    try:
+        runner, bound = await start_site(app, host, port)
+    except OSError as exc:
+        _say(f"cannot listen on {format_url(host, port)}: {exc.strerror or exc}")
+        return EXIT_ERROR
+    pid = os.getpid()
+    info = ServerInfo(
+        url=format_url(host, bound),
+        host=host,
+        port=bound,
+        pid=pid,
+        token=token,
+        vault=str(paths.vault),
+        started_at=now_iso(),
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        write_discovery(paths.server, info)
+        _say(f"serving {paths.vault} at {info.url} (pid {pid}); token in {paths.server}")
+        await stop.wait()
+        _say("shutting down")
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+        try:
+            await runner.cleanup()
+        finally:
+            remove_discovery(paths.server, pid)
+    _say("stopped")
+    return EXIT_OK

@@ -1,0 +1,70 @@
+"""What the handlers share: the engine, the index worker, the event broadcaster, a thread pool.
+
+Everything that touches SQLite, hnswlib or the model runs in ``ServerState.call`` (a bounded
+thread pool), never on the event loop, so health checks and event streams stay responsive
+while a query embeds or the worker writes. Status documents are the engine's own plus what
+only the server knows (progress, queue, pause, last error).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from aiohttp import web
+
+from vaultheat import __version__
+from vaultheat.config import ServerSettings
+from vaultheat.engine import Engine
+from vaultheat.server.events import Broadcaster
+from vaultheat.server.worker import IndexWorker
+
+T = TypeVar("T")
+
+EDGE_TYPES = ("similar", "link", "tag")
+
+
+@dataclass
+class ServerState:
+    engine: Engine
+    settings: ServerSettings
+    worker: IndexWorker
+    broadcaster: Broadcaster
+    query_threads: int = 4
+    executor: ThreadPoolExecutor | None = field(default=None, repr=False)
+
+    async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run blocking ``fn`` in the query pool and await its result."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, functools.partial(fn, *args, **kwargs))
+
+    def health_doc(self) -> dict[str, Any]:
+        state = "indexing" if self.worker.indexing else self.worker.state
+        return {"schema": "vaultheat.health.v1", "status": "ok", "version": __version__,
+                "state": state}  # fmt: skip
+
+    def status_doc(self) -> dict[str, Any]:
+        """The engine's status document completed with the server's own fields (blocking)."""
+        doc = self.engine.status()
+        snap = self.worker.snapshot()
+        if snap["indexing"]:
+            doc["state"] = "indexing"
+        doc["progress"] = snap["progress"]
+        doc["last_error"] = snap["last_error"]
+        doc["paused"] = snap["paused"]
+        doc["queue"] = snap["queue"]
+        edges = dict(doc.get("edges") or {})
+        for kind in EDGE_TYPES:
+            edges.setdefault(kind, 0)
+        doc["edges"] = edges
+        model = dict(doc.get("model") or {})
+        model.setdefault("dimension", None)
+        doc["model"] = model
+        return doc
+
+
+STATE: web.AppKey[ServerState] = web.AppKey("vaultheat_state", ServerState)

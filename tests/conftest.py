@@ -1,0 +1,47 @@
+"""Shared fixtures: a private copy of the example vault and an engine on the fake embedder."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE_VAULT = REPO / "examples" / "vault"
+SHARED = Path("/work/shared") if Path("/work/shared").is_dir() else REPO.parent / "shared"
+CORPUS = SHARED / "corpus"
+
+
+def copy_vault(dst: Path) -> Path:
+    shutil.copytree(EXAMPLE_VAULT, dst, symlinks=True)
+    return dst
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    return copy_vault(tmp_path / "vault")
+
+
+@pytest.fixture
+def fake_engine(vault: Path) -> Iterator[object]:
+    from vaultheat.config import Settings, save_settings
+    from vaultheat.engine import Engine
+    from vaultheat.paths import index_paths
+    from vaultheat.providers.fake import FakeEmbedder
+
+    paths = index_paths(vault)
+    paths.root.mkdir()
+    save_settings(paths.config, Settings().with_value("embeddings.provider", "fake"))
+    engine = Engine.open(vault, embedder=FakeEmbedder())
+    engine.index()
+    yield engine
+    engine.close()
+
+
+def corpus_vault(name: str) -> Path:
+    path = CORPUS / name
+    if not path.is_dir():
+        pytest.skip(f"shared corpus {path} is not present (it lives beside the repo in CI)")
+    return path

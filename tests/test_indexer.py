@@ -1,0 +1,198 @@
+"""The indexer: incremental work proportional to the edit, moves, renames, safety."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from vaultheat.check import check_index
+from vaultheat.config import Settings, save_settings
+from vaultheat.engine import Engine
+from vaultheat.errors import IndexLockedError, IndexMismatchError
+from vaultheat.paths import index_paths
+from vaultheat.providers.fake import FakeEmbedder
+from vaultheat.storage.lock import WriterLock
+
+
+def _engine(vault: Path, embedder: FakeEmbedder | None = None) -> Engine:
+    return Engine.open(vault, embedder=embedder or FakeEmbedder())
+
+
+def test_first_index_is_complete_and_consistent(fake_engine: Engine) -> None:
+    status = fake_engine.status()
+    assert status["state"] == "ready"
+    assert status["notes"] >= 30
+    assert status["chunks"] >= status["notes"]
+    assert status["links"]["resolved"] > 50
+    assert status["edges"].get("link", 0) > 0
+    assert status["edges"].get("similar", 0) > 0
+    reasons = {s["path"]: s["reason"] for s in status["skipped"]}
+    assert any(p.startswith("Archive/") for p in reasons)
+    doc = check_index(fake_engine)
+    assert doc["ok"], doc["problems"]
+
+
+def test_noop_reindex_embeds_nothing_and_reads_no_file(fake_engine: Engine) -> None:
+    embedder = FakeEmbedder()
+    engine = _engine(fake_engine.paths.vault, embedder)
+    report = engine.index()
+    assert report.notes["unchanged"] == fake_engine.status()["notes"] + 1  # + the opted-out note
+    assert report.notes["added"] == report.notes["modified"] == report.notes["deleted"] == 0
+    assert report.chunks == {"embedded": 0, "reused": 0, "deleted": 0}
+    assert embedder.embedded_count == 0
+    assert not report.model_loaded
+
+
+def test_one_edit_reembeds_only_the_changed_chunk(fake_engine: Engine) -> None:
+    vault = fake_engine.paths.vault
+    note = vault / "Garden" / "Composting.md"
+    before = len(fake_engine.store().note_chunks(fake_engine.store().note_by_path(
+        "Garden/Composting.md").id))  # type: ignore[union-attr]
+    assert before >= 2
+    note.write_text(note.read_text(encoding="utf-8") + "\n\nA brand new closing paragraph about "
+                    "worm bins and bokashi buckets on a small balcony.\n", encoding="utf-8")
+    embedder = FakeEmbedder()
+    engine = _engine(vault, embedder)
+    report = engine.index()
+    assert report.notes["modified"] == 1
+    assert 1 <= report.chunks["embedded"] <= 2
+    assert report.chunks["reused"] >= before - 2
+    assert embedder.embedded_count == report.chunks["embedded"]
+    assert check_index(engine)["ok"]
+
+
+def test_move_reembeds_nothing_and_rename_reresolves_links(fake_engine: Engine) -> None:
+    vault = fake_engine.paths.vault
+    (vault / "Archive2").mkdir()
+    shutil.move(vault / "Garden" / "Raised Beds.md", vault / "Archive2" / "Raised Beds.md")
+    embedder = FakeEmbedder()
+    engine = _engine(vault, embedder)
+    report = engine.index()
+    assert report.notes["renamed"] == 1
+    assert report.chunks["embedded"] == 0
+    store = engine.store()
+    rows = store.db.execute(
+        "SELECT count(*) FROM links WHERE resolved_path = 'Archive2/Raised Beds.md'"
+    ).fetchone()[0]
+    assert rows > 0, "links by name follow the moved note"
+    assert check_index(engine)["ok"]
+
+
+def test_deleted_note_disappears_with_its_edges(fake_engine: Engine) -> None:
+    vault = fake_engine.paths.vault
+    (vault / "Garden" / "Composting.md").unlink()
+    engine = _engine(vault)
+    report = engine.index()
+    assert report.notes["deleted"] == 1
+    store = engine.store()
+    assert store.note_by_path("Garden/Composting.md") is None
+    unresolved = store.db.execute(
+        "SELECT count(*) FROM links WHERE target_key = 'composting' AND resolved_path IS NULL"
+    ).fetchone()[0]
+    assert unresolved > 0
+    assert check_index(engine)["ok"]
+
+
+def test_model_change_is_detected_until_full_rebuild(fake_engine: Engine) -> None:
+    vault = fake_engine.paths.vault
+    other = FakeEmbedder(dimension=32)
+    engine = _engine(vault, other)
+    with pytest.raises(IndexMismatchError):
+        engine.index()
+    with pytest.raises(IndexMismatchError):
+        engine.view()
+    report = engine.index(full=True)
+    assert report.chunks["embedded"] > 0
+    assert engine.view()[1].dim == 32
+
+
+def test_second_writer_is_refused(fake_engine: Engine) -> None:
+    with WriterLock(fake_engine.paths.lock), pytest.raises(IndexLockedError):
+        _engine(fake_engine.paths.vault).index()
+
+
+def test_index_outside_the_vault(vault: Path, tmp_path: Path) -> None:
+    index_dir = tmp_path / "elsewhere"
+    paths = index_paths(vault, index_dir)
+    paths.root.mkdir()
+    save_settings(paths.config, Settings().with_value("embeddings.provider", "fake"))
+    engine = Engine.open(vault, index_dir, embedder=FakeEmbedder())
+    engine.index()
+    assert not (vault / ".vaultheat").exists()
+    assert engine.status()["chunks"] > 0
+
+
+KILL_SCRIPT = """
+import sys, time
+from pathlib import Path
+from vaultheat.engine import Engine
+from vaultheat.providers.fake import FakeEmbedder
+
+class SlowFake(FakeEmbedder):
+    def embed_documents(self, texts):
+        time.sleep(0.002 * len(texts))
+        return super().embed_documents(texts)
+
+import vaultheat.indexer as ix
+ix.NOTE_BATCH = 4
+Engine.open(Path(sys.argv[1]), embedder=SlowFake()).index()
+"""
+
+
+@pytest.mark.parametrize("delay", [0.3, 0.6, 0.9, 1.2])
+def test_kill_9_during_indexing_leaves_a_consistent_index(tmp_path: Path, delay: float) -> None:
+    from tests.conftest import copy_vault
+
+    vault = copy_vault(tmp_path / "vault")
+    for i in range(60):  # enough notes that the kill lands mid-run
+        (vault / f"bulk-{i:03d}.md").write_text(
+            f"# Bulk {i}\n\n" + " ".join(f"word{(i * 7 + j) % 97}" for j in range(300)) + "\n",
+            encoding="utf-8",
+        )
+    paths = index_paths(vault)
+    paths.root.mkdir()
+    save_settings(paths.config, Settings().with_value("embeddings.provider", "fake"))
+    proc = subprocess.Popen([sys.executable, "-c", KILL_SCRIPT, str(vault)])
+    time.sleep(delay)
+    if proc.poll() is None:
+        os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    engine = _engine(vault)
+    report = engine.index()  # finishes the job
+    assert check_index(engine)["ok"], check_index(engine)["problems"]
+    assert report.chunks["embedded"] + report.chunks["reused"] >= 0
+    clean_vault = copy_vault(tmp_path / "clean")
+    for p in vault.glob("bulk-*.md"):
+        shutil.copy(p, clean_vault / p.name)
+    cpaths = index_paths(clean_vault)
+    cpaths.root.mkdir()
+    save_settings(cpaths.config, Settings().with_value("embeddings.provider", "fake"))
+    clean = _engine(clean_vault)
+    clean.index()
+    assert _fingerprint(engine) == _fingerprint(clean)
+
+
+def _fingerprint(engine: Engine) -> tuple[object, ...]:
+    db = engine.store().db
+    chunks = db.execute(
+        "SELECT n.path, c.ordinal, c.byte_start, c.byte_end, c.embed_hash FROM chunks c "
+        "JOIN notes n ON n.id = c.note_id ORDER BY 1, 2"
+    ).fetchall()
+    links = db.execute(
+        "SELECT n.path, l.raw, l.resolved_path FROM links l JOIN notes n ON n.id = l.note_id "
+        "ORDER BY 1, 2, 3"
+    ).fetchall()
+    link_edges = db.execute(
+        "SELECT a.path, ca.ordinal, b.path, cb.ordinal FROM edges e "
+        "JOIN chunks ca ON ca.id = e.src JOIN notes a ON a.id = ca.note_id "
+        "JOIN chunks cb ON cb.id = e.dst JOIN notes b ON b.id = cb.note_id "
+        "WHERE e.kind = 'link' ORDER BY 1, 2, 3, 4"
+    ).fetchall()
+    return tuple(map(tuple, chunks)), tuple(map(tuple, links)), tuple(map(tuple, link_edges))
