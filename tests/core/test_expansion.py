@@ -14,8 +14,12 @@ from vaultheat.errors import ProviderError
 from vaultheat.providers.fake import FakeGenerator
 
 QUERY = "How do I rotate my GPG keys?"
-VALID = json.dumps({"queries": ["renew gpg subkeys", "gpg key expiry", "pgp key rollover"],
-                    "hyde": "To rotate GPG keys, create a new subkey and revoke the old one."})
+VALID = json.dumps(
+    {
+        "queries": ["renew gpg subkeys", "gpg key expiry", "pgp key rollover"],
+        "hyde": "To rotate GPG keys, create a new subkey and revoke the old one.",
+    }
+)
 
 
 @pytest.mark.parametrize(
@@ -50,8 +54,17 @@ def test_parses_valid_replies(reply: str) -> None:
         json.dumps({"queries": ["ok"], "hyde": 42}),
         json.dumps({"queries": {"a": 1}}),
     ],
-    ids=["prose", "empty", "broken-object", "truncated", "top-level-list", "queries-string",
-         "queries-ints", "hyde-number", "queries-dict"],
+    ids=[
+        "prose",
+        "empty",
+        "broken-object",
+        "truncated",
+        "top-level-list",
+        "queries-string",
+        "queries-ints",
+        "hyde-number",
+        "queries-dict",
+    ],
 )
 def test_bad_replies_give_empty_expansion_and_a_warning(
     reply: str, caplog: pytest.LogCaptureFixture
@@ -80,11 +93,21 @@ def test_non_string_reply() -> None:
 
 
 def test_duplicates_empties_and_clamp() -> None:
-    reply = json.dumps({
-        "queries": ["  how do i ROTATE my gpg   keys? ", "", "   ", "gpg key expiry",
-                    "GPG Key Expiry", "renew subkeys", "revoke old key", "fourth one"],
-        "hyde": "   ",
-    })
+    reply = json.dumps(
+        {
+            "queries": [
+                "  how do i ROTATE my gpg   keys? ",
+                "",
+                "   ",
+                "gpg key expiry",
+                "GPG Key Expiry",
+                "renew subkeys",
+                "revoke old key",
+                "fourth one",
+            ],
+            "hyde": "   ",
+        }
+    )
     out = expand_query(FakeGenerator(reply), QUERY, variants=3)
     assert out.variants == ["gpg key expiry", "renew subkeys", "revoke old key"]
     assert out.hyde is None  # blank passage
@@ -126,8 +149,10 @@ def test_prompt_and_max_tokens() -> None:
         st.text(max_size=300),
         st.recursive(
             st.none() | st.booleans() | st.integers() | st.text(max_size=20),
-            lambda children: st.lists(children, max_size=5)
-            | st.dictionaries(st.sampled_from(["queries", "hyde", "x"]), children, max_size=3),
+            lambda children: (
+                st.lists(children, max_size=5)
+                | st.dictionaries(st.sampled_from(["queries", "hyde", "x"]), children, max_size=3)
+            ),
             max_leaves=10,
         ).map(json.dumps),
     ),

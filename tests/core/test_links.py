@@ -232,12 +232,12 @@ HOSTILE = [
     ("backtick-runs", "".join("`" * k + " " for k in range(1, 1400))),
     ("unclosed-backticks", "` a" * 333_333),
     ("hashes", "#" * 1_000_000),
-    ("hash-words", "#a " * 333_333),
+    ("hash-words", ("word " * 6 + "#tag ") * 28_000),
     ("carets", " ^a" * 333_333),
     ("percents", "% " * 500_000),
     ("closers", "]]" * 500_000),
     ("pipes-in-link", "[[" + "|" * 999_990 + "]]"),
-    ("multibyte-line", "é[[x]]" * 150_000),
+    ("multibyte-line", ("日本語のテキスト、ここにリンク。" * 6 + "[[x]] ") * 10_000),
 ]
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from tiny_models import build_tiny_cross_encoder, build_tiny_sentence_transformer  # noqa: E402
+from tiny_models import build_tiny_cross_encoder, build_tiny_sentence_transformer
 
 sys.path.pop(0)
 

@@ -20,7 +20,6 @@ from vaultheat.providers import local
 from vaultheat.providers.base import Embedder
 from vaultheat.providers.local import (
     BGE_QUERY_INSTRUCTION,
-    DEFAULT_MODEL,
     SentenceTransformerEmbedder,
     order_by_length,
     resolve_device,
@@ -35,13 +34,13 @@ def make(model: Path | str, **kw: object) -> SentenceTransformerEmbedder:
 
 
 @pytest.fixture(scope="module")
-def raw_model(tiny_st_dir: Path):  # type: ignore[no-untyped-def]
+def raw_model(tiny_st_dir: Path):
     from sentence_transformers import SentenceTransformer
 
     return SentenceTransformer(str(tiny_st_dir), device="cpu")
 
 
-def raw_encode(model, text: str) -> np.ndarray:  # type: ignore[no-untyped-def]
+def raw_encode(model, text: str) -> np.ndarray:
     return model.encode([text], normalize_embeddings=True, convert_to_numpy=True)[0]
 
 
@@ -59,8 +58,18 @@ def raw_encode(model, text: str) -> np.ndarray:  # type: ignore[no-untyped-def]
         ("intfloat/e5-small", "", "doc: ", ("", "doc: ")),
         ("plain-model", "a ", "b ", ("a ", "b ")),
     ],
-    ids=["e5-multi", "e5", "nomic", "bge", "bge-m3-none", "default-none", "path-none",
-         "explicit-query-wins", "explicit-doc-wins", "explicit-both"],
+    ids=[
+        "e5-multi",
+        "e5",
+        "nomic",
+        "bge",
+        "bge-m3-none",
+        "default-none",
+        "path-none",
+        "explicit-query-wins",
+        "explicit-doc-wins",
+        "explicit-both",
+    ],
 )
 def test_resolve_prefixes(model: str, query: str, doc: str, expected: tuple[str, str]) -> None:
     assert resolve_prefixes(model, query, doc) == expected
@@ -108,14 +117,14 @@ def test_count_tokens_includes_special_tokens(tiny_st_dir: Path, text: str, expe
     assert make(tiny_st_dir).count_tokens(text) == expected
 
 
-def test_count_tokens_matches_the_model_tokenizer(tiny_st_dir: Path, raw_model) -> None:  # type: ignore[no-untyped-def]
+def test_count_tokens_matches_the_model_tokenizer(tiny_st_dir: Path, raw_model) -> None:
     text = "quarterly tax filing: 2024 invoice, ünïcode!"
     ids = raw_model.tokenizer(text, add_special_tokens=True)["input_ids"]
     assert ids[0] == raw_model.tokenizer.cls_token_id
     assert make(tiny_st_dir).count_tokens(text) == len(ids)
 
 
-def test_prefixes_are_applied(tiny_st_dir: Path, raw_model) -> None:  # type: ignore[no-untyped-def]
+def test_prefixes_are_applied(tiny_st_dir: Path, raw_model) -> None:
     emb = make(tiny_st_dir, query_prefix="query: ", document_prefix="passage: ")
     np.testing.assert_allclose(emb.embed_query("x"), raw_encode(raw_model, "query: x"), atol=1e-6)
     np.testing.assert_allclose(
@@ -124,18 +133,21 @@ def test_prefixes_are_applied(tiny_st_dir: Path, raw_model) -> None:  # type: ig
     assert not np.allclose(emb.embed_query("x"), raw_encode(raw_model, "x"), atol=1e-3)
 
 
-def test_preset_applies_only_when_prefixes_empty(tmp_path: Path, tiny_st_dir: Path,
-                                                 raw_model) -> None:  # type: ignore[no-untyped-def]
+def test_preset_applies_only_when_prefixes_empty(
+    tmp_path: Path, tiny_st_dir: Path, raw_model
+) -> None:
     e5_dir = tmp_path / "my-e5-small"
     shutil.copytree(tiny_st_dir, e5_dir)
     preset = make(e5_dir)
     assert (preset.query_prefix, preset.document_prefix) == ("query: ", "passage: ")
-    np.testing.assert_allclose(preset.embed_query("cat"), raw_encode(raw_model, "query: cat"),
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        preset.embed_query("cat"), raw_encode(raw_model, "query: cat"), atol=1e-6
+    )
     explicit = make(e5_dir, query_prefix="find: ")
     assert (explicit.query_prefix, explicit.document_prefix) == ("find: ", "")
-    np.testing.assert_allclose(explicit.embed_documents(["cat"])[0], raw_encode(raw_model, "cat"),
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        explicit.embed_documents(["cat"])[0], raw_encode(raw_model, "cat"), atol=1e-6
+    )
 
 
 def test_vectors_are_normalized_float32(tiny_st_dir: Path) -> None:
@@ -148,29 +160,38 @@ def test_empty_input(tiny_st_dir: Path) -> None:
     assert make(tiny_st_dir).embed_documents([]).shape == (0, 32)
 
 
-def test_order_is_restored_after_length_sorting(tiny_st_dir: Path, raw_model) -> None:  # type: ignore[no-untyped-def]
-    texts = ["cat", "the old dog sat on a green mat by the river " * 3, "tax", "hello world",
-             "a small bird in a big tree", "graph heat vector " * 5, "sea"]
+def test_order_is_restored_after_length_sorting(tiny_st_dir: Path, raw_model) -> None:
+    texts = [
+        "cat",
+        "the old dog sat on a green mat by the river " * 3,
+        "tax",
+        "hello world",
+        "a small bird in a big tree",
+        "graph heat vector " * 5,
+        "sea",
+    ]
     vecs = make(tiny_st_dir, batch_size=2).embed_documents(texts)
     for text, vec in zip(texts, vecs, strict=True):
         np.testing.assert_allclose(vec, raw_encode(raw_model, text), atol=1e-5)
 
 
-def test_first_use_loads_once_under_concurrency(tiny_st_dir: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_first_use_loads_once_under_concurrency(
+    tiny_st_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     emb = make(tiny_st_dir)
     calls = []
     real_load = SentenceTransformerEmbedder._load
 
-    def slow_load(self: SentenceTransformerEmbedder):  # type: ignore[no-untyped-def]
+    def slow_load(self: SentenceTransformerEmbedder):
         calls.append(1)
         time.sleep(0.2)
         return real_load(self)
 
     monkeypatch.setattr(SentenceTransformerEmbedder, "_load", slow_load)
     results: list[np.ndarray] = []
-    threads = [threading.Thread(target=lambda: results.append(emb.embed_query("cat")))
-               for _ in range(4)]
+    threads = [
+        threading.Thread(target=lambda: results.append(emb.embed_query("cat"))) for _ in range(4)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -207,8 +228,11 @@ def test_missing_package_names_the_install(monkeypatch: pytest.MonkeyPatch) -> N
         _ = emb.fingerprint
 
 
-@pytest.mark.parametrize("model", ["./no/such/model", "/no/such/model", "~/no-such-model-dir"],
-                         ids=["relative", "absolute", "home"])
+@pytest.mark.parametrize(
+    "model",
+    ["./no/such/model", "/no/such/model", "~/no-such-model-dir"],
+    ids=["relative", "absolute", "home"],
+)
 def test_missing_directory(model: str) -> None:
     with pytest.raises(ModelMissingError, match="not found"):
         resolve_source(model)
@@ -233,8 +257,9 @@ def test_non_torch_backend_rejected() -> None:
     [(True, True, "cuda"), (False, True, "mps"), (False, False, "cpu")],
     ids=["cuda-first", "mps-second", "cpu-last"],
 )
-def test_resolve_device_auto(monkeypatch: pytest.MonkeyPatch, cuda: bool, mps: bool,
-                             expected: str) -> None:
+def test_resolve_device_auto(
+    monkeypatch: pytest.MonkeyPatch, cuda: bool, mps: bool, expected: str
+) -> None:
     import torch
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: cuda)

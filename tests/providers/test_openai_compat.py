@@ -58,15 +58,20 @@ class FakeServer:
             return self.fail_status, {"error": {"message": "temporarily overloaded"}}
         if path.endswith("/embeddings"):
             inputs = body["input"]
-            data = [{"object": "embedding", "index": i, "embedding": fake_vector(t)}
-                    for i, t in enumerate(inputs)]
+            data = [
+                {"object": "embedding", "index": i, "embedding": fake_vector(t)}
+                for i, t in enumerate(inputs)
+            ]
             data.reverse()  # servers may answer out of order; "index" says where each belongs
             if self.drop_one:
                 data.pop()
             return 200, {"object": "list", "data": data, "model": body["model"]}
         if path.endswith("/chat/completions"):
-            return 200, {"choices": [{"index": 0, "message": {"role": "assistant",
-                                                              "content": self.chat_reply}}]}
+            return 200, {
+                "choices": [
+                    {"index": 0, "message": {"role": "assistant", "content": self.chat_reply}}
+                ]
+            }
         return 404, {"error": {"message": f"no route {path}"}}
 
 
@@ -75,7 +80,7 @@ def server() -> Iterator[FakeServer]:
     state = FakeServer()
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - http.server naming
+        def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", 0))
             body = json.loads(self.rfile.read(length) or b"{}")
             status, reply = state.handle(self.path, dict(self.headers.items()), body)
@@ -109,8 +114,14 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def embedder(server: FakeServer, **kw: Any) -> OpenAIEmbedder:
-    values: dict[str, Any] = {"provider": "openai", "model": "test-embed", "base_url": server.url,
-                              "batch_size": 2, "retries": 3, "timeout_s": 5.0}
+    values: dict[str, Any] = {
+        "provider": "openai",
+        "model": "test-embed",
+        "base_url": server.url,
+        "batch_size": 2,
+        "retries": 3,
+        "timeout_s": 5.0,
+    }
     values.update(kw)
     return OpenAIEmbedder(EmbeddingSettings(**values), backoff_s=0.01)
 
@@ -122,8 +133,7 @@ def normalized(vec: list[float]) -> np.ndarray:
 
 def test_protocols(server: FakeServer) -> None:
     assert isinstance(embedder(server), Embedder)  # dimension probes the server
-    assert isinstance(OpenAIGenerator(ExpansionSettings(model="m", base_url=server.url)),
-                      Generator)
+    assert isinstance(OpenAIGenerator(ExpansionSettings(model="m", base_url=server.url)), Generator)
 
 
 def test_batching_order_prefix_and_normalization(server: FakeServer) -> None:
@@ -132,8 +142,10 @@ def test_batching_order_prefix_and_normalization(server: FakeServer) -> None:
     vecs = emb.embed_documents(texts)
     assert [len(r["body"]["input"]) for r in server.requests] == [2, 2, 1]
     assert all(r["path"] == "/v1/embeddings" for r in server.requests)
-    assert server.requests[0]["body"] == {"model": "test-embed",
-                                          "input": ["passage: a", "passage: bb"]}
+    assert server.requests[0]["body"] == {
+        "model": "test-embed",
+        "input": ["passage: a", "passage: bb"],
+    }
     assert vecs.dtype == np.float32 and vecs.shape == (5, 4)
     for text, vec in zip(texts, vecs, strict=True):
         np.testing.assert_allclose(vec, normalized(fake_vector("passage: " + text)), atol=1e-6)
@@ -171,7 +183,7 @@ def test_retries_then_succeeds(server: FakeServer, status: int) -> None:
 
 def test_retries_exhausted(server: FakeServer) -> None:
     server.fail_first = 99
-    with pytest.raises(ProviderError, match="after 3 attempts.*HTTP 500.*overloaded"):
+    with pytest.raises(ProviderError, match=r"after 3 attempts.*HTTP 500.*overloaded"):
         embedder(server, retries=2).embed_query("x")
     assert len(server.requests) == 3
 
@@ -198,8 +210,9 @@ def test_connection_refused() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]  # closed when the block ends: nothing listens there
-    settings = EmbeddingSettings(provider="openai", model="m", base_url=f"http://127.0.0.1:{port}",
-                                 retries=1)
+    settings = EmbeddingSettings(
+        provider="openai", model="m", base_url=f"http://127.0.0.1:{port}", retries=1
+    )
     with pytest.raises(ProviderError, match="connection failed"):
         OpenAIEmbedder(settings, backoff_s=0.01).embed_query("x")
 
@@ -210,8 +223,9 @@ def test_wrong_item_count(server: FakeServer) -> None:
         embedder(server).embed_documents(["a", "b"])
 
 
-def test_api_key_from_named_env_var_never_leaks(server: FakeServer,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_api_key_from_named_env_var_never_leaks(
+    server: FakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("VH_TEST_KEY", "sk-secret-123")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-other")
     emb = embedder(server, api_key_env="VH_TEST_KEY")
@@ -234,16 +248,22 @@ def test_api_key_from_named_env_var_never_leaks(server: FakeServer,
     ],
     ids=["fallback-when-unset", "no-fallback-when-named", "named", "no-key"],
 )
-def test_api_key_resolution(server: FakeServer, monkeypatch: pytest.MonkeyPatch,
-                            api_key_env: str, env: dict[str, str], header: str | None) -> None:
+def test_api_key_resolution(
+    server: FakeServer,
+    monkeypatch: pytest.MonkeyPatch,
+    api_key_env: str,
+    env: dict[str, str],
+    header: str | None,
+) -> None:
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     embedder(server, api_key_env=api_key_env).embed_query("x")
     assert server.requests[0]["headers"].get("Authorization") == header
 
 
-def test_base_url_env_fallback_only_for_default(server: FakeServer,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_base_url_env_fallback_only_for_default(
+    server: FakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", server.url + "/")
     emb = embedder(server, base_url=DEFAULT_BASE_URL)
     assert emb.base_url == server.url
@@ -254,8 +274,9 @@ def test_base_url_env_fallback_only_for_default(server: FakeServer,
     assert resolve_base_url(DEFAULT_BASE_URL) == DEFAULT_BASE_URL
 
 
-def test_resolve_api_key_named_but_empty(monkeypatch: pytest.MonkeyPatch,
-                                         caplog: pytest.LogCaptureFixture) -> None:
+def test_resolve_api_key_named_but_empty(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-fallback")
     assert resolve_api_key("VH_TEST_KEY") is None
     assert "VH_TEST_KEY" in caplog.text and "sk-fallback" not in caplog.text
@@ -277,8 +298,9 @@ def test_estimate_tokens_rounds_up(n: int) -> None:
 
 
 def test_generator_payload_and_reply(server: FakeServer) -> None:
-    gen = OpenAIGenerator(ExpansionSettings(model="chat-model", base_url=server.url),
-                          backoff_s=0.01)
+    gen = OpenAIGenerator(
+        ExpansionSettings(model="chat-model", base_url=server.url), backoff_s=0.01
+    )
     assert gen.generate("Expand: cats", max_tokens=77) == "hello there"
     request = server.requests[0]
     assert request["path"] == "/v1/chat/completions"
@@ -288,8 +310,9 @@ def test_generator_payload_and_reply(server: FakeServer) -> None:
 
 
 def test_generator_retries_and_malformed(server: FakeServer) -> None:
-    gen = OpenAIGenerator(ExpansionSettings(model="m", base_url=server.url), retries=1,
-                          backoff_s=0.01)
+    gen = OpenAIGenerator(
+        ExpansionSettings(model="m", base_url=server.url), retries=1, backoff_s=0.01
+    )
     server.fail_first = 1
     assert gen.generate("p") == "hello there"
     server.chat_reply = None

@@ -42,7 +42,7 @@ def reference_logits(model_dir: Path, query: str, texts: list[str]) -> np.ndarra
     ],
     ids=["1d-sigmoid", "column-sigmoid", "two-class-softmax", "no-overflow"],
 )
-def test_activate_logits(logits: list, expected: list[float]) -> None:  # type: ignore[type-arg]
+def test_activate_logits(logits: list, expected: list[float]) -> None:
     with np.errstate(over="raise", invalid="raise", divide="raise"):
         np.testing.assert_allclose(activate_logits(np.array(logits)), expected, atol=1e-12)
 
@@ -84,8 +84,11 @@ def test_make_reranker_disabled_is_quiet(caplog: pytest.LogCaptureFixture) -> No
     ids=["unconfigured", "missing-dir", "hub-id-offline-uncached"],
 )
 def test_make_reranker_unavailable_logs_one_warning(
-    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-    model: str, reason: str,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    model: str,
+    reason: str,
 ) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HOME", str(tmp_path))

@@ -13,6 +13,8 @@ export type FixAction =
 	| "build-index"
 	| "rebuild-index"
 	| "resume-index"
+	| "pause-index"
+	| "stop-sidecar"
 	| "show-status";
 
 export interface Diagnosis {

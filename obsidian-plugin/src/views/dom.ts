@@ -17,11 +17,13 @@ export const LINK_BADGES: Record<LinkStatus, { label: string; tooltip: string }>
 
 export const FIX_LABELS: Record<FixAction, string> = {
 	"start-sidecar": "Start sidecar",
-	retry: "Try again",
+	retry: "Reconnect",
 	"open-settings": "Open settings",
 	"build-index": "Build index",
 	"rebuild-index": "Rebuild index",
 	"resume-index": "Resume indexing",
+	"pause-index": "Pause indexing",
+	"stop-sidecar": "Stop sidecar",
 	"show-status": "Show details",
 };
 

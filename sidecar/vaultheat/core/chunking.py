@@ -278,7 +278,7 @@ class _Chunker:
         pieces = self._merge_to_target(pieces)
         pieces = self._merge_fragments(pieces)
         starts = [p.start for p in pieces]
-        if self.overlap > 0:
+        if self.overlap > 0 and pieces:
             starts = self._overlap_starts(pieces)
         return self._drafts(pieces, starts)
 

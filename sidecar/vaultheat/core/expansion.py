@@ -127,11 +127,14 @@ def expand_query(
     if gen is None or not query.strip() or (variants == 0 and not hyde):
         return Expansion()
     try:
-        reply = gen.generate(build_prompt(query, variants=variants, hyde=hyde), max_tokens=max_tokens)
+        reply = gen.generate(
+            build_prompt(query, variants=variants, hyde=hyde), max_tokens=max_tokens
+        )
         if not isinstance(reply, str):
             raise ExpansionParseError(f"generator returned {type(reply).__name__}, not text")
         return parse_expansion(reply, query, variants=variants, hyde=hyde)
     except Exception as exc:  # expansion must never break a search
-        log.warning("expansion: skipped (%s: %s); searching with the query alone",
-                    type(exc).__name__, exc)
+        log.warning(
+            "expansion: skipped (%s: %s); searching with the query alone", type(exc).__name__, exc
+        )
         return Expansion()

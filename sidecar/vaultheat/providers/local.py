@@ -28,7 +28,8 @@ Design choices:
   a private copy of the tokenizer (fast tokenizers are not safe to share across threads while
   their truncation state changes).
 - Documents are sorted by length and embedded in batches of similar length (less padding), then
-  returned in input order.
+  returned in input order. Forward passes are serialized by a lock: torch already spreads one
+  pass over all cores, and a shared fast tokenizer must not be used by two threads at once.
 """
 
 from __future__ import annotations
@@ -236,6 +237,7 @@ class SentenceTransformerEmbedder:
         )
         self._lock = threading.Lock()
         self._token_lock = threading.Lock()
+        self._encode_lock = threading.Lock()
         self._source: ModelSource | None = None
         self._model: Any = None
         self._tokenizer: Any = None
@@ -315,13 +317,14 @@ class SentenceTransformerEmbedder:
         return self._encode(model, [self._query_prefix + text])[0]
 
     def _encode(self, model: Any, batch: list[str]) -> np.ndarray:
-        vectors = model.encode(
-            batch,
-            batch_size=len(batch),
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
+        with self._encode_lock:  # one forward pass at a time: torch already uses every core
+            vectors = model.encode(
+                batch,
+                batch_size=len(batch),
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
         return np.asarray(vectors, dtype=np.float32)
 
     def _ensure_model(self) -> Any:

@@ -155,7 +155,9 @@ class JsonClient:
                 log.warning("%s: %s; retry %d/%d", url, last, attempt + 1, self.retries)
                 time.sleep(min(delay, MAX_BACKOFF_S))
         raise ProviderError(
-            f"{url} failed after {self.retries + 1} attempts: {last}", url=url, attempts=self.retries + 1
+            f"{url} failed after {self.retries + 1} attempts: {last}",
+            url=url,
+            attempts=self.retries + 1,
         )
 
 

@@ -32,7 +32,7 @@ def make_embedder(settings: EmbeddingSettings) -> Embedder:
             raise ConfigError(f"unknown embeddings.backend {settings.backend!r}")
         if settings.precision != "fp32":
             raise ConfigError(
-                f"embeddings.precision {settings.precision!r} needs backend = \"onnx\"",
+                f'embeddings.precision {settings.precision!r} needs backend = "onnx"',
                 precision=settings.precision,
             )
         from vaultheat.providers.local import SentenceTransformerEmbedder

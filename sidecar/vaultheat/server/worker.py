@@ -168,6 +168,12 @@ class IndexWorker:
         return self.busy and (self._announced or self.progress is not None)
 
     @property
+    def idle(self) -> bool:
+        """Nothing running and nothing waiting (paused work counts as waiting)."""
+        with self._cond:
+            return not (self.busy or self._full or self._requested or self._changed)
+
+    @property
     def queued(self) -> int:
         with self._cond:
             return len(self._changed)
@@ -205,6 +211,9 @@ class IndexWorker:
                 if not self._paused:
                     job = self._take_due(now)
                     if job is not None:
+                        self.busy = True  # in the same critical section: never seen idle
+                        self._announced = job.kind != "scan"
+                        self.progress = None
                         return job
                 self._cond.wait(None if self._paused else self._wait_time(now))
 
@@ -257,10 +266,6 @@ class IndexWorker:
             self._fail("internal", f"warm-up failed: {exc}")
 
     def _run(self, job: Job) -> None:
-        with self._cond:
-            self.busy = True
-            self._announced = job.kind != "scan"
-            self.progress = None
         self.runs.append(job)
         self._stage = ""
         before = self._hashes()

@@ -1,0 +1,79 @@
+/**
+ * Explain documents in words: which score components contributed how much, and what each step
+ * of the graph path means. Pure, so the numbers people read are tested against the document
+ * (`final == sum(weight * normalized)` over the components that are not null).
+ */
+import type { ComponentName, ExplainDoc } from "../api/types";
+
+export const COMPONENT_LABELS: Record<ComponentName, { name: string; help: string }> = {
+	vector: { name: "Meaning", help: "Vector similarity of the embeddings" },
+	lexical: { name: "Keywords", help: "Shared words (lexical match)" },
+	heat: { name: "Graph", help: "Heat spread along links, tags and similar passages" },
+	rerank: { name: "Reranker", help: "A cross-encoder reread the pair" },
+};
+
+const EDGE_LABELS: Record<string, string> = {
+	link: "links to",
+	backlink: "is linked from",
+	similar: "has a similar passage in",
+	tag: "shares a tag with",
+};
+
+const STAGE_LABELS: Record<string, string> = {
+	vector: "Meaning match",
+	lexical: "Keyword match",
+	both: "Meaning and keyword match",
+	query: "Your query",
+	note: "Your note",
+	cursor: "Text around your cursor",
+	rerank: "Reranker",
+};
+
+export interface Contribution {
+	component: ComponentName;
+	raw: number | null;
+	normalized: number | null;
+	weight: number;
+	/** weight × normalized; null when the component was not used. */
+	value: number | null;
+}
+
+const ORDER: ComponentName[] = ["vector", "lexical", "heat", "rerank"];
+
+export function contributions(doc: ExplainDoc): Contribution[] {
+	const { raw, normalized, weights } = doc.components;
+	return ORDER.map((component) => {
+		const n = normalized[component];
+		const weight = weights[component] ?? 0;
+		return { component, raw: raw[component], normalized: n, weight, value: n === null ? null : weight * n };
+	});
+}
+
+/** Sum of the contributions: should equal `components.final`. */
+export function contributionTotal(items: readonly Contribution[]): number {
+	return items.reduce((sum, c) => sum + (c.value ?? 0), 0);
+}
+
+/** "Mostly meaning (0.72 of 0.91), then graph (0.12)." */
+export function scoreSentence(doc: ExplainDoc): string {
+	const used = contributions(doc)
+		.filter((c) => c.value !== null && c.value > 0)
+		.sort((a, b) => (b.value ?? 0) - (a.value ?? 0));
+	const first = used[0];
+	if (!first) return "No component added to the score.";
+	const final = doc.components.final;
+	const lead = `${first.value! >= final * 0.6 ? "Mostly" : "Largest part"}: ${COMPONENT_LABELS[first.component].name.toLowerCase()} (${first.value!.toFixed(2)} of ${final.toFixed(2)})`;
+	const rest = used.slice(1, 3).map((c) => `${COMPONENT_LABELS[c.component].name.toLowerCase()} (${c.value!.toFixed(2)})`);
+	return rest.length > 0 ? `${lead}, then ${rest.join(" and ")}.` : `${lead}.`;
+}
+
+export function edgeLabel(edge: string): string {
+	return EDGE_LABELS[edge] ?? edge.replace(/_/g, " ");
+}
+
+export function stageLabel(stage: string): string {
+	const known = STAGE_LABELS[stage];
+	if (known) return known;
+	const words = stage.replace(/_/g, " ");
+	return words.charAt(0).toUpperCase() + words.slice(1);
+}

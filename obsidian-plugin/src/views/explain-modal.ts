@@ -1,0 +1,183 @@
+/**
+ * "Why is this here?": the explain document as a person reads it. Top: the score and the
+ * sentence that sums it up, then each component as a bar with its weight and contribution.
+ * Below: the path from the seed (where retrieval started) through each graph hop (edge type and
+ * the numbers that decayed the heat) to the result, with the snippet of every step.
+ */
+import { Modal, setIcon } from "obsidian";
+import { toApiError } from "../api/errors";
+import type { ExplainDoc, ExplainRequest } from "../api/types";
+import { diagnoseQueryError } from "../state/diagnosis";
+import { COMPONENT_LABELS, contributions, edgeLabel, scoreSentence, stageLabel } from "../state/explain";
+import { basename, toSnippet } from "../state/text";
+import type { ViewContext } from "./context";
+import { formatScore, headingTrail, renderDiagnosis, renderScore } from "./dom";
+import { openNoteAtLine } from "./navigation";
+
+export interface ExplainTarget {
+	kind: "related" | "search";
+	request: ExplainRequest;
+	title: string;
+	path: string;
+	score: number;
+	/** Where "open" goes (1-based line). */
+	line?: number;
+}
+
+export function openExplain(ctx: ViewContext, target: ExplainTarget): ExplainModal {
+	const modal = new ExplainModal(ctx, target);
+	modal.open();
+	return modal;
+}
+
+export class ExplainModal extends Modal {
+	private readonly ctx: ViewContext;
+	private readonly target: ExplainTarget;
+	private closed = false;
+
+	constructor(ctx: ViewContext, target: ExplainTarget) {
+		super(ctx.app);
+		this.ctx = ctx;
+		this.target = target;
+	}
+
+	onOpen(): void {
+		const { target } = this;
+		this.modalEl.addClass("vaultheat-explain-modal");
+		this.setTitle(target.kind === "related" ? `Why “${target.title}” is related` : `Why “${target.title}” matches`);
+		const body = this.contentEl;
+		body.addClass("vaultheat-explain");
+		const context = body.createDiv({ cls: "vaultheat-explain-context" });
+		if ("query" in target.request) {
+			context.setText(`For the search “${target.request.query}”`);
+		} else {
+			context.setText(`To ${basename(target.request.path)}${target.request.cursor !== undefined ? ", around your cursor" : ""}`);
+		}
+		const loading = body.createDiv({ cls: "vaultheat-state is-busy", attr: { role: "status" } });
+		setIcon(loading.createDiv({ cls: "vaultheat-state-icon" }), "loader");
+		loading.createDiv({ cls: "vaultheat-state-title", text: "Tracing the path…" });
+		this.ctx.client.explain(target.request).then(
+			(doc) => {
+				if (this.closed) return;
+				loading.remove();
+				renderExplain(body, doc, (path, line) => {
+					this.close();
+					void openNoteAtLine(this.app, path, line);
+				});
+			},
+			(err: unknown) => {
+				if (this.closed) return;
+				loading.remove();
+				const diagnosis = diagnoseQueryError(toApiError(err), this.ctx.status.get(), this.ctx.vaultPath, this.ctx.canSpawn);
+				renderDiagnosis(body, diagnosis, (a) => {
+					this.close();
+					this.ctx.fix(a);
+				});
+			},
+		);
+	}
+
+	onClose(): void {
+		this.closed = true;
+		this.contentEl.empty();
+	}
+}
+
+/** Renders an explain document into `parent` (exported for the unit tests). */
+export function renderExplain(parent: HTMLElement, doc: ExplainDoc, open: (path: string, line: number) => void): void {
+	renderBreakdown(parent, doc);
+	renderPath(parent, doc, open);
+}
+
+function renderBreakdown(parent: HTMLElement, doc: ExplainDoc): void {
+	const section = parent.createDiv({ cls: "vaultheat-explain-section" });
+	const head = section.createDiv({ cls: "vaultheat-explain-scorehead" });
+	head.createDiv({ cls: "vaultheat-explain-final", text: formatScore(doc.components.final) });
+	const words = head.createDiv({ cls: "vaultheat-explain-scorewords" });
+	words.createDiv({ cls: "vaultheat-explain-heading", text: "Score" });
+	words.createDiv({ cls: "vaultheat-explain-sentence", text: scoreSentence(doc) });
+
+	const table = section.createDiv({ cls: "vaultheat-breakdown", attr: { role: "table", "aria-label": "Score breakdown" } });
+	const header = table.createDiv({ cls: "vaultheat-breakdown-row is-header", attr: { role: "row" } });
+	for (const label of ["Component", "Normalized", "Raw", "Weight", "Adds"]) {
+		header.createDiv({ text: label, attr: { role: "columnheader" } });
+	}
+	for (const c of contributions(doc)) {
+		const label = COMPONENT_LABELS[c.component];
+		const row = table.createDiv({ cls: `vaultheat-breakdown-row${c.value === null ? " is-unused" : ""}`, attr: { role: "row" } });
+		const name = row.createDiv({ cls: "vaultheat-breakdown-name", attr: { role: "cell", title: label.help } });
+		name.createDiv({ text: label.name });
+		name.createDiv({ cls: "vaultheat-breakdown-help", text: label.help });
+		const bar = row.createDiv({ attr: { role: "cell" } });
+		if (c.normalized === null) bar.createSpan({ cls: "vaultheat-muted", text: "Not used" });
+		else renderScore(bar, c.normalized, `${label.name} normalized`);
+		row.createDiv({ cls: "vaultheat-num", text: c.raw === null ? "–" : c.raw.toFixed(3), attr: { role: "cell" } });
+		row.createDiv({ cls: "vaultheat-num", text: `× ${c.weight.toFixed(2)}`, attr: { role: "cell" } });
+		row.createDiv({ cls: "vaultheat-num is-strong", text: c.value === null ? "–" : `+ ${c.value.toFixed(2)}`, attr: { role: "cell" } });
+	}
+	const total = table.createDiv({ cls: "vaultheat-breakdown-row is-total", attr: { role: "row" } });
+	total.createDiv({ text: "Final score", attr: { role: "cell" } });
+	total.createDiv({ attr: { role: "cell" } });
+	total.createDiv({ attr: { role: "cell" } });
+	total.createDiv({ attr: { role: "cell" } });
+	total.createDiv({ cls: "vaultheat-num is-strong", text: `= ${formatScore(doc.components.final)}`, attr: { role: "cell" } });
+}
+
+function renderPath(parent: HTMLElement, doc: ExplainDoc, open: (path: string, line: number) => void): void {
+	const section = parent.createDiv({ cls: "vaultheat-explain-section" });
+	section.createDiv({ cls: "vaultheat-explain-heading", text: "How it was found" });
+	if (!doc.seed) {
+		section.createDiv({
+			cls: "vaultheat-explain-note",
+			text: "Found directly: the score comes from matching this passage, with no graph path.",
+		});
+		return;
+	}
+	const steps = section.createEl("ol", { cls: "vaultheat-path" });
+	const seed = doc.seed;
+	const first = step(steps, "is-seed", stageLabel(seed.stage), seed.path, seed.heading_path, seed.text, open);
+	first.createDiv({ cls: "vaultheat-step-score", text: `Seed score ${seed.seed_score.toFixed(3)}` });
+	if (doc.hops.length === 0) {
+		steps.createEl("li", {
+			cls: "vaultheat-edge is-direct",
+			text: seed.chunk_id === doc.chunk_id ? "This passage itself matched." : "No hops: the seed is the result.",
+		});
+		return;
+	}
+	doc.hops.forEach((hop, i) => {
+		const edge = steps.createEl("li", { cls: "vaultheat-edge" });
+		const arrow = edge.createSpan({ cls: "vaultheat-edge-arrow", attr: { "aria-hidden": "true" } });
+		setIcon(arrow, "arrow-down");
+		edge.createSpan({ cls: "vaultheat-edge-type", text: edgeLabel(hop.edge) });
+		edge.createSpan({
+			cls: "vaultheat-edge-math",
+			text: `weight ${hop.edge_weight.toFixed(2)} × type ${hop.type_weight.toFixed(2)} × decay ${hop.decay.toFixed(2)} → heat ${hop.heat.toFixed(3)}`,
+		});
+		const last = i === doc.hops.length - 1;
+		step(steps, last ? "is-result" : "", last ? "Result" : `Hop ${hop.hop}`, hop.path, [], hop.text, open);
+	});
+}
+
+function step(
+	list: HTMLElement,
+	cls: string,
+	label: string,
+	path: string,
+	headings: readonly string[],
+	text: string,
+	open: (path: string, line: number) => void,
+): HTMLElement {
+	const li = list.createEl("li", { cls: `vaultheat-step ${cls}`.trim() });
+	const head = li.createDiv({ cls: "vaultheat-step-head" });
+	head.createSpan({ cls: "vaultheat-step-label", text: label });
+	const link = head.createEl("a", { cls: "vaultheat-step-note", text: basename(path), attr: { href: "#", title: path } });
+	link.addEventListener("click", (evt) => {
+		evt.preventDefault();
+		open(path, 1);
+	});
+	const trail = headingTrail(headings);
+	if (trail) li.createDiv({ cls: "vaultheat-row-heading", text: trail });
+	const snippet = toSnippet(text, 260);
+	if (snippet) li.createDiv({ cls: "vaultheat-step-snippet", text: snippet });
+	return li;
+}

@@ -1,0 +1,1 @@
+"""``vaultheat eval``: search and related-notes quality on labelled sets, per configuration."""

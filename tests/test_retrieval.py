@@ -1,0 +1,113 @@
+"""Search, related notes and explain on the example vault (fake embedder)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from vaultheat.core.explain import recompute_final, recompute_heat
+from vaultheat.core.requests import RelatedRequest, SearchRequest
+from vaultheat.engine import Engine
+from vaultheat.errors import InputError
+
+
+def test_search_finds_the_note_and_carries_exact_ranges(fake_engine: Engine) -> None:
+    doc = fake_engine.search(SearchRequest(query="blossom end rot tomatoes calcium", top=5))
+    paths = [r["path"] for r in doc["results"]]
+    assert "Garden/Vegetables/Tomatoes.md" in paths[:3]
+    vault = fake_engine.paths.vault
+    for r in doc["results"]:
+        raw = (vault / r["path"]).read_bytes()
+        chunk = raw[r["byte_start"] : r["byte_end"]].decode("utf-8", "replace")
+        assert r["text"].rstrip("…").strip()[:40] in chunk
+        line_start = raw[: r["byte_start"]].count(b"\n") + 1
+        assert r["line_start"] == line_start
+
+
+def test_explain_trace_recomputes_the_score(fake_engine: Engine) -> None:
+    doc = fake_engine.search(SearchRequest(query="coffee grounds in the compost", top=100,
+                                           explain=True))  # fmt: skip
+    assert doc["results"]
+    hopped = 0
+    for r in doc["results"]:
+        ex = r["explain"]
+        assert math.isclose(recompute_final(ex["components"]), r["score"], abs_tol=1e-5)
+        if ex["components"]["raw"]["heat"] is not None:
+            assert math.isclose(recompute_heat(ex), ex["components"]["raw"]["heat"], rel_tol=1e-9)
+        hopped += bool(ex["hops"])
+        if ex["hops"]:
+            assert ex["hops"][-1]["to_chunk"] == r["chunk_id"]
+            assert ex["hops"][0]["from_chunk"] == ex["seed"]["chunk_id"]
+    assert hopped > 0, "some results should come through the graph"
+
+
+def test_stage_switches_change_components(fake_engine: Engine) -> None:
+    base = fake_engine.search(SearchRequest(query="roasting first crack", top=5))
+    plain = fake_engine.search(SearchRequest(query="roasting first crack", top=5, graph=False,
+                                             lexical=False))  # fmt: skip
+    assert all(r["components"]["heat"] is None for r in plain["results"])
+    assert all(r["components"]["lexical"] is None for r in plain["results"])
+    assert all(r["components"]["heat"] is not None for r in base["results"])
+
+
+@pytest.mark.parametrize(
+    ("filters", "check"),
+    [
+        ({"folder": "Garden"}, lambda p: p.startswith("Garden/")),
+        ({"tag": "garden"}, lambda p: p.startswith(("Garden/", "Daily/", "Home"))),
+        ({"folder": "Coffee/Brewing"}, lambda p: p.startswith("Coffee/Brewing/")),
+    ],
+    ids=["folder", "tag", "nested-folder"],
+)
+def test_filters(fake_engine: Engine, filters: dict, check) -> None:  # type: ignore[no-untyped-def]
+    doc = fake_engine.search(SearchRequest(query="coffee", top=10, **filters))
+    assert doc["results"]
+    assert all(check(r["path"]) for r in doc["results"])
+
+
+def test_related_from_saved_note_marks_link_status(fake_engine: Engine) -> None:
+    doc = fake_engine.related(RelatedRequest(path="Coffee/Roasting/Roasting Basics.md", top=10))
+    paths = {r["path"]: r["link_status"] for r in doc["results"]}
+    assert "Coffee/Roasting/Roasting Basics.md" not in paths
+    assert paths, "related notes found"
+    assert set(paths.values()) <= {"linked", "backlinked", "both", "unlinked"}
+    store = fake_engine.store()
+    note = store.note_by_path("Coffee/Roasting/Roasting Basics.md")
+    assert note is not None
+    out, back = store.linked_paths(note.id), store.backlinking_paths(note.path)
+    assert out and back
+    for path, status in paths.items():
+        expected = {(True, True): "both", (True, False): "linked", (False, True): "backlinked",
+                    (False, False): "unlinked"}[(path in out, path in back)]  # fmt: skip
+        assert status == expected, path
+    unlinked = fake_engine.related(RelatedRequest(path="Coffee/Roasting/Roasting Basics.md",
+                                                  unlinked_only=True))  # fmt: skip
+    assert all(r["link_status"] == "unlinked" for r in unlinked["results"])
+
+
+def test_related_follows_the_cursor_in_unsaved_text(fake_engine: Engine) -> None:
+    garden = "## Garden\n\n" + "Tomato seedlings, raised beds, compost and mulch. " * 8
+    money = "## Money\n\n" + "Index funds, expense ratios, emergency fund savings. " * 8
+    text = f"# Mixed draft\n\n{garden}\n\n{money}\n"
+    at_garden = fake_engine.related(RelatedRequest(path="Drafts/x.md", text=text, cursor=20))
+    at_money = fake_engine.related(
+        RelatedRequest(path="Drafts/x.md", text=text, cursor=len(text.encode()) - 5)
+    )
+    top_g = [r["path"] for r in at_garden["results"][:3]]
+    top_m = [r["path"] for r in at_money["results"][:3]]
+    assert any(p.startswith("Garden/") for p in top_g)
+    assert any(p.startswith("Finance/") for p in top_m)
+
+
+def test_bad_requests_are_input_errors() -> None:
+    with pytest.raises(InputError):
+        SearchRequest.from_dict({"query": "x", "top": -1})
+    with pytest.raises(InputError):
+        SearchRequest.from_dict({"query": "x", "nope": 1})
+    with pytest.raises(InputError):
+        SearchRequest.from_dict({"query": 3})
+    with pytest.raises(InputError):
+        RelatedRequest.from_dict({"path": "a.md", "cursor": -2})
+    with pytest.raises(InputError):
+        SearchRequest.from_dict([1, 2])
