@@ -20,7 +20,9 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 def _init_fake(capsys: pytest.CaptureFixture[str], vault: Path) -> None:
     assert run(capsys, "init", str(vault))[0] == 0
-    assert run(capsys, "config", "set", "embeddings.provider", "fake", "--vault", str(vault))[0] == 0
+    assert (
+        run(capsys, "config", "set", "embeddings.provider", "fake", "--vault", str(vault))[0] == 0
+    )
 
 
 def test_init_twice_is_an_error(capsys: pytest.CaptureFixture[str], vault: Path) -> None:
@@ -36,7 +38,7 @@ def test_init_twice_is_an_error(capsys: pytest.CaptureFixture[str], vault: Path)
 
 def test_index_status_search_json_purity(capsys: pytest.CaptureFixture[str], vault: Path) -> None:
     _init_fake(capsys, vault)
-    code, out, err = run(capsys, "index", "--vault", str(vault), "--json")
+    code, out, _ = run(capsys, "index", "--vault", str(vault), "--json")
     assert code == 0
     doc = json.loads(out)  # stdout holds exactly one JSON document
     assert doc["notes"]["added"] >= 30 and doc["chunks"]["embedded"] > 0
@@ -59,7 +61,9 @@ def test_index_status_search_json_purity(capsys: pytest.CaptureFixture[str], vau
     raw = (vault / first["path"]).read_bytes()
     assert first["byte_end"] > first["byte_start"]
     assert len(raw) >= first["byte_end"]
-    code, out, _ = run(capsys, "search", "espresso", "--files-only", "--vault", str(vault), "--json")
+    code, out, _ = run(
+        capsys, "search", "espresso", "--files-only", "--vault", str(vault), "--json"
+    )
     assert all(set(r) >= {"path", "score"} for r in json.loads(out)["results"])
 
 

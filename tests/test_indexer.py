@@ -53,11 +53,15 @@ def test_noop_reindex_embeds_nothing_and_reads_no_file(fake_engine: Engine) -> N
 def test_one_edit_reembeds_only_the_changed_chunk(fake_engine: Engine) -> None:
     vault = fake_engine.paths.vault
     note = vault / "Garden" / "Composting.md"
-    before = len(fake_engine.store().note_chunks(fake_engine.store().note_by_path(
-        "Garden/Composting.md").id))  # type: ignore[union-attr]
+    before = len(
+        fake_engine.store().note_chunks(fake_engine.store().note_by_path("Garden/Composting.md").id)
+    )  # type: ignore[union-attr]
     assert before >= 2
-    note.write_text(note.read_text(encoding="utf-8") + "\n\nA brand new closing paragraph about "
-                    "worm bins and bokashi buckets on a small balcony.\n", encoding="utf-8")
+    note.write_text(
+        note.read_text(encoding="utf-8") + "\n\nA brand new closing paragraph about "
+        "worm bins and bokashi buckets on a small balcony.\n",
+        encoding="utf-8",
+    )
     embedder = FakeEmbedder()
     engine = _engine(vault, embedder)
     report = engine.index()

@@ -27,7 +27,9 @@ def check_index(engine: Any) -> dict[str, Any]:
     ).fetchone()[0]
     if dangling:
         problems.append(f"{dangling} edges point at missing chunks")
-    orphans = q("SELECT count(*) FROM chunks WHERE note_id NOT IN (SELECT id FROM notes)").fetchone()[0]
+    orphans = q(
+        "SELECT count(*) FROM chunks WHERE note_id NOT IN (SELECT id FROM notes)"
+    ).fetchone()[0]
     if orphans:
         problems.append(f"{orphans} chunks belong to no note")
     bad_ranges = q(

@@ -49,7 +49,9 @@ class EmbeddingSettings:
     device: str = "auto"  # auto | cpu | cuda | mps
     batch_size: int = 32
     threads: int = 0  # 0 = library default
-    query_prefix: str = ""  # e5: "query: ", bge: "Represent this sentence...", nomic: "search_query: "
+    query_prefix: str = (
+        ""  # e5: "query: ", bge: "Represent this sentence...", nomic: "search_query: "
+    )
     document_prefix: str = ""  # e5: "passage: ", nomic: "search_document: "
     base_url: str = "http://localhost:1234/v1"  # openai-compatible servers (LM Studio default)
     api_key_env: str = ""  # name of the environment variable holding the API key
@@ -181,8 +183,7 @@ def _split_key(key: str) -> tuple[str, str]:
     section, name = parts
     sect_type = _field_types(Settings)[section]
     if name not in _field_types(sect_type):
-        raise ConfigError(
-            f"unknown config key {key!r}", known=sorted(_field_types(sect_type)))
+        raise ConfigError(f"unknown config key {key!r}", known=sorted(_field_types(sect_type)))
     return section, name
 
 
@@ -212,7 +213,7 @@ def _coerce_type(ftype: Any, value: Any) -> Any:
             return False
         raise ValueError("expected true or false")
     if ftype is int:
-        if isinstance(value, bool) or isinstance(value, float):
+        if isinstance(value, bool | float):
             raise TypeError("expected an integer")
         return int(value)
     if ftype is float:
@@ -243,7 +244,7 @@ def settings_from_dict(data: dict[str, Any]) -> Settings:
             configs = values.get("configs", {}) if isinstance(values, dict) else None
             if not isinstance(configs, dict):
                 raise ConfigError("[eval.configs] must be a table of named configurations")
-            for name, overrides in configs.items():
+            for overrides in configs.values():
                 Settings().with_overrides(overrides)  # validate early
             settings = dataclasses.replace(settings, eval_configs=dict(configs))
             continue

@@ -221,8 +221,9 @@ class Engine:
             row = store.note_by_path(path)
             skip = store.db.execute("SELECT reason FROM skipped WHERE path = ?", (path,)).fetchone()
             n_chunks = (
-                store.db.execute("SELECT count(*) FROM chunks WHERE note_id = ?", (row.id,))
-                .fetchone()[0]
+                store.db.execute(
+                    "SELECT count(*) FROM chunks WHERE note_id = ?", (row.id,)
+                ).fetchone()[0]
                 if row
                 else 0
             )

@@ -5,10 +5,10 @@ message on stderr, the HTTP API to ``{"error": {"code", "message"}}`` with ``htt
 
     VaultheatError                 code            http
     ├── ConfigError                config          400   bad/unknown key or value, bad config.toml
-    ├── VaultError                 vault           400   vault missing, not a directory, path escapes
+    ├── VaultError                 vault           400   vault missing or not a folder; path escapes
     ├── IndexMissingError          index_missing   409   no index yet: run `vaultheat init`/`index`
     ├── IndexExistsError           index_exists    409   `init` on an index that is already there
-    ├── IndexMismatchError         index_mismatch  409   model/settings changed: rebuild with --full
+    ├── IndexMismatchError         index_mismatch  409   model/settings changed: index --full
     ├── IndexCorruptError          index_corrupt   500   a file of the index is damaged
     ├── IndexLockedError           index_locked    409   another writer holds the index lock
     ├── ProviderError              provider        502   embedder/reranker/generator failed

@@ -18,14 +18,13 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import xxhash
 
 from vaultheat.config import Settings
-from vaultheat.core.chunking import chunk_note, context_header
+from vaultheat.core.chunking import chunk_note
 from vaultheat.core.discovery import Discovery, FileEntry, discover
 from vaultheat.core.knn import affected_ids, knn_lists
 from vaultheat.core.models import ChunkDraft, ParsedNote
@@ -36,8 +35,8 @@ from vaultheat.paths import IndexPaths
 from vaultheat.providers.base import Embedder
 from vaultheat.storage.lock import WriterLock
 from vaultheat.storage.store import Store, name_key
-from vaultheat.storage.vectorsync import open_vectors, save_vectors
 from vaultheat.storage.vectors import VectorIndex
+from vaultheat.storage.vectorsync import open_vectors, save_vectors
 
 log = logging.getLogger("vaultheat.indexer")
 
@@ -370,7 +369,9 @@ class Indexer:
                     store.delete_chunks(gone)
                     removed.extend(gone)
                     report.chunks["deleted"] += len(gone)
-                store.replace_tags(note_id, [t.name for t in note.tags] if not note.excluded else [])
+                store.replace_tags(
+                    note_id, [t.name for t in note.tags] if not note.excluded else []
+                )
                 store.replace_links(note_id, self._link_rows(note, resolver))
                 store.add_pending_links([note_id])
                 if changed or w.note_id is None:
@@ -465,7 +466,7 @@ class Indexer:
         edges: dict[tuple[int, int], float] = {}
         target_chunks: dict[str, list[Any]] = {}
         self_path = chunks[0].path
-        for raw, _t, subpath, kind, b0, _b1, _line, resolved in store.outgoing_links(note_id):
+        for _raw, _t, subpath, kind, b0, _b1, _line, resolved in store.outgoing_links(note_id):
             if resolved is None or resolved == self_path or not resolved.lower().endswith(".md"):
                 continue
             if resolved not in target_chunks:
@@ -475,9 +476,7 @@ class Indexer:
             src = _chunk_at(chunks, b0) if kind != "property" else chunks[0]
             for t in targets:
                 edges[(src.id, t.id)] = 1.0
-        store.replace_link_edges(
-            [c.id for c in chunks], [(s, d, w) for (s, d), w in edges.items()]
-        )
+        store.replace_link_edges([c.id for c in chunks], [(s, d, w) for (s, d), w in edges.items()])
 
 
 def _skip(path: str, reason: str) -> Any:

@@ -97,7 +97,10 @@ def render_inspect(doc: dict[str, Any]) -> str:
             f"chunk {doc['id']} of {doc['path']} lines {doc['line_start']}-{doc['line_end']}\n"
             f"{doc['text']}"
         )
-    return "\n".join(
-        f"{n['direction']:>3} {n['kind']:<9} {n['weight']:.3f}  {n['id']}  {n['path']}"
-        for n in doc["neighbors"]
-    ) or "no neighbours"
+    return (
+        "\n".join(
+            f"{n['direction']:>3} {n['kind']:<9} {n['weight']:.3f}  {n['id']}  {n['path']}"
+            for n in doc["neighbors"]
+        )
+        or "no neighbours"
+    )

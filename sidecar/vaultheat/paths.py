@@ -58,7 +58,9 @@ def index_paths(vault: Path | None, index_dir: Path | None = None) -> IndexPaths
         vault = find_vault()
     vault = vault.expanduser().resolve()
     if not vault.is_dir():
-        raise VaultError(f"vault folder {vault} does not exist or is not a folder", vault=str(vault))
+        raise VaultError(
+            f"vault folder {vault} does not exist or is not a folder", vault=str(vault)
+        )
     env_dir = os.environ.get("VAULTHEAT_INDEX_DIR")
     root = index_dir or (Path(env_dir) if env_dir else None) or vault / INDEX_DIRNAME
     return IndexPaths(vault=vault, root=root.expanduser().resolve())

@@ -28,9 +28,7 @@ def explain_result(query: str, result: dict[str, Any]) -> dict[str, Any]:
 
 def recompute_final(components: dict[str, Any]) -> float:
     return sum(
-        components["weights"][k] * v
-        for k, v in components["normalized"].items()
-        if v is not None
+        components["weights"][k] * v for k, v in components["normalized"].items() if v is not None
     )
 
 
@@ -63,8 +61,6 @@ def render_text(doc: dict[str, Any]) -> str:
         for k, raw in comp["raw"].items():
             if raw is None:
                 continue
-            parts.append(
-                f"{k} {raw:.3f}→{comp['normalized'][k]:.3f}×{comp['weights'][k]:.2f}"
-            )
+            parts.append(f"{k} {raw:.3f}→{comp['normalized'][k]:.3f}×{comp['weights'][k]:.2f}")
         lines.append("score: " + " + ".join(parts) + f" = {comp['final']:.4f}")
     return "\n".join(lines)

@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 
 # Han, Hiragana, Katakana (incl. prolonged mark), Hangul syllables, CJK symbols excluded
-_CJK_RUN = re.compile(r"[\u3041-\u309f\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+_CJK_RUN = re.compile(
+    "[\u3041-\u309f\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+"
+)
 _WORD = re.compile(r"\w+", re.UNICODE)
 _STOP = frozenset(
     "a an and are as at be by do does for from how i in is it my of on or the to what when "

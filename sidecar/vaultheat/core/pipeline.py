@@ -223,10 +223,7 @@ def explain_chunk(
     r: Retrieval, cid: int, store: Store, snippet: Callable[[str], Any], decay: float
 ) -> dict[str, Any]:
     """The trace of one candidate: its seed, each hop, and the score arithmetic."""
-    if r.heat is not None and cid in r.heat.trace:
-        path = trace_path(r.heat, cid)
-    else:
-        path = [cid]
+    path = trace_path(r.heat, cid) if r.heat is not None and cid in r.heat.trace else [cid]
     rows = store.chunks(path)
     seed_id = path[0]
     seed_row = rows.get(seed_id)

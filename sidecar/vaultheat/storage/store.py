@@ -171,9 +171,7 @@ class Store:
             "UPDATE notes SET mtime_ns = ?, size = ? WHERE id = ?", (mtime_ns, size, note_id)
         )
 
-    def upsert_note(
-        self, note: ParsedNote, *, content_hash: str, mtime_ns: int, size: int
-    ) -> int:
+    def upsert_note(self, note: ParsedNote, *, content_hash: str, mtime_ns: int, size: int) -> int:
         values = (
             name_key(note.path),
             content_hash,
@@ -455,7 +453,9 @@ class Store:
     def notes_with_tag(self, tag_key: str) -> list[int]:
         return [
             r[0]
-            for r in self.db.execute("SELECT DISTINCT note_id FROM tags WHERE tag_key = ?", (tag_key,))
+            for r in self.db.execute(
+                "SELECT DISTINCT note_id FROM tags WHERE tag_key = ?", (tag_key,)
+            )
         ]
 
     # -- edges --------------------------------------------------------------------------------
@@ -467,7 +467,9 @@ class Store:
                 [(src, dst, float(w)) for dst, w in nbrs],
             )
 
-    def replace_link_edges(self, chunk_ids: Sequence[int], edges: list[tuple[int, int, float]]) -> None:
+    def replace_link_edges(
+        self, chunk_ids: Sequence[int], edges: list[tuple[int, int, float]]
+    ) -> None:
         for part in _batches(list(chunk_ids), 500):
             marks = ",".join("?" * len(part))
             self.db.execute(f"DELETE FROM edges WHERE kind = 'link' AND src IN ({marks})", part)
@@ -549,9 +551,9 @@ class Store:
                 "resolved": q(
                     "SELECT count(*) FROM links WHERE resolved_path IS NOT NULL"
                 ).fetchone()[0],
-                "unresolved": q("SELECT count(*) FROM links WHERE resolved_path IS NULL").fetchone()[
-                    0
-                ],
+                "unresolved": q(
+                    "SELECT count(*) FROM links WHERE resolved_path IS NULL"
+                ).fetchone()[0],
             },
             "tags": q("SELECT count(DISTINCT tag_key) FROM tags").fetchone()[0],
             "edges": self.edge_counts(),

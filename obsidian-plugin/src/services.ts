@@ -1,0 +1,217 @@
+/**
+ * Builds the plugin's services from their parts and wires them together: transport → client,
+ * status store, connection manager, sidecar, related controller, change queue, and the `fix`
+ * dispatcher the error states call. main.ts owns the lifecycle; this module owns the wiring,
+ * so the same graph is built by the unit tests with fakes at every seam.
+ */
+import { type App, Notice } from "obsidian";
+import { VaultheatClient } from "./api/client";
+import { DISCOVERY_PATH, parseDiscovery, type ResolvedEndpoint } from "./api/discovery";
+import { toApiError } from "./api/errors";
+import type { EventStreamOpener } from "./api/events";
+import type { Transport } from "./api/transport";
+import type { DiscoveryDoc } from "./api/types";
+import { rerankFlag, type VaultheatSettings } from "./settings";
+import { type SidecarManager } from "./sidecar";
+import { ChangeQueue } from "./state/changes";
+import type { Clock } from "./state/clock";
+import { ConnectionManager } from "./state/connection";
+import type { FixAction } from "./state/diagnosis";
+import { compileExcludes, type PathFilter } from "./state/exclude";
+import { RelatedController } from "./state/related";
+import { SearchController } from "./state/search";
+import { type AppStatus, INITIAL_STATUS } from "./state/status";
+import { Store } from "./state/store";
+import type { ViewContext } from "./views/context";
+
+export interface ServiceDeps {
+	app: App;
+	transport: Transport;
+	events: EventStreamOpener | null;
+	sidecar: SidecarManager | null;
+	clock: Clock;
+	vaultPath: string;
+	settings(): VaultheatSettings;
+	saveSettings(patch: Partial<VaultheatSettings>): Promise<void>;
+	openSettings(): void;
+	showStatus(): void;
+}
+
+export interface Services {
+	client: VaultheatClient;
+	status: Store<AppStatus>;
+	connection: ConnectionManager;
+	related: RelatedController;
+	changes: ChangeQueue;
+	sidecar: SidecarManager | null;
+	excluded(): PathFilter;
+	/** Call after settings changed, with the previous value. */
+	settingsChanged(previous: VaultheatSettings): void;
+	fix(action: FixAction): void;
+	viewContext(): ViewContext;
+	dispose(): void;
+}
+
+export function createServices(deps: ServiceDeps): Services {
+	const { app, clock } = deps;
+	let endpoint: ResolvedEndpoint = { url: "", token: "", tokenSource: "none" };
+	const client = new VaultheatClient(deps.transport, () => endpoint);
+	const status = new Store<AppStatus>(INITIAL_STATUS);
+	let excluded = compileExcludes(deps.settings().excluded);
+	const unsubscribers: (() => void)[] = [];
+
+	if (deps.sidecar) {
+		const sidecar = deps.sidecar;
+		unsubscribers.push(sidecar.store.subscribe((info) => status.update((s) => ({ ...s, sidecar: info }))));
+		status.update((s) => ({ ...s, sidecar: sidecar.store.get() }));
+	}
+
+	const readDiscovery = async (): Promise<DiscoveryDoc | null> => {
+		const adapter = app.vault.adapter;
+		if (!(await adapter.exists(DISCOVERY_PATH))) return null;
+		return parseDiscovery(await adapter.read(DISCOVERY_PATH));
+	};
+
+	const connection = new ConnectionManager({
+		client,
+		events: deps.events,
+		readDiscovery,
+		settings: deps.settings,
+		setEndpoint: (next) => {
+			endpoint = next;
+		},
+		sidecar: deps.sidecar,
+		store: status,
+		clock,
+	});
+
+	const related = new RelatedController(
+		{
+			related: (request) => client.related(request),
+			options: () => {
+				const s = deps.settings();
+				return { top: s.resultCount, debounceMs: s.debounceMs, excluding: s.excluded.length > 0 };
+			},
+			isExcluded: () => excluded,
+			clock,
+		},
+		deps.settings().unlinkedOnlyDefault,
+	);
+
+	const changes = new ChangeQueue((events) => client.notesChanged(events), clock);
+
+	const newSearch = (): SearchController =>
+		new SearchController({
+			search: (request) => client.search(request),
+			options: () => {
+				const s = deps.settings();
+				return {
+					top: s.resultCount,
+					debounceMs: Math.max(100, Math.round(s.debounceMs / 2)),
+					rerank: rerankFlag(s.rerank),
+					excluding: s.excluded.length > 0,
+				};
+			},
+			isExcluded: () => excluded,
+			clock,
+		});
+
+	const indexCall = (call: () => Promise<unknown>, done: string): void => {
+		call().then(
+			() => {
+				new Notice(done);
+				void client.status().then(
+					(doc) => status.update((s) => ({ ...s, index: { ...s.index, status: doc, progress: doc.progress } })),
+					() => undefined,
+				);
+			},
+			(err: unknown) => new Notice(`Vaultheat: ${toApiError(err).message}`),
+		);
+	};
+
+	const fix = (action: FixAction): void => {
+		switch (action) {
+			case "start-sidecar":
+				void connection.startSidecar();
+				break;
+			case "stop-sidecar":
+				deps.sidecar?.stop();
+				connection.connect();
+				break;
+			case "retry":
+				connection.connect();
+				related.refresh();
+				break;
+			case "open-settings":
+				deps.openSettings();
+				break;
+			case "build-index":
+				indexCall(() => client.index(false), "Vaultheat: indexing started.");
+				break;
+			case "rebuild-index":
+				indexCall(() => client.index(true), "Vaultheat: rebuilding the index from scratch.");
+				break;
+			case "pause-index":
+				indexCall(() => client.pause(), "Vaultheat: indexing paused.");
+				break;
+			case "resume-index":
+				indexCall(() => client.resume(), "Vaultheat: indexing resumed.");
+				break;
+			case "show-status":
+				deps.showStatus();
+				break;
+		}
+	};
+
+	let reconnectTimer: number | null = null;
+	const settingsChanged = (previous: VaultheatSettings): void => {
+		const next = deps.settings();
+		if (next.excluded.join("\n") !== previous.excluded.join("\n")) excluded = compileExcludes(next.excluded);
+		if (next.serverUrl !== previous.serverUrl || next.token !== previous.token) {
+			// Typing an address fires on every key: reconnect once the user stops.
+			if (reconnectTimer !== null) clock.clearTimeout(reconnectTimer);
+			reconnectTimer = clock.setTimeout(() => {
+				reconnectTimer = null;
+				connection.connect();
+			}, 800);
+		}
+		if (next.unlinkedOnlyDefault !== previous.unlinkedOnlyDefault) related.setUnlinkedOnly(next.unlinkedOnlyDefault);
+		if (next.resultCount !== previous.resultCount || next.excluded.join("\n") !== previous.excluded.join("\n")) {
+			related.refresh();
+		}
+	};
+
+	const context: ViewContext = {
+		app,
+		client,
+		status,
+		related,
+		newSearch,
+		settings: deps.settings,
+		saveSettings: deps.saveSettings,
+		vaultPath: deps.vaultPath,
+		canSpawn: deps.sidecar !== null,
+		fix,
+		showStatus: deps.showStatus,
+	};
+
+	return {
+		client,
+		status,
+		connection,
+		related,
+		changes,
+		sidecar: deps.sidecar,
+		excluded: () => excluded,
+		settingsChanged,
+		fix,
+		viewContext: () => context,
+		dispose: () => {
+			if (reconnectTimer !== null) clock.clearTimeout(reconnectTimer);
+			for (const unsubscribe of unsubscribers) unsubscribe();
+			connection.dispose();
+			related.dispose();
+			changes.dispose();
+		},
+	};
+}
