@@ -111,3 +111,21 @@ def test_bad_requests_are_input_errors() -> None:
         RelatedRequest.from_dict({"path": "a.md", "cursor": -2})
     with pytest.raises(InputError):
         SearchRequest.from_dict([1, 2])
+
+
+def test_tag_neighbors_link_notes_sharing_a_rare_tag(fake_engine: Engine) -> None:
+    from vaultheat.config import GraphSettings
+    from vaultheat.core.pipeline import make_tag_neighbors
+
+    store = fake_engine.store()
+    counts = store.tag_counts()
+    rare = next(t for t, n in sorted(counts.items()) if 2 <= n <= 5)
+    notes = store.notes_with_tag(rare)
+    first = store.note_chunks(notes[0])[0]
+    nb = make_tag_neighbors(store, GraphSettings(tag_max_share=1.0, tag_max_notes=5))
+    assert nb is not None
+    reached = {store.chunks([v])[v].note_id for v, _ in nb(first.id)}
+    assert set(notes[1:]) <= reached
+    assert notes[0] not in reached
+    # a tag on every note makes no edges at all
+    assert make_tag_neighbors(store, GraphSettings(tag_max_notes=1)) is None

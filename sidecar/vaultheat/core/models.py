@@ -11,6 +11,8 @@ import bisect
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 LINK_KINDS = ("wikilink", "embed", "markdown", "property")
 
 
@@ -85,23 +87,20 @@ class ByteMap:
 
     def __init__(self, text: str) -> None:
         self._ascii = text.isascii()
+        self._cum: list[int] = []
         if self._ascii:
-            self._cum: list[int] = []
             return
-        cum = [0]
-        total = 0
-        for ch in text:
-            o = ord(ch)
-            if o < 0x80 or 0xDC80 <= o <= 0xDCFF:  # lone surrogate = one escaped raw byte
-                total += 1
-            elif o < 0x800:
-                total += 2
-            elif o < 0x10000:
-                total += 3
-            else:
-                total += 4
-            cum.append(total)
-        self._cum = cum
+        # vectorized: UTF-8 length per code point; lone surrogates are escaped raw bytes (1)
+        cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        lens = np.where(
+            cps < 0x80,
+            1,
+            np.where(cps < 0x800, 2, np.where(cps < 0x10000, 3, 4)),
+        )
+        lens[(cps >= 0xDC80) & (cps <= 0xDCFF)] = 1
+        cum = np.zeros(len(cps) + 1, dtype=np.int64)
+        np.cumsum(lens, out=cum[1:])
+        self._cum = cum.tolist()
 
     def byte(self, char_offset: int) -> int:
         return char_offset if self._ascii else self._cum[char_offset]

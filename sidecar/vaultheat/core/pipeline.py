@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from vaultheat.config import SearchSettings
+from vaultheat.config import GraphSettings, SearchSettings
 from vaultheat.core.fusion import rrf
 from vaultheat.core.heat import HeatResult, propagate_heat, trace_path
 from vaultheat.core.scoring import combine
@@ -277,3 +277,54 @@ def found_by(r: Retrieval, cid: int) -> str:
 
 def cursor_weight(distance: int, window: int) -> float:
     return 0.5 + 1.5 * math.exp(-distance / max(window, 1))
+
+
+def make_tag_neighbors(
+    store: Store, graph: GraphSettings
+) -> Callable[[int], list[tuple[int, float]]] | None:
+    """Tag edges, computed at query time from the tags table so they are never stale: a chunk
+    reaches the first chunk of every other note sharing one of its note's *rare* tags. Tags on
+    more than ``tag_max_share`` of the notes (or ``tag_max_notes``) make no edges: ``#daily``
+    relates nothing. Weight 1/log2(1 + notes with the tag), so rarer tags bind tighter."""
+    if not graph.tag_edges:
+        return None
+    counts = store.tag_counts()
+    total = max(int(store.counts()["notes"]), 1)
+    limit = min(graph.tag_max_notes, max(2, int(graph.tag_max_share * total)))
+    rare = {t: n for t, n in counts.items() if 2 <= n <= limit}
+    if not rare:
+        return None
+    note_of: dict[int, int] = {}
+    lead: dict[int, int] = {}
+    by_note: dict[int, list[tuple[int, float]]] = {}
+
+    def neighbors(u: int) -> list[tuple[int, float]]:
+        if u not in note_of:
+            row = store.db.execute("SELECT note_id FROM chunks WHERE id = ?", (u,)).fetchone()
+            if row is None:
+                return []
+            note_of[u] = row[0]
+        nid = note_of[u]
+        if nid not in by_note:
+            out: dict[int, float] = {}
+            for (tag_key,) in store.db.execute(
+                "SELECT tag_key FROM tags WHERE note_id = ?", (nid,)
+            ).fetchall():
+                if tag_key not in rare:
+                    continue
+                w = 1.0 / math.log2(1 + rare[tag_key])
+                for other in store.notes_with_tag(tag_key):
+                    if other == nid:
+                        continue
+                    if other not in lead:
+                        r = store.db.execute(
+                            "SELECT id FROM chunks WHERE note_id = ? ORDER BY ordinal LIMIT 1",
+                            (other,),
+                        ).fetchone()
+                        lead[other] = r[0] if r else -1
+                    if lead[other] >= 0:
+                        out[lead[other]] = max(out.get(lead[other], 0.0), w)
+            by_note[nid] = sorted(out.items())
+        return by_note[nid]
+
+    return neighbors

@@ -18,7 +18,14 @@ import numpy as np
 
 from vaultheat.core.chunking import chunk_note
 from vaultheat.core.parsing import parse_note
-from vaultheat.core.pipeline import QueryVector, Stages, components_of, explain_chunk, retrieve
+from vaultheat.core.pipeline import (
+    QueryVector,
+    Stages,
+    components_of,
+    explain_chunk,
+    make_tag_neighbors,
+    retrieve,
+)
 from vaultheat.core.requests import RelatedRequest
 from vaultheat.core.resolve import LinkResolver
 from vaultheat.core.search import Context, make_rerank, note_scores, snippet_fn
@@ -158,6 +165,7 @@ def run_related(
         blocked=set(own_ids),
         rerank=rerank,
         rerank_shortlist=s.rerank.shortlist,
+        tag_neighbors=make_tag_neighbors(store, s.graph) if req.graph else None,
     )
     snippet = snippet_fn(s.search.snippet_chars)
     ranked = [(p, sc, cid) for p, sc, cid in note_scores(result, store, s.search.files_top_chunks)

@@ -17,6 +17,7 @@ from vaultheat.core.pipeline import (
     components_of,
     explain_chunk,
     found_by,
+    make_tag_neighbors,
     retrieve,
 )
 from vaultheat.core.requests import SearchRequest
@@ -129,7 +130,7 @@ def run_search(ctx: Context, store: Store, vectors: VectorIndex, req: SearchRequ
         allowed=allowed_chunks(store, req),
         rerank=rerank,
         rerank_shortlist=s.rerank.shortlist,
-        tag_neighbors=None,
+        tag_neighbors=make_tag_neighbors(store, s.graph) if req.graph else None,
     )
     snippet = snippet_fn(s.search.snippet_chars)
     if req.files_only:
