@@ -116,8 +116,9 @@ def run_search(ctx: Context, store: Store, vectors: VectorIndex, req: SearchRequ
         for i, v in enumerate(exp.variants, start=1):
             queries.append(QueryVector(embed_query(ctx, v), 0.7, f"variant:{i}"))
             lexical.append((v, 0.7, f"variant:{i}"))
-        if exp.hyde:
-            queries.append(QueryVector(embed_query(ctx, exp.hyde), 0.7, "hyde"))
+        if exp.hyde:  # a made-up answer passage: embedded as a document, not as a query
+            hyde_vec = np.asarray(ctx.embedder.embed_documents([exp.hyde])[0], dtype=np.float32)
+            queries.append(QueryVector(hyde_vec, 0.7, "hyde"))
     want_rerank = s.rerank.enabled if req.rerank is None else req.rerank
     rerank = make_rerank(ctx, store, req.query) if want_rerank else None
     result = retrieve(
