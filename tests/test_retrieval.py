@@ -129,3 +129,20 @@ def test_tag_neighbors_link_notes_sharing_a_rare_tag(fake_engine: Engine) -> Non
     assert notes[0] not in reached
     # a tag on every note makes no edges at all
     assert make_tag_neighbors(store, GraphSettings(tag_max_notes=1)) is None
+
+
+def test_query_expansion_adds_variant_seeds_and_degrades_on_failure(fake_engine: Engine) -> None:
+    import json as _json
+
+    from vaultheat.providers.fake import FakeGenerator
+
+    reply = _json.dumps({"queries": ["index funds expense ratio", "emergency savings"],
+                         "hyde": "Keep three months of expenses as a safety net."})  # fmt: skip
+    fake_engine._generator = FakeGenerator(reply)
+    fake_engine._generator_made = True
+    doc = fake_engine.search(SearchRequest(query="money", top=30, expand=True, explain=True))
+    stages = {r["explain"]["seed"]["stage"] for r in doc["results"]}
+    assert stages & {"variant:1", "variant:2", "hyde"}
+    fake_engine._generator = FakeGenerator(RuntimeError("model server down"))
+    doc = fake_engine.search(SearchRequest(query="money", top=5, expand=True))
+    assert doc["results"], "a failed expansion falls back to the plain query"
