@@ -8,6 +8,7 @@ consistent index (never a half-written note).
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Callable, Sequence
@@ -185,6 +186,12 @@ class Engine:
                 {"path": r[0], "reason": "opted out by frontmatter"}
                 for r in store.db.execute("SELECT path FROM notes WHERE excluded = 1")
             ]
+            for path, warnings in store.db.execute(
+                "SELECT path, warnings FROM notes n WHERE warnings LIKE '%chunking failed%' "
+                "AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.note_id = n.id)"
+            ).fetchall():
+                reason = next(w for w in json.loads(warnings) if "chunking failed" in w)
+                excluded.append({"path": path, "reason": reason})
         state = "ready" if counts["chunks"] else "empty"
         if manifest.get("stored") not in (None, stored_settings(self.settings, self.embedder)):
             state = "stale"

@@ -78,6 +78,7 @@ class IndexReport:
     timings: dict[str, float] = field(default_factory=dict)
     model_loaded: bool = False
     full: bool = False
+    failed: list[Any] = field(default_factory=list)  # notes stored without chunks, with why
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -238,7 +239,7 @@ class Indexer:
             self._reresolve(store, resolver, changed_keys, {r.path for r in deleted})
             store.replace_skipped((s.path, s.reason) for s in disc.skipped)
             store.set_manifest(stored=wanted, vault=str(self.paths.vault))
-        report.skipped = len(disc.skipped)
+        report.skipped = len(disc.skipped) + len(report.failed)
         report.timings["resolve"] = time.perf_counter() - t3
 
         t4 = time.perf_counter()
@@ -314,10 +315,11 @@ class Indexer:
         for w, note in batch:
             try:
                 chunks = [] if note.excluded else self._chunk(note)
-            except Exception as exc:
+            except Exception as exc:  # indexed without chunks, listed with the reason
                 log.warning("skipping %s: chunking failed: %s", note.path, exc)
                 chunks = []
                 note.warnings.append(f"chunking failed: {exc}")
+                report.failed.append(_skip(note.path, f"could not be chunked: {exc}"))
             drafts.append((w, note, chunks))
         hashes = [input_hash(d.embed_input) for _, _, cs in drafts for d in cs]
         fp = self.embedder.fingerprint
