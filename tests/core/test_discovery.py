@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -56,8 +57,11 @@ def vault(tmp_path: Path) -> Path:
         write(root, rel, f"# {rel}\n")
     write(root, "img/pic.png", b"\x89PNG")
     write(root, "a/doc.pdf", b"%PDF")
-    write(root, ".obsidian/app.json",
-          json.dumps({"userIgnoreFilters": ["Archive", "/^Drafts\\//", "/[invalid/"]}))
+    write(
+        root,
+        ".obsidian/app.json",
+        json.dumps({"userIgnoreFilters": ["Archive", "/^Drafts\\//", "/[invalid/"]}),
+    )
     write(root, "big.md", "x" * 101)
     write(root, "exact.md", "x" * 100)
     return root
@@ -138,7 +142,7 @@ def test_nfd_file_names_become_nfc(tmp_path: Path) -> None:
     [(lambda p: p / "missing", "does not exist"), (lambda p: write(p, "file.md"), "not a folder")],
     ids=["missing", "file"],
 )
-def test_bad_vault_root_raises(tmp_path: Path, make, message: str) -> None:  # type: ignore[no-untyped-def]
+def test_bad_vault_root_raises(tmp_path: Path, make: Callable[[Path], Path], message: str) -> None:
     with pytest.raises(VaultError, match=message):
         discover(make(tmp_path), VaultSettings())
 
@@ -165,22 +169,20 @@ def test_symlink_loop_does_not_hang(tmp_path: Path) -> None:
     assert d.skipped == [Skip("a/loop", "symlink loop"), Skip("a/self", "symlink loop")]
 
 
-def test_symlinked_folder_followed_once(tmp_path: Path) -> None:
+def test_symlinks_leading_outside_the_vault_are_not_followed(tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     write(outside, "shared.md")
     write(outside, "inner/x.md")
     root = tmp_path / "v"
     write(root, "n.md")
     symlink_or_skip(outside, root / "link1")
-    symlink_or_skip(outside, root / "link2")
     symlink_or_skip(outside / "inner", root / "link3")
+    symlink_or_skip(outside / "shared.md", root / "shared-link.md")
     symlink_or_skip(tmp_path / "nowhere", root / "dangling")
     d = discover(root, settings())
-    assert note_paths(d) == ["link1/inner/x.md", "link1/shared.md", "n.md"]
-    assert d.skipped == [
-        Skip("link2", "symlink to a folder already in the vault"),
-        Skip("link3", "symlink to a folder already in the vault"),
-    ]
+    assert note_paths(d) == ["n.md"]
+    reason = "symlink that leads outside the vault (not followed)"
+    assert d.skipped == [Skip(p, reason) for p in ("link1", "link3", "shared-link.md")]
 
 
 def test_symlink_to_folder_inside_vault_is_not_indexed_twice(tmp_path: Path) -> None:

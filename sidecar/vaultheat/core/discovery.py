@@ -144,7 +144,9 @@ class GlobSet:
 # --- walk --------------------------------------------------------------------------------------
 
 
-def discover(vault_root: Path, settings: VaultSettings, *, index_dir: Path | None = None) -> Discovery:
+def discover(
+    vault_root: Path, settings: VaultSettings, *, index_dir: Path | None = None
+) -> Discovery:
     """Every note of the vault (sorted by path), its attachments, and what was skipped and why."""
     root = Path(vault_root)
     if not root.exists():
@@ -168,6 +170,7 @@ class _Walker:
         self.deferred: list[tuple[str, str]] = []  # symlinked folders: (abs path, rel path)
         self.result = Discovery()
         self.seen_notes: set[str] = set()
+        self.real_root = os.path.realpath(root)
 
     def run(self) -> Discovery:
         root_id = _identity(str(self.root))
@@ -181,6 +184,9 @@ class _Walker:
                 ident = _identity(abs_dir)
                 if ident is None:
                     continue  # dangling link
+                if not _inside(abs_dir, self.real_root):
+                    self._skip(rel, OUTSIDE_REASON)
+                    continue
                 if ident in self.visited:
                     self._skip(rel, _loop_reason(abs_dir, rel, self.root))
                     continue
@@ -259,6 +265,9 @@ class _Walker:
         if not is_file:
             self._skip(rel, "broken symlink" if entry.is_symlink() else "not a regular file")
             return
+        if entry.is_symlink() and not _inside(entry.path, self.real_root):
+            self._skip(rel, OUTSIDE_REASON)
+            return
         reason = self._excluded(path)
         if reason is not None:
             self._skip(rel, reason)
@@ -288,6 +297,16 @@ class _Walker:
         return None
 
 
+OUTSIDE_REASON = "symlink that leads outside the vault (not followed)"
+
+
+def _inside(path: str, real_root: str) -> bool:
+    """Whether a path, symlinks resolved, stays inside the vault: the sidecar never reads (and
+    the API never serves) a file outside it."""
+    real = os.path.realpath(path)
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
 def _identity(path: str) -> tuple[int, int] | None:
     try:
         st = os.stat(path)
@@ -297,7 +316,7 @@ def _identity(path: str) -> tuple[int, int] | None:
 
 
 def _loop_reason(abs_dir: str, rel: str, root: Path) -> str:
-    """"symlink loop" when the link points at one of its own ancestors, else a duplicate."""
+    """Say "symlink loop" when the link points at one of its own ancestors, else a duplicate."""
     target = os.path.realpath(abs_dir)
     here = os.path.realpath(os.path.join(str(root), os.path.dirname(rel)))
     if here == target or here.startswith(target.rstrip(os.sep) + os.sep):
