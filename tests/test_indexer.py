@@ -200,3 +200,24 @@ def _fingerprint(engine: Engine) -> tuple[object, ...]:
         "WHERE e.kind = 'link' ORDER BY 1, 2, 3, 4"
     ).fetchall()
     return tuple(map(tuple, chunks)), tuple(map(tuple, links)), tuple(map(tuple, link_edges))
+
+
+def test_full_rebuild_with_same_model_reuses_vectors_and_keeps_answering(
+    fake_engine: Engine,
+) -> None:
+    from vaultheat.core.requests import SearchRequest
+
+    before = fake_engine.search(SearchRequest(query="compost", top=3))["results"]
+    answers: list[int] = []
+    engine = _engine(fake_engine.paths.vault)
+
+    def progress(stage: str, done: int, total: int) -> None:  # queries while it rebuilds
+        answers.append(len(fake_engine.search(SearchRequest(query="compost", top=3))["results"]))
+
+    report = Engine.index(engine, full=True, progress=progress)
+    assert report.chunks["embedded"] == 0, "same model: every vector comes from the cache"
+    assert report.notes["modified"] == fake_engine.status()["notes"] + 1
+    assert answers and min(answers) == len(before)
+    assert check_index(engine)["ok"], check_index(engine)["problems"]
+    after = fake_engine.search(SearchRequest(query="compost", top=3))["results"]
+    assert [r["path"] for r in after] == [r["path"] for r in before]

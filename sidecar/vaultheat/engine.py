@@ -27,7 +27,7 @@ from vaultheat.providers.base import Embedder, Generator, Reranker
 from vaultheat.providers.registry import make_embedder, make_generator, make_reranker
 from vaultheat.storage.store import Store
 from vaultheat.storage.vectors import VectorIndex
-from vaultheat.storage.vectorsync import open_vectors
+from vaultheat.storage.vectorsync import open_vectors, reconcile
 
 log = logging.getLogger("vaultheat.engine")
 
@@ -117,12 +117,17 @@ class Engine:
                 )
             self.check_compatible(manifest)
             gen = store.generation()
-            if self._vectors is None or gen != self._generation:
+            dim = int(manifest["dimension"])
+            if self._vectors is None or self._vectors.dim != dim:
                 self._vectors = open_vectors(
-                    store, self.paths.vectors, int(manifest["dimension"]), self.embedder.fingerprint
+                    store, self.paths.vectors, dim, self.embedder.fingerprint
                 )
                 self._generation = gen
-                self.query_cache.clear()
+            elif gen != self._generation:
+                # an index run moved on: catch up in memory from the database (cheap: only
+                # the chunks added or removed since), instead of re-reading the vector file
+                reconcile(self._vectors, store, self.embedder.fingerprint)
+                self._generation = gen
             return store, self._vectors
 
     def check_compatible(self, manifest: dict[str, Any]) -> None:
@@ -174,8 +179,10 @@ class Engine:
         if not self.paths.db.exists():
             out.update(
                 state="empty", notes=0, chunks=0, links={"resolved": 0, "unresolved": 0}, tags=0,
-                skipped=[], vectors=0, edges={}, excluded=0,
+                skipped=[], vectors=0, edges={"similar": 0, "link": 0}, excluded=0,
+                pending={"knn": 0, "links": 0},
             )  # fmt: skip
+            out["model"]["dimension"] = None
             return out
         with self._lock:
             store = self.store()
@@ -195,6 +202,7 @@ class Engine:
         state = "ready" if counts["chunks"] else "empty"
         if manifest.get("stored") not in (None, stored_settings(self.settings, self.embedder)):
             state = "stale"
+        counts["edges"] = {"similar": 0, "link": 0, **counts["edges"]}
         out.update(counts)
         out["state"] = state
         out["skipped"] = skipped + excluded

@@ -134,9 +134,14 @@ class Indexer:
         t0 = time.perf_counter()
         manifest = store.manifest()
         wanted = stored_settings(self.settings, self.embedder)
-        if full:
+        same_model = (manifest.get("stored") or {}).get("fingerprint") == wanted["fingerprint"]
+        if full and not same_model:
             self._wipe(store)
             manifest = {}
+        elif full:
+            # same model: rebuild in place, note by note, so queries keep being answered
+            # from the old data meanwhile and unchanged embedding inputs come from the cache
+            self._reset_derived(store)
         elif manifest.get("stored") not in (None, wanted):
             raise IndexMismatchError(
                 "the embedding model or chunking settings changed since this index was built; "
@@ -154,6 +159,14 @@ class Indexer:
         for entry in disc.notes:
             seen.add(entry.path)
             row = stored.get(entry.path)
+            if full and row is not None:
+                try:
+                    raw = entry.abs_path.read_bytes()
+                except OSError as exc:
+                    disc.skipped.append(_skip(entry.path, f"unreadable: {exc.strerror or exc}"))
+                    continue
+                work.append(_Work(entry, raw, content_hash(raw), row.id))
+                continue
             if row is not None and row.mtime_ns == entry.mtime_ns and row.size == entry.size:
                 report.notes["unchanged"] += 1
                 continue
@@ -269,6 +282,17 @@ class Indexer:
                 db.execute(f"DELETE FROM {table}")
             db.execute("DELETE FROM embeddings WHERE fingerprint != ?", (fp,))
             db.execute("DELETE FROM manifest WHERE key != 'generation'")
+            store.bump_generation()
+        for p in (self.paths.vectors, self.paths.vectors.with_suffix(".meta.json")):
+            p.unlink(missing_ok=True)
+
+    def _reset_derived(self, store: Store) -> None:
+        """For a same-model rebuild: recompute every similarity list and link edge, and rebuild
+        the vector file from the embedding cache (the database is the source of truth)."""
+        with store.transaction() as db:
+            db.execute("DELETE FROM edges WHERE kind = 'similar'")
+            db.execute("INSERT OR IGNORE INTO pending_knn(chunk_id) SELECT id FROM chunks")
+            db.execute("INSERT OR IGNORE INTO pending_links(note_id) SELECT id FROM notes")
             store.bump_generation()
         for p in (self.paths.vectors, self.paths.vectors.with_suffix(".meta.json")):
             p.unlink(missing_ok=True)
