@@ -31,10 +31,10 @@ export interface ServiceDeps {
 	sidecar: SidecarManager | null;
 	clock: Clock;
 	vaultPath: string;
-	settings(): VaultheatSettings;
-	saveSettings(patch: Partial<VaultheatSettings>): Promise<void>;
-	openSettings(): void;
-	showStatus(): void;
+	settings: () => VaultheatSettings;
+	saveSettings: (patch: Partial<VaultheatSettings>) => Promise<void>;
+	openSettings: () => void;
+	showStatus: () => void;
 }
 
 export interface Services {
@@ -90,7 +90,7 @@ export function createServices(deps: ServiceDeps): Services {
 			related: (request) => client.related(request),
 			options: () => {
 				const s = deps.settings();
-				return { top: s.resultCount, debounceMs: s.debounceMs, excluding: s.excluded.length > 0 };
+				return { top: s.resultCount, debounceMs: s.debounceMs, excluding: s.excluded.length > 0, rerank: rerankFlag(s.rerank) };
 			},
 			isExcluded: () => excluded,
 			clock,
@@ -176,7 +176,7 @@ export function createServices(deps: ServiceDeps): Services {
 			}, 800);
 		}
 		if (next.unlinkedOnlyDefault !== previous.unlinkedOnlyDefault) related.setUnlinkedOnly(next.unlinkedOnlyDefault);
-		if (next.resultCount !== previous.resultCount || next.excluded.join("\n") !== previous.excluded.join("\n")) {
+		if (next.resultCount !== previous.resultCount || next.rerank !== previous.rerank || next.excluded.join("\n") !== previous.excluded.join("\n")) {
 			related.refresh();
 		}
 	};

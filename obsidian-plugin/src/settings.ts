@@ -16,7 +16,7 @@ export interface VaultheatSettings {
 	autoStart: boolean;
 	/** The vaultheat executable (a name on PATH or a full path). */
 	command: string;
-	/** When set, the sidecar starts as `<pythonPath> -m vaultheat serve ...` instead. */
+	/** When set, the sidecar starts as `<pythonPath> -m vaultheat.cli serve ...` instead. */
 	pythonPath: string;
 	resultCount: number;
 	debounceMs: number;
@@ -36,7 +36,7 @@ export const DEFAULT_SETTINGS: Readonly<VaultheatSettings> = Object.freeze({
 	debounceMs: 500,
 	unlinkedOnlyDefault: false,
 	excluded: Object.freeze([]) as unknown as string[],
-	rerank: "server" as RerankMode,
+	rerank: "server",
 });
 
 export const LIMITS = {

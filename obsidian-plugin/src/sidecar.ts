@@ -45,7 +45,7 @@ export function splitCommand(line: string): string[] {
 }
 
 export function sidecarArgv(options: SidecarOptions): string[] {
-	const base = options.pythonPath ? [options.pythonPath, "-m", "vaultheat"] : splitCommand(options.command);
+	const base = options.pythonPath ? [options.pythonPath, "-m", "vaultheat.cli"] : splitCommand(options.command);
 	const argv = [...base, "serve", "--vault", options.vaultPath];
 	if (options.port !== null) argv.push("--port", String(options.port));
 	return argv;

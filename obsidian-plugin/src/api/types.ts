@@ -79,6 +79,11 @@ export interface StatusDoc {
 	progress: Progress | null;
 	last_error: string | null;
 	paused: boolean;
+	/** Beyond docs/api.md, sent by the server (in its OpenAPI document). */
+	version?: string;
+	pending?: { knn: number; links: number };
+	queue?: number;
+	excluded?: number;
 }
 
 export interface NoteStatusDoc {
@@ -150,6 +155,10 @@ export interface RelatedRequest {
 	top?: number;
 	unlinked_only?: boolean;
 	explain?: boolean;
+	/** Beyond docs/api.md, accepted by the server (in its OpenAPI document). */
+	lexical?: boolean;
+	graph?: boolean;
+	rerank?: boolean | null;
 }
 
 export interface RelatedHit {
@@ -210,6 +219,7 @@ export interface ExplainDoc {
 	query: string;
 	chunk_id: number;
 	path: string;
+	/** The result's score as listed (for a note: all its passages), `components.final` is the passage's. */
 	score: number;
 	seed: ExplainSeed | null;
 	hops: ExplainHop[];

@@ -35,6 +35,7 @@ export const WIRE_FIELDS = {
 	StatusDoc: {
 		schema: R, vault: R, index_dir: R, state: R, notes: R, chunks: R, links: R, tags: R,
 		skipped: R, vectors: R, edges: R, model: R, progress: R, last_error: R, paused: R,
+		version: O, pending: O, queue: O, excluded: O,
 	} satisfies Fields<StatusDoc>,
 	NoteStatusDoc: {
 		schema: R, path: R, exists: R, indexed: R, reason: R, chunks: R, indexed_hash: R,
@@ -51,7 +52,7 @@ export const WIRE_FIELDS = {
 	} satisfies Fields<SearchHit>,
 	SearchDoc: { schema: R, query: R, took_ms: R, files_only: R, results: R } satisfies Fields<SearchDoc>,
 	RelatedRequest: {
-		path: R, text: O, cursor: O, top: O, unlinked_only: O, explain: O,
+		path: R, text: O, cursor: O, top: O, unlinked_only: O, explain: O, lexical: O, graph: O, rerank: O,
 	} satisfies Fields<RelatedRequest>,
 	BestChunk: {
 		chunk_id: R, heading_path: R, line_start: R, line_end: R, byte_start: R, byte_end: R, text: R,
@@ -73,10 +74,12 @@ export const WIRE_FIELDS = {
 	ExplainDoc: {
 		schema: R, query: R, chunk_id: R, path: R, score: R, seed: R, hops: R, components: R,
 	} satisfies Fields<ExplainDoc>,
-	DiscoveryDoc: {
-		url: R, host: R, port: R, pid: R, token: R, vault: R, started_at: R,
-	} satisfies Fields<DiscoveryDoc>,
 } as const;
+
+/** The discovery file is not an API document, so it is not in the OpenAPI comparison. */
+export const DISCOVERY_FIELDS = {
+	url: R, host: R, port: R, pid: R, token: R, vault: R, started_at: R,
+} satisfies Fields<DiscoveryDoc>;
 
 /** The `schema` tag each document carries, by type name. */
 export const SCHEMA_TAGS = {

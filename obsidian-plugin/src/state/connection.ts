@@ -35,10 +35,10 @@ export interface SidecarControl {
 export interface ConnectionDeps {
 	client: VaultheatClient;
 	events: EventStreamOpener | null;
-	readDiscovery(): Promise<DiscoveryDoc | null>;
-	settings(): { serverUrl: string; token: string; autoStart: boolean };
+	readDiscovery: () => Promise<DiscoveryDoc | null>;
+	settings: () => { serverUrl: string; token: string; autoStart: boolean };
 	/** Where the client sends requests; updated on every attempt. */
-	setEndpoint(endpoint: ResolvedEndpoint): void;
+	setEndpoint: (endpoint: ResolvedEndpoint) => void;
 	sidecar: SidecarControl | null;
 	store: Store<AppStatus>;
 	clock: Clock;

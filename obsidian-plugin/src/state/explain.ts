@@ -23,9 +23,9 @@ const STAGE_LABELS: Record<string, string> = {
 	vector: "Meaning match",
 	lexical: "Keyword match",
 	both: "Meaning and keyword match",
-	query: "Your query",
-	note: "Your note",
-	cursor: "Text around your cursor",
+	query: "Matched your query",
+	note: "Matched your note",
+	cursor: "Matched the text at your cursor",
 	rerank: "Reranker",
 };
 

@@ -36,7 +36,7 @@ export interface RelatedState {
 
 export interface RelatedDeps {
 	related(request: RelatedRequest): Promise<RelatedDoc>;
-	options(): { top: number; debounceMs: number; excluding: boolean };
+	options(): { top: number; debounceMs: number; excluding: boolean; rerank?: boolean };
 	isExcluded: () => PathFilter;
 	clock: Clock;
 }
@@ -56,8 +56,15 @@ export function initialRelatedState(unlinkedOnly: boolean): RelatedState {
 	};
 }
 
-export function buildRelatedRequest(ctx: NoteContext, top: number, unlinkedOnly: boolean, extra: number): RelatedRequest {
+export function buildRelatedRequest(
+	ctx: NoteContext,
+	top: number,
+	unlinkedOnly: boolean,
+	extra: number,
+	rerank?: boolean,
+): RelatedRequest {
 	const request: RelatedRequest = { path: ctx.path, top: Math.min(100, top + extra) };
+	if (rerank !== undefined) request.rerank = rerank;
 	if (ctx.text !== null && utf8Length(ctx.text) <= MAX_TEXT_BYTES) {
 		request.text = ctx.text;
 		if (ctx.cursor !== null) request.cursor = utf8Offset(ctx.text, ctx.cursor);
@@ -152,8 +159,8 @@ export class RelatedController {
 	private submit(delayMs: number): void {
 		const ctx = this.context;
 		if (!ctx) return;
-		const { top, excluding } = this.deps.options();
-		const request = buildRelatedRequest(ctx, top, this.state.unlinkedOnly, excluding ? 10 : 0);
+		const { top, excluding, rerank } = this.deps.options();
+		const request = buildRelatedRequest(ctx, top, this.state.unlinkedOnly, excluding ? 10 : 0, rerank);
 		this.runner.submit(request, delayMs);
 	}
 

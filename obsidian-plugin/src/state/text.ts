@@ -29,12 +29,17 @@ export function utf8Length(text: string): number {
 }
 
 /**
- * A chunk's text as a one-paragraph snippet: frontmatter fences, heading marks, list bullets,
- * emphasis and link brackets are dropped, whitespace collapsed, the result cut at a word.
+ * A chunk's text as a one-paragraph snippet: frontmatter, the leading heading line, heading
+ * marks, quote and callout marks, list bullets, emphasis and link brackets are dropped,
+ * whitespace collapsed, the result cut at a word.
  */
 export function toSnippet(text: string, maxChars = 240): string {
-	let s = text.replace(/^---\n[\s\S]*?\n---\n?/, "");
+	let s = text.replace(/\r\n?/g, "\n").replace(/^\uFEFF/, "");
+	s = s.replace(/^---\n[\s\S]*?\n---\n?/, "");
+	// The chunk's own heading is shown beside the snippet already.
+	s = s.replace(/^\s*#{1,6}\s+[^\n]*\n+(?=\s*\S)/, "");
 	s = s.replace(/^#{1,6}\s+/gm, "");
+	s = s.replace(/^\s*>\s?/gm, "").replace(/\[![\w-]+\][+-]?\s*/g, "");
 	s = s.replace(/^\s*(?:[-*+]|\d+\.)\s+(?:\[[ xX]\]\s+)?/gm, "");
 	s = s.replace(/!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]/g, (_m, target: string, alias?: string) => alias ?? target);
 	s = s.replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1");

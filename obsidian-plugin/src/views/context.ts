@@ -19,15 +19,15 @@ export interface ViewContext {
 	client: VaultheatClient;
 	status: Store<AppStatus>;
 	related: RelatedController;
-	newSearch(): SearchController;
-	settings(): VaultheatSettings;
-	saveSettings(patch: Partial<VaultheatSettings>): Promise<void>;
+	newSearch: () => SearchController;
+	settings: () => VaultheatSettings;
+	saveSettings: (patch: Partial<VaultheatSettings>) => Promise<void>;
 	/** Absolute vault folder, for the commands we show ("vaultheat serve --vault ..."). */
 	vaultPath: string;
 	/** Whether this platform can start the sidecar itself. */
 	canSpawn: boolean;
 	/** Runs a fix from an error state (start the sidecar, open settings, build the index...). */
-	fix(action: FixAction): void;
+	fix: (action: FixAction) => void;
 	/** Opens the status modal. */
-	showStatus(): void;
+	showStatus: () => void;
 }

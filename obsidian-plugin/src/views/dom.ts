@@ -132,7 +132,12 @@ export function renderCommand(parent: HTMLElement, command: string): void {
 	});
 }
 
-/** "Projects › Alpha" for a heading path; "" when there is none. */
-export function headingTrail(path: readonly string[]): string {
-	return path.filter(Boolean).join(" › ");
+/**
+ * "Setup › Install" for a heading path; "" when there is none. A first heading that repeats
+ * the note's title (the usual "# Title" line) is left out: the title is shown already.
+ */
+export function headingTrail(path: readonly string[], title = ""): string {
+	const parts = path.filter(Boolean);
+	if (title && parts[0]?.trim().toLowerCase() === title.trim().toLowerCase()) parts.shift();
+	return parts.join(" › ");
 }

@@ -92,10 +92,18 @@ export function renderExplain(parent: HTMLElement, doc: ExplainDoc, open: (path:
 function renderBreakdown(parent: HTMLElement, doc: ExplainDoc): void {
 	const section = parent.createDiv({ cls: "vaultheat-explain-section" });
 	const head = section.createDiv({ cls: "vaultheat-explain-scorehead" });
-	head.createDiv({ cls: "vaultheat-explain-final", text: formatScore(doc.components.final) });
+	head.createDiv({ cls: "vaultheat-explain-final", text: formatScore(doc.score) });
 	const words = head.createDiv({ cls: "vaultheat-explain-scorewords" });
 	words.createDiv({ cls: "vaultheat-explain-heading", text: "Score" });
 	words.createDiv({ cls: "vaultheat-explain-sentence", text: scoreSentence(doc) });
+	// A note's score counts several of its passages; the breakdown is for the best one.
+	const passageOnly = Math.abs(doc.score - doc.components.final) >= 0.005;
+	if (passageOnly) {
+		words.createDiv({
+			cls: "vaultheat-explain-passage",
+			text: `The note's score also counts its other matching passages; the best passage alone scores ${formatScore(doc.components.final)}.`,
+		});
+	}
 
 	const table = section.createDiv({ cls: "vaultheat-breakdown", attr: { role: "table", "aria-label": "Score breakdown" } });
 	const header = table.createDiv({ cls: "vaultheat-breakdown-row is-header", attr: { role: "row" } });
@@ -116,7 +124,7 @@ function renderBreakdown(parent: HTMLElement, doc: ExplainDoc): void {
 		row.createDiv({ cls: "vaultheat-num is-strong", text: c.value === null ? "–" : `+ ${c.value.toFixed(2)}`, attr: { role: "cell" } });
 	}
 	const total = table.createDiv({ cls: "vaultheat-breakdown-row is-total", attr: { role: "row" } });
-	total.createDiv({ text: "Final score", attr: { role: "cell" } });
+	total.createDiv({ text: passageOnly ? "Best passage" : "Final score", attr: { role: "cell" } });
 	total.createDiv({ attr: { role: "cell" } });
 	total.createDiv({ attr: { role: "cell" } });
 	total.createDiv({ attr: { role: "cell" } });
@@ -149,6 +157,7 @@ function renderPath(parent: HTMLElement, doc: ExplainDoc, open: (path: string, l
 		const arrow = edge.createSpan({ cls: "vaultheat-edge-arrow", attr: { "aria-hidden": "true" } });
 		setIcon(arrow, "arrow-down");
 		edge.createSpan({ cls: "vaultheat-edge-type", text: edgeLabel(hop.edge) });
+		edge.appendText(" ");
 		edge.createSpan({
 			cls: "vaultheat-edge-math",
 			text: `weight ${hop.edge_weight.toFixed(2)} × type ${hop.type_weight.toFixed(2)} × decay ${hop.decay.toFixed(2)} → heat ${hop.heat.toFixed(3)}`,
@@ -175,7 +184,7 @@ function step(
 		evt.preventDefault();
 		open(path, 1);
 	});
-	const trail = headingTrail(headings);
+	const trail = headingTrail(headings, basename(path));
 	if (trail) li.createDiv({ cls: "vaultheat-row-heading", text: trail });
 	const snippet = toSnippet(text, 260);
 	if (snippet) li.createDiv({ cls: "vaultheat-step-snippet", text: snippet });

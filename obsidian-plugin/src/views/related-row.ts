@@ -43,7 +43,7 @@ export function renderRelatedRow(list: HTMLElement, hit: RelatedHit, handlers: R
 	iconButton(actions, "link", "Insert link at cursor", () => handlers.insertLink(hit));
 	iconButton(actions, "help-circle", "Why is this related?", () => handlers.explain(hit));
 
-	const trail = headingTrail(hit.best_chunk.heading_path);
+	const trail = headingTrail(hit.best_chunk.heading_path, hit.title);
 	if (trail) row.createDiv({ cls: "vaultheat-row-heading", text: trail });
 	const snippet = toSnippet(hit.best_chunk.text, 220);
 	if (snippet) row.createDiv({ cls: "vaultheat-row-snippet", text: snippet });

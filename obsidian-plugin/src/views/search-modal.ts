@@ -78,11 +78,13 @@ export class SearchModal extends SuggestModal<SearchHit> {
 	renderSuggestion(hit: SearchHit, el: HTMLElement): void {
 		const terms = queryTerms(this.search.store.get().parsed.query);
 		el.addClass("vaultheat-suggestion");
+		el.setAttr("data-path", hit.path);
+		el.setAttr("data-line", hit.line_start);
 		const top = el.createDiv({ cls: "vaultheat-suggestion-top" });
 		renderHighlighted(top.createDiv({ cls: "vaultheat-suggestion-title" }), hit.title, terms);
 		top.createSpan({ cls: "vaultheat-suggestion-score", text: formatScore(hit.score), attr: { "aria-label": `Score ${formatScore(hit.score)}` } });
 		iconButton(top, "help-circle", "Why does this match?", () => this.explain(hit));
-		const where = [folderOf(hit.path), headingTrail(hit.heading_path)].filter(Boolean).join(" › ");
+		const where = [folderOf(hit.path), headingTrail(hit.heading_path, hit.title)].filter(Boolean).join(" › ");
 		if (where) el.createDiv({ cls: "vaultheat-suggestion-path", text: where });
 		const snippet = toSnippet(hit.text, 200);
 		if (snippet) renderHighlighted(el.createDiv({ cls: "vaultheat-suggestion-snippet" }), snippet, terms);

@@ -64,16 +64,16 @@ export class VaultheatSettingTab extends PluginSettingTab {
 			.addToggle((toggle) => toggle.setValue(s.autoStart).setDisabled(!this.host.canSpawn).onChange((value) => save({ autoStart: value })));
 		new Setting(containerEl)
 			.setName("Command")
-			.setDesc("The vaultheat executable; use its full path if Obsidian cannot find it on your path.")
+			.setDesc("The sidecar executable, or its full path if Obsidian does not find it (apps started from a dock may not see your shell's search path).")
 			.addText((text) =>
 				text
-					.setPlaceholder("vaultheat")
+					.setPlaceholder("/usr/local/bin/vaultheat")
 					.setValue(s.command)
 					.onChange((value) => save({ command: value.trim() })),
 			);
 		new Setting(containerEl)
 			.setName("Python path")
-			.setDesc("Optional: run the sidecar as <python> -m vaultheat with this interpreter instead.")
+			.setDesc("Optional: run the sidecar as <python> -m vaultheat.cli with this interpreter instead.")
 			.addText((text) =>
 				text
 					.setPlaceholder("/path/to/venv/bin/python")
@@ -90,7 +90,6 @@ export class VaultheatSettingTab extends PluginSettingTab {
 				slider
 					.setLimits(LIMITS.resultCount.min, LIMITS.resultCount.max, 1)
 					.setValue(s.resultCount)
-					.setDynamicTooltip()
 					.onChange((value) => save({ resultCount: value })),
 			);
 		new Setting(containerEl)
@@ -100,7 +99,6 @@ export class VaultheatSettingTab extends PluginSettingTab {
 				slider
 					.setLimits(LIMITS.debounceMs.min, 2000, 50)
 					.setValue(Math.min(2000, s.debounceMs))
-					.setDynamicTooltip()
 					.onChange((value) => save({ debounceMs: value })),
 			);
 		new Setting(containerEl)
@@ -108,8 +106,8 @@ export class VaultheatSettingTab extends PluginSettingTab {
 			.setDesc("Open the sidebar showing only notes that are not linked yet.")
 			.addToggle((toggle) => toggle.setValue(s.unlinkedOnlyDefault).onChange((value) => save({ unlinkedOnlyDefault: value })));
 		new Setting(containerEl)
-			.setName("Rerank search results")
-			.setDesc("A cross-encoder rereads the top results: better order, slower answers.")
+			.setName("Rerank results")
+			.setDesc("A cross-encoder rereads the top search results and related notes: better order, slower answers.")
 			.addDropdown((dropdown) =>
 				dropdown
 					.addOptions({ server: "Use the sidecar's setting", on: "On", off: "Off" })
@@ -122,7 +120,7 @@ export class VaultheatSettingTab extends PluginSettingTab {
 			.addTextArea((area) => {
 				area.inputEl.rows = 4;
 				area
-					.setPlaceholder("templates/\narchive/**")
+					.setPlaceholder("Templates/")
 					.setValue(s.excluded.join("\n"))
 					.onChange((value) => save({ excluded: parsePatternList(value) }));
 			});

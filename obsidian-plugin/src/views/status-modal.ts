@@ -96,6 +96,8 @@ export class StatusModal extends Modal {
 				["Graph edges", `${doc.edges.link} link, ${doc.edges.similar} similar, ${doc.edges.tag} tag`],
 				["Model", `${doc.model.name} (${doc.model.provider}, ${doc.model.dimension} dimensions)`],
 				["Index folder", doc.index_dir],
+				...(doc.queue !== undefined ? ([["Waiting", `${doc.queue} ${doc.queue === 1 ? "change" : "changes"}`]] as [string, string][]) : []),
+				...(doc.excluded !== undefined ? ([["Excluded", `${doc.excluded} ${doc.excluded === 1 ? "note" : "notes"}`]] as [string, string][]) : []),
 			]);
 			renderProgress(idx, index.progress);
 			if (index.lastError) idx.createDiv({ cls: "vaultheat-status-error", text: `Last error: ${index.lastError.message}` });
@@ -113,6 +115,7 @@ export class StatusModal extends Modal {
 				for (const item of doc.skipped.slice(0, SKIPPED_SHOWN)) {
 					const li = list.createEl("li");
 					li.createSpan({ cls: "vaultheat-skipped-path", text: item.path });
+					li.appendText(" ");
 					li.createSpan({ cls: "vaultheat-skipped-reason", text: item.reason });
 				}
 				if (doc.skipped.length > SKIPPED_SHOWN) {

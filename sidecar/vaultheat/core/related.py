@@ -9,6 +9,7 @@ appear nor relay heat, so its own links cannot leak into its suggestions.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import time
 from collections import Counter
@@ -160,7 +161,7 @@ def run_related(
         vectors,
         queries,
         lexical,
-        s.search,
+        dataclasses.replace(s.search, score_heat=s.related.score_heat),
         Stages(lexical=req.lexical, graph=req.graph, rerank=rerank is not None),
         blocked=set(own_ids),
         rerank=rerank,

@@ -105,9 +105,15 @@ def load_linkpred_set(path: Path) -> list[LinkItem]:
     return items
 
 
+def filter_variant(items: Sequence[LinkItem], variant: str | None) -> list[LinkItem]:
+    """Lines for ``variant`` (lines without one always count); all lines when None. A set that
+    lists each note once per variant is then evaluated once per note."""
+    return [it for it in items if variant is None or it.variant in (None, variant)]
+
+
 def is_holdout(key: str) -> bool:
     """Deterministic 1-in-5 held-out split by the md5 of the query text or note path."""
-    return int(hashlib.md5(key.encode("utf-8")).hexdigest(), 16) % 5 == 0  # noqa: S324
+    return int(hashlib.md5(key.encode("utf-8")).hexdigest(), 16) % 5 == 0
 
 
 def filter_split(items: Sequence[T], split: str) -> list[T]:
@@ -145,7 +151,11 @@ def render_note(path: str, raw: bytes, variant: str) -> str:
     note = parse_note(path, raw)
     out = bytearray(raw)
     body_links = sorted(
-        (lk for lk in note.links if lk.kind != "property" and lk.byte_start >= note.body_byte_start),
+        (
+            lk
+            for lk in note.links
+            if lk.kind != "property" and lk.byte_start >= note.body_byte_start
+        ),
         key=lambda lk: lk.byte_start,
         reverse=True,
     )

@@ -1,0 +1,534 @@
+#!/usr/bin/env node
+// End-to-end test of the built plugin in headless Chromium against a running sidecar.
+//
+//   node e2e/run-e2e.mjs            real `vaultheat serve` (VAULTHEAT_BIN, default ../.venv/bin/vaultheat)
+//   node e2e/run-e2e.mjs --mock     the mock server in e2e/mock-server.mjs (same API contract)
+//   --screenshots[=DIR]             also copy the screenshots to DIR (default <repo>/docs/screenshots)
+//   --keep                          keep the tmp vault and print its path
+//
+// Steps: build main.js and a browser bundle of the obsidian stub; copy examples/vault to a tmp
+// folder; start the server on it and read <vault>/.vaultheat/server.json; serve a page that
+// loads main.js as Obsidian does, with requestUrl and Server-Sent Events going through a proxy
+// here that drops the browser's Origin (as Obsidian's requestUrl sends none); drive it with
+// playwright-core and Debian's chromium. Ends with "e2e: N passed, N failed".
+import { spawn, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer, request as httpRequest } from "node:http";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import esbuild from "esbuild";
+import { chromium } from "playwright-core";
+import { startMockServer } from "./mock-server.mjs";
+import { compareWireTypes } from "./openapi-check.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const pluginDir = resolve(here, "..");
+const repoDir = resolve(pluginDir, "..");
+const outDir = join(here, ".out");
+const shotsDir = join(outDir, "screenshots");
+
+const argv = process.argv.slice(2);
+const MOCK = argv.includes("--mock");
+const KEEP = argv.includes("--keep");
+const shotsArg = argv.find((a) => a.startsWith("--screenshots"));
+const COPY_SHOTS = shotsArg ? (shotsArg.includes("=") ? resolve(shotsArg.split("=")[1]) : join(repoDir, "docs", "screenshots")) : null;
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const VAULTHEAT_BIN = resolve(pluginDir, process.env.VAULTHEAT_BIN ?? "../.venv/bin/vaultheat");
+const SERVER_TIMEOUT_MS = Number(process.env.E2E_SERVER_TIMEOUT_S ?? 240) * 1000;
+const INDEX_TIMEOUT_MS = Number(process.env.E2E_INDEX_TIMEOUT_S ?? 300) * 1000;
+
+function log(...args) {
+	console.log("[e2e]", ...args);
+}
+
+function die(message) {
+	console.error(`[e2e] FATAL: ${message}`);
+	console.log("e2e: 0 passed, 1 failed");
+	process.exit(1);
+}
+
+// ---------- build ----------
+
+function build() {
+	const r = spawnSync(process.execPath, ["esbuild.config.mjs", "production"], { cwd: pluginDir, stdio: "inherit" });
+	if (r.status !== 0) die("building main.js failed");
+	mkdirSync(outDir, { recursive: true });
+	esbuild.buildSync({
+		entryPoints: [join(here, "page", "harness.ts")],
+		bundle: true,
+		format: "iife",
+		platform: "browser",
+		target: "chrome120",
+		outfile: join(outDir, "harness.js"),
+		logLevel: "warning",
+	});
+	esbuild.buildSync({
+		entryPoints: [join(pluginDir, "src", "api", "wire-fields.ts")],
+		bundle: true,
+		format: "esm",
+		platform: "node",
+		outfile: join(outDir, "wire-fields.mjs"),
+		logLevel: "warning",
+	});
+}
+
+// ---------- vault ----------
+
+function listFiles(root) {
+	const out = [];
+	const walk = (dir) => {
+		for (const name of readdirSync(dir)) {
+			const full = join(dir, name);
+			if (statSync(full).isDirectory()) {
+				if (name !== ".vaultheat") walk(full);
+			} else out.push(relative(root, full).split(sep).join("/"));
+		}
+	};
+	walk(root);
+	return out;
+}
+
+function copyVault() {
+	const source = join(repoDir, "examples", "vault");
+	if (!existsSync(source)) die(`${source} does not exist`);
+	const tmp = mkdtempSync(join(tmpdir(), "vaultheat-e2e-"));
+	const vault = join(tmp, "vault");
+	cpSync(source, vault, { recursive: true, filter: (src) => !src.split(sep).includes(".vaultheat") });
+	const notes = listFiles(vault).filter((p) => p.endsWith(".md"));
+	if (notes.length === 0) die(`${source} has no notes`);
+	return { tmp, vault, notes };
+}
+
+// ---------- servers ----------
+
+async function waitFor(check, timeoutMs, what, intervalMs = 200) {
+	const end = Date.now() + timeoutMs;
+	let last;
+	while (Date.now() < end) {
+		try {
+			const value = await check();
+			if (value) return value;
+		} catch (err) {
+			last = err;
+		}
+		await new Promise((r) => setTimeout(r, intervalMs));
+	}
+	throw new Error(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}${last ? ` (${last.message})` : ""}`);
+}
+
+async function startRealServer(vault) {
+	if (!existsSync(VAULTHEAT_BIN)) {
+		die(`cannot start the sidecar: ${VAULTHEAT_BIN} does not exist. Install the package into the repo venv (pip install -e .) or set VAULTHEAT_BIN; use --mock to test the UI alone.`);
+	}
+	log(`starting ${VAULTHEAT_BIN} serve --vault ${vault} --port 0`);
+	const child = spawn(VAULTHEAT_BIN, ["serve", "--vault", vault, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PYTHONUNBUFFERED: "1" } });
+	const output = [];
+	const keep = (chunk) => {
+		output.push(...chunk.toString("utf8").split("\n").filter(Boolean));
+		output.splice(0, Math.max(0, output.length - 60));
+	};
+	child.stdout.on("data", keep);
+	child.stderr.on("data", keep);
+	let exited = null;
+	child.on("exit", (code, signal) => (exited = { code, signal }));
+	child.on("error", (err) => (exited = { code: -1, signal: err.message }));
+	const discoveryPath = join(vault, ".vaultheat", "server.json");
+	let discovery;
+	try {
+		discovery = await waitFor(
+			() => {
+				if (exited) throw Object.assign(new Error("exited"), { fatal: true });
+				if (!existsSync(discoveryPath)) return null;
+				const doc = JSON.parse(readFileSync(discoveryPath, "utf8"));
+				return doc.url && doc.token ? doc : null;
+			},
+			SERVER_TIMEOUT_MS,
+			`${discoveryPath}`,
+		);
+		await waitFor(async () => (await fetch(`${discovery.url}/v1/health`)).ok, 60000, "GET /v1/health");
+	} catch (err) {
+		child.kill("SIGKILL");
+		const why = exited ? `vaultheat serve exited (code ${exited.code}, ${exited.signal ?? "no signal"})` : err.message;
+		die(`cannot start the sidecar: ${why}\n--- its output ---\n${output.join("\n") || "(nothing)"}`);
+	}
+	return {
+		url: discovery.url,
+		token: discovery.token,
+		output,
+		close: async () => {
+			if (exited) return;
+			child.kill("SIGTERM");
+			await waitFor(() => exited, 15000, "the sidecar to stop").catch(() => child.kill("SIGKILL"));
+		},
+	};
+}
+
+function isLoopback(url) {
+	try {
+		const host = new URL(url).hostname;
+		return host === "127.0.0.1" || host === "localhost" || host === "[::1]";
+	} catch {
+		return false;
+	}
+}
+
+/** Serves the page and proxies the plugin's requests like Obsidian's requestUrl (no Origin). */
+function startPageServer(vault) {
+	const requests = [];
+	const files = {
+		"/": null,
+		"/theme.css": [join(here, "page", "theme.css"), "text/css"],
+		"/styles.css": [join(pluginDir, "styles.css"), "text/css"],
+		"/harness.js": [join(outDir, "harness.js"), "text/javascript"],
+	};
+	const html = `<!doctype html><html><head><meta charset="utf-8"><title>Vaultheat e2e</title>
+<link rel="stylesheet" href="/theme.css"><link rel="stylesheet" href="/styles.css"></head>
+<body><script src="/harness.js"></script></body></html>`;
+	const server = createServer((req, res) => {
+		const path = new URL(req.url, "http://x").pathname;
+		if (path === "/__proxy") return proxy(req, res, requests);
+		if (path === "/__fs" && req.method === "POST") return fsOp(req, res, vault);
+		if (path === "/") {
+			res.writeHead(200, { "content-type": "text/html" });
+			return res.end(html);
+		}
+		const file = files[path];
+		if (!file) {
+			res.writeHead(404);
+			return res.end();
+		}
+		res.writeHead(200, { "content-type": file[1], "cache-control": "no-store" });
+		res.end(readFileSync(file[0]));
+	});
+	return new Promise((resolveServer) =>
+		server.listen(0, "127.0.0.1", () => resolveServer({ url: `http://127.0.0.1:${server.address().port}`, requests, close: () => server.close() })),
+	);
+}
+
+function proxy(req, res, requests) {
+	const target = req.headers["x-vh-url"];
+	if (typeof target !== "string" || !isLoopback(target)) {
+		res.writeHead(400, { "content-type": "text/plain" });
+		return res.end("proxy: only loopback targets");
+	}
+	const headers = { ...req.headers };
+	for (const h of Object.keys(headers)) {
+		if (["host", "origin", "referer", "x-vh-url", "connection", "cookie", "accept-encoding", "content-length"].includes(h) || h.startsWith("sec-")) delete headers[h];
+	}
+	const chunks = [];
+	req.on("data", (c) => chunks.push(c));
+	req.on("end", () => {
+		const body = Buffer.concat(chunks);
+		let parsed;
+		try {
+			parsed = body.length ? JSON.parse(body.toString("utf8")) : undefined;
+		} catch {
+			parsed = body.toString("utf8");
+		}
+		const entry = { at: Date.now(), method: req.method, path: new URL(target).pathname, body: parsed, status: 0 };
+		requests.push(entry);
+		if (body.length) headers["content-length"] = String(body.length);
+		const upstream = httpRequest(target, { method: req.method, headers }, (up) => {
+			entry.status = up.statusCode;
+			const out = { ...up.headers };
+			delete out["access-control-allow-origin"];
+			res.writeHead(up.statusCode, out);
+			up.pipe(res);
+		});
+		upstream.on("error", (err) => {
+			if (!res.headersSent) {
+				res.writeHead(599, { "content-type": "text/plain" });
+				res.end(`net::ERR_CONNECTION_REFUSED (${err.code ?? err.message})`);
+			} else res.destroy();
+		});
+		res.on("close", () => upstream.destroy());
+		upstream.end(body);
+	});
+}
+
+function fsOp(req, res, vault) {
+	const chunks = [];
+	req.on("data", (c) => chunks.push(c));
+	req.on("end", () => {
+		try {
+			const op = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+			const inside = (p) => {
+				const full = resolve(vault, p);
+				if (!full.startsWith(vault + sep)) throw new Error(`outside the vault: ${p}`);
+				return full;
+			};
+			const path = inside(op.path);
+			if (op.op === "write") {
+				mkdirSync(dirname(path), { recursive: true });
+				writeFileSync(path, op.data ?? "");
+			} else if (op.op === "delete") rmSync(path, { force: true });
+			else if (op.op === "rename") {
+				const to = inside(op.newPath);
+				mkdirSync(dirname(to), { recursive: true });
+				renameSync(path, to);
+			} else throw new Error(`unknown op ${op.op}`);
+			res.writeHead(204);
+			res.end();
+		} catch (err) {
+			res.writeHead(400, { "content-type": "text/plain" });
+			res.end(String(err.message));
+		}
+	});
+}
+
+// ---------- the tests ----------
+
+const results = [];
+let afterEach = async () => undefined;
+async function check(name, fn) {
+	const started = Date.now();
+	try {
+		await fn();
+		results.push({ name, ok: true });
+		log(`PASS ${name} (${Date.now() - started} ms)`);
+	} catch (err) {
+		results.push({ name, ok: false, error: err });
+		log(`FAIL ${name}: ${String(err.stack ?? err).split("\nCall log:")[0]}`);
+	} finally {
+		await afterEach().catch(() => undefined);
+	}
+}
+
+function assert(condition, message) {
+	if (!condition) throw new Error(message);
+}
+
+function bodyOf(raw) {
+	const lines = raw.split("\n");
+	let i = 0;
+	if (lines[0] === "---") {
+		const end = lines.indexOf("---", 1);
+		i = end > 0 ? end + 1 : 0;
+	}
+	return lines
+		.slice(i)
+		.filter((l) => l.trim() && !/^#{1,6}\s/.test(l) && !/^[-*>|]/.test(l.trim()) && !l.includes("[["))
+		.join(" ")
+		.replace(/\s+/g, " ")
+		.trim();
+}
+
+async function main() {
+	if (!existsSync(CHROMIUM)) die(`${CHROMIUM} not found: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+	build();
+	const { tmp, vault, notes } = copyVault();
+	log(`vault: ${vault} (${notes.length} notes)`);
+	const server = MOCK ? await startMockServer({ vault }) : await startRealServer(vault);
+	log(`${MOCK ? "mock" : "real"} server at ${server.url}`);
+	const page_ = await startPageServer(vault);
+	const browser = await chromium.launch({
+		executablePath: CHROMIUM,
+		args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+	});
+	const page = await browser.newPage({ viewport: { width: 1280, height: 760 }, deviceScaleFactor: 1 });
+	const consoleErrors = [];
+	page.on("console", (m) => m.type() === "error" && consoleErrors.push(m.text()));
+	page.on("pageerror", (e) => consoleErrors.push(String(e)));
+	rmSync(shotsDir, { recursive: true, force: true });
+	mkdirSync(shotsDir, { recursive: true });
+	const shot = async (name) => {
+		await page.waitForTimeout(350);
+		await page.screenshot({ path: join(shotsDir, `${name}.png`) });
+	};
+	const bothThemes = async (name) => {
+		await shot(`${name}-dark`);
+		await page.evaluate(() => window.vh.setTheme("light"));
+		await shot(`${name}-light`);
+		await page.evaluate(() => window.vh.setTheme("dark"));
+	};
+	const statusText = () => page.locator(".vaultheat-statusbar-text").innerText();
+	const rowPaths = () => page.$$eval(".vaultheat-row", (rows) => rows.map((r) => r.getAttribute("data-path")));
+	const read = (p) => readFileSync(join(vault, p), "utf8");
+	// A failed check must not leave a modal over the next one.
+	afterEach = () => page.evaluate(() => window.vh.app?.openModals.slice().forEach((m) => m.close()));
+
+	try {
+		await page.goto(page_.url);
+		const files = Object.fromEntries(notes.map((p) => [p, read(p)]));
+		const manifest = JSON.parse(readFileSync(join(repoDir, "manifest.json"), "utf8"));
+		const hidden = { ".vaultheat/server.json": readFileSync(join(vault, ".vaultheat", "server.json"), "utf8") };
+		await page.evaluate((o) => window.vh.boot(o), { files, hidden, basePath: vault, manifest, theme: "dark" });
+		const noteA = notes.includes("Garden/Composting.md") ? "Garden/Composting.md" : notes.slice().sort((a, b) => bodyOf(read(b)).length - bodyOf(read(a)).length)[0];
+		await page.evaluate((p) => window.vh.openNote(p), noteA);
+		await page.evaluate(({ code, manifest }) => window.vh.loadPlugin(code, manifest), { code: readFileSync(join(pluginDir, "main.js"), "utf8"), manifest });
+
+		if (!MOCK) {
+			await check("the plugin's wire types match the server's OpenAPI document", async () => {
+				const res = await fetch(`${server.url}/v1/openapi.json`, { headers: { Authorization: `Bearer ${server.token}` } });
+				assert(res.ok, `GET /v1/openapi.json: HTTP ${res.status}`);
+				const { WIRE_FIELDS } = await import(join(outDir, "wire-fields.mjs"));
+				const problems = compareWireTypes(await res.json(), WIRE_FIELDS);
+				assert(problems.length === 0, problems.join("\n"));
+			});
+		}
+
+		let notesInIndex = 0;
+		await check("the status bar shows the index (building it when empty)", async () => {
+			let asked = false;
+			const text = await waitFor(
+				async () => {
+					const t = await statusText();
+					if (/No index yet/.test(t) && !asked) {
+						asked = true;
+						await page.evaluate(() => window.vh.command("vaultheat:update-index"));
+					}
+					return /^[\d,]+ notes?$/.test(t) ? t : null;
+				},
+				INDEX_TIMEOUT_MS,
+				"the status bar to show the note count",
+				250,
+			);
+			notesInIndex = Number(text.replace(/\D/g, ""));
+			assert(notesInIndex > 0, `no notes indexed: ${text}`);
+			log(`status bar: ${text}`);
+		});
+
+		let related = [];
+		await check("the sidebar shows related notes for the open note", async () => {
+			await page.evaluate(() => window.vh.command("vaultheat:open-related-notes"));
+			await page.waitForSelector(".vaultheat-row", { timeout: 30000 });
+			related = await rowPaths();
+			const title = await page.locator(".vaultheat-header-title").innerText();
+			assert(title === noteA.replace(/^.*\//, "").replace(/\.md$/, ""), `header says ${title}`);
+			assert(!related.includes(noteA), "the note itself is listed");
+			const badges = await page.$$eval(".vaultheat-badge", (b) => b.map((x) => x.textContent));
+			assert(badges.length === related.length && badges.every((b) => ["Unlinked", "Linked", "Links here", "Both ways"].includes(b)), `badges: ${badges}`);
+			await page.locator(".vaultheat-row").first().hover();
+			await bothThemes("sidebar");
+		});
+
+		await check("typing in the editor updates the sidebar (debounced, with text and cursor)", async () => {
+			const candidates = notes.filter((p) => p !== noteA && !related.slice(0, 3).includes(p) && bodyOf(read(p)).length > 200);
+			assert(candidates.length > 0, "no note to type about");
+			const noteB = candidates.sort((a, b) => bodyOf(read(b)).length - bodyOf(read(a)).length)[0];
+			const sentence = bodyOf(read(noteB)).slice(0, 320);
+			const before = page_.requests.filter((r) => r.path === "/v1/related").length;
+			await page.focus("textarea.stub-editor");
+			await page.keyboard.press("Control+End");
+			await page.keyboard.type(`\n\n${sentence}`, { delay: 2 });
+			const seen = await waitFor(
+				async () => {
+					const paths = await rowPaths();
+					const updating = await page.locator(".vaultheat-related.is-updating").count();
+					return !updating && paths.slice(0, 3).includes(noteB) ? paths : null;
+				},
+				30000,
+				`${noteB} among the top 3 related notes`,
+				250,
+			);
+			const sent = page_.requests.filter((r) => r.path === "/v1/related").slice(before);
+			const last = sent.at(-1)?.body;
+			assert(typeof last?.text === "string" && last.text.includes(sentence.slice(-40)), "the last query did not carry the editor text");
+			assert(last.cursor === Buffer.byteLength(last.text.slice(0, last.text.indexOf(sentence) + sentence.length)), `cursor ${last.cursor} is not the UTF-8 offset of the caret`);
+			assert(sent.length <= 8, `${sent.length} related queries for one burst of typing: debounce is not working`);
+			log(`after typing about ${noteB}: ${seen.slice(0, 3).join(", ")} (${sent.length} queries)`);
+		});
+
+		let noteC = "";
+		await check("semantic search returns results and opens the chosen one at its line", async () => {
+			const pool = notes.filter((p) => p !== noteA && bodyOf(read(p)).length > 120);
+			noteC = pool.includes("Coffee/Brewing/Espresso Extraction.md") ? "Coffee/Brewing/Espresso Extraction.md" : pool[0];
+			const query = bodyOf(read(noteC)).split(/(?<=[.!?])\s/)[0].slice(0, 120);
+			await page.evaluate(() => window.vh.command("vaultheat:semantic-search"));
+			await page.waitForSelector(".vaultheat-search-modal .prompt-input");
+			await page.keyboard.type(query, { delay: 5 });
+			const items = await waitFor(
+				async () => {
+					const list = await page.$$eval(".vaultheat-suggestion", (els) => els.map((e) => ({ path: e.getAttribute("data-path"), line: Number(e.getAttribute("data-line")) })));
+					return list.some((i) => i.path === noteC) ? list : null;
+				},
+				30000,
+				`${noteC} in the search results for "${query}"`,
+			);
+			await bothThemes("search");
+			const index = items.findIndex((i) => i.path === noteC);
+			for (let i = 0; i < index; i++) await page.keyboard.press("ArrowDown");
+			await page.keyboard.press("Enter");
+			await waitFor(async () => (await page.evaluate(() => window.vh.activeFile())) === noteC, 5000, `${noteC} to open`);
+			const line = await page.evaluate(() => window.vh.cursorLine());
+			assert(line === items[index].line - 1, `cursor on line ${line}, expected ${items[index].line - 1}`);
+			assert((await page.locator(".vaultheat-search-modal").count()) === 0, "the modal stayed open");
+		});
+
+		await check("explain shows the score breakdown and the path", async () => {
+			await page.waitForSelector(`.vaultheat-header-title:text-is("${noteC.replace(/^.*\//, "").replace(/\.md$/, "")}")`, { timeout: 10000 });
+			await page.waitForSelector(".vaultheat-row", { timeout: 30000 });
+			await page.waitForFunction(() => !document.querySelector(".vaultheat-related.is-updating"), null, { timeout: 30000 });
+			const row = page.locator(".vaultheat-row").first();
+			const rowScore = Number(await row.locator(".vaultheat-score-value").innerText());
+			await row.hover();
+			await row.locator('[aria-label="Why is this related?"]').click();
+			await page.waitForSelector(".vaultheat-explain-final", { timeout: 30000 });
+			const final = Number(await page.locator(".vaultheat-explain-final").innerText());
+			const rows = await page.locator(".vaultheat-breakdown-row").count();
+			const steps = await page.locator(".vaultheat-step").count();
+			const direct = await page.locator(".vaultheat-explain-note").count();
+			assert(rows === 6, `breakdown has ${rows} rows`);
+			assert(steps > 0 || direct > 0, "no path and no direct-match note");
+			assert(Math.abs(final - rowScore) <= 0.011, `explain says ${final}, the row says ${rowScore}`);
+			log(`explain: final ${final}, ${steps} steps`);
+			await bothThemes("explain");
+			await page.keyboard.press("Escape");
+		});
+
+		await check("the status bar follows the index when a note is added", async () => {
+			const before = Number((await statusText()).replace(/\D/g, ""));
+			await page.evaluate(() =>
+				window.vh.createNote("E2E/Kettle descaling.md", "# Kettle descaling\n\nCitric acid removes limescale from the kettle; rinse twice before brewing coffee again.\n"),
+			);
+			await waitFor(async () => Number((await statusText()).replace(/\D/g, "")) === before + 1, 60000, `the status bar to count ${before + 1} notes`, 200);
+			const changed = page_.requests.filter((r) => r.path === "/v1/notes/changed").map((r) => r.body);
+			assert(changed.some((b) => b?.events?.some((e) => e.type === "create" && e.path === "E2E/Kettle descaling.md")), "no create event was forwarded");
+		});
+
+		await check("the status modal lists counts and the active note", async () => {
+			await page.locator(".vaultheat-statusbar").click();
+			await page.waitForSelector(".vaultheat-status-modal dt");
+			await page.waitForFunction(() => [...document.querySelectorAll(".vaultheat-status-modal dt")].some((d) => d.textContent === "Indexed"), null, { timeout: 10000 });
+			const text = await page.locator(".vaultheat-status-modal").innerText();
+			assert(/Notes\s+[\d,]+/.test(text), "no note count");
+			await shot("status-dark");
+			await page.keyboard.press("Escape");
+		});
+
+		await check("a stopped sidecar shows what to do", async () => {
+			await server.close();
+			await page.locator('.vaultheat-header [aria-label="Refresh"]').click();
+			await page.waitForSelector('.vaultheat-state-title:text-is("The sidecar is not running")', { timeout: 30000 });
+			await waitFor(async () => (await statusText()) === "Offline", 30000, "the status bar to say Offline");
+			await page.evaluate(() => window.vh.openNote("Home.md").catch(() => undefined));
+			await page.waitForTimeout(300);
+			await shot("sidebar-offline-dark");
+		});
+
+		await check("no errors in the page", async () => {
+			const pageErrors = await page.evaluate(() => window.vh.errors);
+			const unexpected = [...pageErrors, ...consoleErrors].filter((e) => !/ERR_CONNECTION_REFUSED|Failed to load resource/.test(e));
+			assert(unexpected.length === 0, unexpected.join("\n"));
+		});
+	} finally {
+		await browser.close();
+		page_.close();
+		await server.close().catch(() => undefined);
+		if (KEEP) log(`kept ${tmp}`);
+		else rmSync(tmp, { recursive: true, force: true });
+	}
+
+	if (COPY_SHOTS) {
+		mkdirSync(COPY_SHOTS, { recursive: true });
+		for (const f of readdirSync(shotsDir)) cpSync(join(shotsDir, f), join(COPY_SHOTS, f));
+		log(`screenshots copied to ${COPY_SHOTS}`);
+	} else log(`screenshots in ${shotsDir}`);
+	const passed = results.filter((r) => r.ok).length;
+	const failed = results.length - passed;
+	console.log(`e2e: ${passed} passed, ${failed} failed`);
+	process.exit(failed === 0 ? 0 : 1);
+}
+
+main().catch((err) => die(err.stack ?? String(err)));

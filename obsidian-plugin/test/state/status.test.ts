@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import {
+	type AppStatus,
+	applyServerEvent,
+	formatEta,
+	INITIAL_STATUS,
+	parseServerEvent,
+	progressFraction,
+	statusBarText,
+} from "../../src/state/status";
+import { statusDoc } from "../helpers";
+
+const online = (index: Partial<AppStatus["index"]> = {}, phase: AppStatus["connection"]["phase"] = "online"): AppStatus => ({
+	...INITIAL_STATUS,
+	connection: { ...INITIAL_STATUS.connection, phase },
+	index: { ...INITIAL_STATUS.index, ...index },
+});
+
+describe("applyServerEvent", () => {
+	it("follows an index pass: state → progress → note_indexed → ready", () => {
+		let index = INITIAL_STATUS.index;
+		index = applyServerEvent(index, { name: "state", data: statusDoc({ state: "stale", notes: 10 }) });
+		expect(index.status?.state).toBe("stale");
+		index = applyServerEvent(index, { name: "progress", data: { stage: "embed", done: 3, total: 12, rate: 4, eta_s: 2 } });
+		expect(index.status?.state).toBe("indexing");
+		expect(index.progress?.done).toBe(3);
+		index = applyServerEvent(index, { name: "note_indexed", data: { path: "A.md" } });
+		expect(index.lastIndexedPath).toBe("A.md");
+		index = applyServerEvent(index, { name: "ready", data: { notes: 12, chunks: 90 } });
+		expect(index).toMatchObject({ progress: null, revision: 1, status: { state: "ready", notes: 12, chunks: 90, progress: null } });
+	});
+
+	it("records errors and clears them on ready", () => {
+		let index = applyServerEvent(INITIAL_STATUS.index, { name: "error", data: { code: "provider", message: "model failed" } });
+		expect(index.lastError).toEqual({ code: "provider", message: "model failed" });
+		index = applyServerEvent(index, { name: "ready", data: { notes: 1, chunks: 1 } });
+		expect(index.lastError).toBeNull();
+	});
+
+	it("takes progress and last_error from a state document", () => {
+		const p = { stage: "scan", done: 1, total: 2, rate: null, eta_s: null };
+		const index = applyServerEvent(INITIAL_STATUS.index, { name: "state", data: statusDoc({ state: "indexing", progress: p, last_error: "boom" }) });
+		expect(index.progress).toEqual(p);
+		expect(index.lastError?.message).toBe("boom");
+	});
+});
+
+describe("parseServerEvent", () => {
+	it.each([
+		["known event", "ready", '{"notes":1,"chunks":2}', { name: "ready", data: { notes: 1, chunks: 2 } }],
+		["unknown name", "hello", "{}", null],
+		["bad JSON", "ready", "{", null],
+		["not an object", "ready", "3", null],
+	])("%s", (_n, name, data, want) => expect(parseServerEvent(name, data)).toEqual(want));
+});
+
+describe("statusBarText", () => {
+	it.each([
+		["connecting", online({}, "connecting"), "Connecting…", "busy"],
+		["starting", online({}, "starting"), "Starting sidecar…", "busy"],
+		["offline", online({}, "offline"), "Offline", "error"],
+		["unauthorized", online({}, "unauthorized"), "Token refused", "error"],
+		["forbidden", online({}, "forbidden"), "Connection refused", "error"],
+		["incompatible", online({}, "incompatible"), "Version mismatch", "error"],
+		["online, no status yet", online(), "Connected", "ok"],
+		["ready", online({ status: statusDoc({ notes: 1234 }) }), "1,234 notes", "ok"],
+		["one note", online({ status: statusDoc({ notes: 1 }) }), "1 note", "ok"],
+		["stale", online({ status: statusDoc({ state: "stale", notes: 3 }) }), "3 notes (out of date)", "warn"],
+		["empty", online({ status: statusDoc({ state: "empty", notes: 0 }) }), "No index yet", "warn"],
+		["paused", online({ status: statusDoc({ paused: true }) }), "Indexing paused", "warn"],
+		["indexing with counts", online({ status: statusDoc({ state: "indexing" }), progress: { stage: "embed", done: 45, total: 120, rate: 1, eta_s: 3 } }), "Indexing 45/120", "busy"],
+		["indexing without counts", online({ status: statusDoc({ state: "indexing" }) }), "Indexing…", "busy"],
+	])("%s", (_n, status, text, tone) => expect(statusBarText(status)).toEqual({ text, tone }));
+
+	it("names a missing sidecar", () => {
+		const s = online({}, "offline");
+		expect(statusBarText({ ...s, sidecar: { ...s.sidecar, phase: "missing" } }).text).toBe("Sidecar not installed");
+	});
+});
+
+describe("formatEta and progressFraction", () => {
+	it.each([
+		[null, ""],
+		[-1, ""],
+		[0.2, "1 s"],
+		[44.6, "45 s"],
+		[150, "3 min"],
+		[7200, "2.0 h"],
+	])("formatEta(%s) = %s", (s, want) => expect(formatEta(s)).toBe(want));
+	it.each([
+		[null, null],
+		[{ stage: "x", done: 1, total: 0, rate: null, eta_s: null }, null],
+		[{ stage: "x", done: 1, total: 4, rate: null, eta_s: null }, 0.25],
+		[{ stage: "x", done: 9, total: 4, rate: null, eta_s: null }, 1],
+	])("progressFraction %#", (p, want) => expect(progressFraction(p)).toBe(want));
+});

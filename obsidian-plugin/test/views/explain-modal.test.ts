@@ -1,0 +1,103 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { openExplain, renderExplain } from "../../src/views/explain-modal";
+import { apiError, explainDoc, flush, json } from "../helpers";
+import { goOnline, makeWorld, text, type World } from "../world";
+
+let world: World;
+afterEach(() => {
+	for (const m of [...(world?.app.openModals ?? [])]) m.close();
+	world?.services.dispose();
+});
+
+describe("explain rendering", () => {
+	it("shows the score breakdown as rows that add up", () => {
+		const el = document.createElement("div");
+		renderExplain(el, explainDoc(), () => undefined);
+		expect(text(el.querySelector(".vaultheat-explain-final"))).toBe("0.77");
+		expect(text(el.querySelector(".vaultheat-explain-sentence"))).toBe("Mostly: meaning (0.72 of 0.77), then graph (0.05).");
+		const rows = [...el.querySelectorAll(".vaultheat-breakdown-row:not(.is-header)")].map((r) =>
+			[...r.children].map((c) => text(c.firstElementChild?.matches(".vaultheat-score, div:not(.vaultheat-breakdown-help)") ? c.firstElementChild : c)),
+		);
+		expect(rows).toEqual([
+			["Meaning", "0.90", "0.700", "× 0.80", "+ 0.72"],
+			["Keywords", "0.00", "0.000", "× 0.10", "+ 0.00"],
+			["Graph", "0.50", "0.016", "× 0.10", "+ 0.05"],
+			["Reranker", "Not used", "–", "× 0.00", "–"],
+			["Final score", "", "", "", "= 0.77"],
+		]);
+		expect(text(el.querySelector(".vaultheat-breakdown-help"))).toBe("Vector similarity of the embeddings");
+		expect(el.querySelectorAll(".is-unused")).toHaveLength(1);
+		expect(el.querySelector(".vaultheat-explain-passage")).toBeNull();
+	});
+
+	it("shows the note's score on top and says the breakdown is its best passage's", () => {
+		const el = document.createElement("div");
+		renderExplain(el, explainDoc({ score: 0.94 }), () => undefined);
+		expect(text(el.querySelector(".vaultheat-explain-final"))).toBe("0.94");
+		expect(text(el.querySelector(".vaultheat-explain-passage"))).toBe(
+			"The note's score also counts its other matching passages; the best passage alone scores 0.77.",
+		);
+		expect(text(el.querySelector(".is-total"))).toBe("Best passage= 0.77");
+	});
+
+	it("shows the path from the seed through each hop, with snippets", () => {
+		const el = document.createElement("div");
+		const opened: [string, number][] = [];
+		const doc = explainDoc({
+			hops: [
+				{ hop: 1, from_chunk: 40, to_chunk: 41, edge: "similar", edge_weight: 0.9, type_weight: 1, decay: 0.5, heat: 0.2, path: "Mid.md", text: "## Middle\nA **middle** step." },
+				{ hop: 2, from_chunk: 41, to_chunk: 42, edge: "link", edge_weight: 1, type_weight: 1, decay: 0.5, heat: 0.1, path: "Folder/Note.md", text: "Target text." },
+			],
+		});
+		renderExplain(el, doc, (p, l) => opened.push([p, l]));
+		const steps = [...el.querySelectorAll(".vaultheat-path > li")].map((li) => li.className.replace("vaultheat-", "").trim());
+		expect(steps).toEqual(["step is-seed", "edge", "step", "edge", "step is-result"]);
+		const seed = el.querySelector(".is-seed")!;
+		expect(text(seed.querySelector(".vaultheat-step-label"))).toBe("Meaning match");
+		expect(text(seed.querySelector(".vaultheat-step-note"))).toBe("A");
+		expect(text(seed.querySelector(".vaultheat-row-heading"))).toBe("Start");
+		expect(text(seed.querySelector(".vaultheat-step-score"))).toBe("Seed score 0.032");
+		const edges = [...el.querySelectorAll(".vaultheat-edge")].map((e) => text(e));
+		expect(edges).toEqual([
+			"has a similar passage in weight 0.90 × type 1.00 × decay 0.50 → heat 0.200",
+			"links to weight 1.00 × type 1.00 × decay 0.50 → heat 0.100",
+		]);
+		expect(text(el.querySelectorAll(".vaultheat-step-snippet")[1])).toBe("A middle step.");
+		expect(text(el.querySelector(".is-result .vaultheat-step-label"))).toBe("Result");
+		(el.querySelector(".is-result .vaultheat-step-note") as HTMLElement).click();
+		expect(opened).toEqual([["Folder/Note.md", 1]]);
+	});
+
+	it.each([
+		["no seed", explainDoc({ seed: null, hops: [] }), "Found directly: the score comes from matching this passage, with no graph path."],
+		["seed is the result", explainDoc({ seed: { ...explainDoc().seed!, chunk_id: 42 }, hops: [] }), "This passage itself matched."],
+	])("explains a direct match (%s)", (_n, doc, want) => {
+		const el = document.createElement("div");
+		renderExplain(el, doc, () => undefined);
+		expect(text(el.querySelector(".vaultheat-explain-note, .vaultheat-edge.is-direct"))).toBe(want);
+	});
+});
+
+describe("explain modal", () => {
+	it("loads the explanation for a related note and shows it", async () => {
+		world = makeWorld();
+		world.transport.on("POST /v1/explain", () => json(200, explainDoc()));
+		await goOnline(world);
+		openExplain(world.services.viewContext(), { kind: "related", request: { path: "Alpha.md", text: "x", cursor: 1, target: "Folder/Note.md" }, title: "Note", path: "Folder/Note.md", score: 0.77 });
+		expect(text(document.querySelector(".vaultheat-explain .vaultheat-state-title"))).toBe("Tracing the path…");
+		await flush();
+		expect(text(document.querySelector(".modal-title"))).toBe("Why “Note” is related");
+		expect(text(document.querySelector(".vaultheat-explain-context"))).toBe("To Alpha, around your cursor");
+		expect(document.querySelector(".vaultheat-explain .is-busy")).toBeNull();
+		expect(document.querySelectorAll(".vaultheat-step")).toHaveLength(2);
+	});
+
+	it("shows what to do when explain fails", async () => {
+		world = makeWorld();
+		world.transport.on("POST /v1/explain", () => apiError(404, "not_found", "chunk gone"));
+		await goOnline(world);
+		openExplain(world.services.viewContext(), { kind: "search", request: { query: "q", chunk_id: 1 }, title: "Note", path: "N.md", score: 0.5 });
+		await flush();
+		expect(text(document.querySelector(".vaultheat-explain .vaultheat-state-title"))).toBe("Not in the index yet");
+	});
+});

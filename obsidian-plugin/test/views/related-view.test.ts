@@ -1,0 +1,237 @@
+import { MarkdownView, notices } from "obsidian";
+import { afterEach, describe, expect, it } from "vitest";
+import { VIEW_TYPE_RELATED } from "../../src/views/context";
+import { apiError, explainDoc, flush, json, relatedDoc, relatedHit, statusDoc } from "../helpers";
+import { goOnline, key, makeWorld, openNote, openSidebar, text, typeInto, type World } from "../world";
+
+let world: World;
+afterEach(() => world?.services.dispose());
+
+const hits = () => [
+	relatedHit("Projects/Beta.md", { title: "Beta", score: 0.82, link_status: "unlinked", best_chunk: { chunk_id: 3, heading_path: ["Beta", "Soil"], line_start: 3, line_end: 3, byte_start: 0, byte_end: 10, text: "Beta is about **compost** and [[Alpha|soil]]." } }),
+	relatedHit("Gamma.md", { title: "Gamma", score: 0.41, link_status: "backlinked", best_chunk: { chunk_id: 5, heading_path: [], line_start: 1, line_end: 3, byte_start: 0, byte_end: 10, text: "Something else." } }),
+];
+
+async function ready(options: Parameters<typeof makeWorld>[0] = {}) {
+	world = makeWorld(options);
+	world.transport.on("POST /v1/related", () => json(200, relatedDoc("Alpha.md", hits())));
+	await goOnline(world);
+	const { leaf, view } = await openSidebar(world);
+	const editor = await openNote(world, "Alpha.md");
+	await flush();
+	return { leaf, view, editor, root: view.contentEl };
+}
+
+describe("related sidebar", () => {
+	it("shows an empty state when no note is open", async () => {
+		world = makeWorld();
+		await goOnline(world);
+		const { view } = await openSidebar(world);
+		expect(text(view.contentEl.querySelector(".vaultheat-header-title"))).toBe("No note open");
+		expect(text(view.contentEl.querySelector(".vaultheat-state-title"))).toBe("No note open");
+		expect(view.getViewType()).toBe(VIEW_TYPE_RELATED);
+		expect(view.getDisplayText()).toBe("Related notes");
+	});
+
+	it("renders one row per result with title, badge, score, folder, heading and snippet", async () => {
+		const { root } = await ready();
+		expect(text(root.querySelector(".vaultheat-header-title"))).toBe("Alpha");
+		const rows = root.querySelectorAll(".vaultheat-row");
+		expect(rows).toHaveLength(2);
+		const beta = rows[0]!;
+		expect(text(beta.querySelector(".vaultheat-row-title"))).toBe("Beta");
+		expect(text(beta.querySelector(".vaultheat-badge"))).toBe("Unlinked");
+		expect(beta.querySelector(".vaultheat-badge")?.classList.contains("is-unlinked")).toBe(true);
+		expect(text(beta.querySelector(".vaultheat-row-folder"))).toBe("Projects");
+		// "Beta" repeats the title, so only the inner heading is shown.
+		expect(text(beta.querySelector(".vaultheat-row-heading"))).toBe("Soil");
+		expect(text(beta.querySelector(".vaultheat-row-snippet"))).toBe("Beta is about compost and soil.");
+		expect(beta.querySelector("[role=meter]")?.getAttribute("aria-valuenow")).toBe("0.82");
+		expect(beta.getAttribute("aria-label")).toBe("Beta in Projects, unlinked, score 0.82");
+		expect(text(rows[1]!.querySelector(".vaultheat-badge"))).toBe("Links here");
+		expect(text(rows[1]!.querySelector(".vaultheat-row-folder"))).toBe("Vault root");
+		expect(rows[1]!.querySelector(".vaultheat-row-heading")).toBeNull();
+		expect(text(root.querySelector(".vaultheat-footer"))).toBe("2 notes · 8 ms");
+		expect(root.querySelector("[role=list]")?.getAttribute("aria-label")).toContain("Arrow keys");
+	});
+
+	it("sends the note text, re-queries while typing after the pause, and keeps rows in place meanwhile", async () => {
+		const { root, editor } = await ready();
+		const before = world.transport.bodies("POST /v1/related");
+		expect(before[0]).toMatchObject({ path: "Alpha.md", text: world.app.vault.contentOf("Alpha.md"), cursor: 0, top: 10 });
+		const firstRow = root.querySelector(".vaultheat-row");
+		typeInto(editor, " More about café");
+		expect(root.classList.contains("is-updating")).toBe(true);
+		await world.clock.advance(499);
+		expect(world.transport.bodies("POST /v1/related")).toHaveLength(1);
+		expect(root.querySelector(".vaultheat-row")).toBe(firstRow);
+		await world.clock.advance(1);
+		const bodies = world.transport.bodies("POST /v1/related") as { text: string; cursor: number }[];
+		expect(bodies).toHaveLength(2);
+		expect(bodies[1]!.text.endsWith("More about café")).toBe(true);
+		expect(bodies[1]!.cursor).toBe(new TextEncoder().encode(bodies[1]!.text).length);
+		await flush();
+		expect(root.classList.contains("is-updating")).toBe(false);
+	});
+
+	it("follows the active note and ignores focus moving to the sidebar", async () => {
+		const { leaf, root } = await ready();
+		world.app.workspace.setActiveLeaf(leaf);
+		expect(text(root.querySelector(".vaultheat-header-title"))).toBe("Alpha");
+		world.transport.on("POST /v1/related", () => json(200, relatedDoc("Gamma.md", [relatedHit("Alpha.md")])));
+		await openNote(world, "Gamma.md");
+		expect(text(root.querySelector(".vaultheat-header-title"))).toBe("Gamma");
+		expect(text(root.querySelector(".vaultheat-row-title"))).toBe("Alpha");
+	});
+
+	it("opens a note at the matching line on click, in a new tab with a modifier", async () => {
+		const { root } = await ready();
+		(root.querySelectorAll(".vaultheat-row")[0] as HTMLElement).click();
+		await flush();
+		const view = world.app.workspace.getActiveViewOfType(MarkdownView)!;
+		expect(view.file?.path).toBe("Projects/Beta.md");
+		expect(view.editor.getCursor().line).toBe(2);
+		// The sidebar now follows Beta, so Beta itself left the list.
+		expect([...root.querySelectorAll(".vaultheat-row-title")].map((e) => e.textContent)).toEqual(["Gamma"]);
+		const leavesBefore = world.app.workspace.getLeavesOfType("markdown").length;
+		root.querySelectorAll(".vaultheat-row")[0]!.dispatchEvent(new MouseEvent("click", { bubbles: true, ctrlKey: true }));
+		await flush();
+		expect(world.app.workspace.getLeavesOfType("markdown").length).toBe(leavesBefore + 1);
+		expect(world.app.workspace.getActiveFile()?.path).toBe("Gamma.md");
+	});
+
+	it("moves with the arrow keys and acts on Enter, Shift+Enter and Alt+Enter", async () => {
+		const { root, editor } = await ready();
+		world.transport.on("POST /v1/explain", () => json(200, explainDoc()));
+		const rows = [...root.querySelectorAll<HTMLElement>(".vaultheat-row")];
+		expect(rows.map((r) => r.getAttribute("tabindex"))).toEqual(["0", "-1"]);
+		rows[0]!.focus();
+		key(rows[0]!, "ArrowDown");
+		expect(document.activeElement).toBe(rows[1]);
+		expect(rows.map((r) => r.getAttribute("tabindex"))).toEqual(["-1", "0"]);
+		key(rows[1]!, "ArrowDown");
+		expect(document.activeElement).toBe(rows[1]);
+		key(rows[1]!, "Home");
+		expect(document.activeElement).toBe(rows[0]);
+		editor.editor.setCursor({ line: 0, ch: 0 });
+		key(rows[0]!, "Enter", { shiftKey: true });
+		expect(editor.editor.getValue().startsWith("[[Beta]]# Alpha")).toBe(true);
+		key(rows[0]!, "Enter", { altKey: true });
+		await flush();
+		expect(document.querySelector(".vaultheat-explain-modal .modal-title")?.textContent).toBe("Why “Beta” is related");
+		expect(world.transport.bodies("POST /v1/explain")[0]).toMatchObject({ path: "Alpha.md", target: "Projects/Beta.md" });
+		world.app.openModals[0]?.close();
+		key(rows[0]!, "End");
+		key(rows[1]!, "Enter");
+		await flush();
+		expect(world.app.workspace.getActiveFile()?.path).toBe("Gamma.md");
+	});
+
+	it("inserts a link from the row button and sets a link for drag and drop", async () => {
+		const { root, editor } = await ready();
+		editor.editor.setCursor({ line: 2, ch: 0 });
+		(root.querySelector('[aria-label="Insert link at cursor"]') as HTMLElement).click();
+		expect(editor.editor.getLine(2)).toBe("[[Beta]]Alpha talks about gardening and tomatoes.");
+		const data = new Map<string, string>();
+		const evt = new Event("dragstart", { bubbles: true });
+		Object.defineProperty(evt, "dataTransfer", { value: { setData: (t: string, v: string) => data.set(t, v), effectAllowed: "" } });
+		root.querySelectorAll(".vaultheat-row")[1]!.dispatchEvent(evt);
+		expect(data.get("text/plain")).toBe("[[Gamma]]");
+	});
+
+	it("asks Obsidian's page preview on hover", async () => {
+		const { root } = await ready();
+		const seen: unknown[] = [];
+		world.app.workspace.on("hover-link", (info) => seen.push(info));
+		root.querySelector(".vaultheat-row")!.dispatchEvent(new MouseEvent("mouseover", { bubbles: true }));
+		expect(seen[0]).toMatchObject({ source: VIEW_TYPE_RELATED, linktext: "Projects/Beta.md", sourcePath: "Alpha.md" });
+	});
+
+	it("toggles unlinked only and explains an empty answer", async () => {
+		const { root } = await ready();
+		world.transport.on("POST /v1/related", () => json(200, relatedDoc("Alpha.md", [])));
+		const toggle = root.querySelector<HTMLButtonElement>(".vaultheat-toggle")!;
+		toggle.click();
+		await flush();
+		expect(toggle.getAttribute("aria-pressed")).toBe("true");
+		expect(world.transport.bodies("POST /v1/related").at(-1)).toMatchObject({ unlinked_only: true });
+		expect(text(root.querySelector(".vaultheat-state-title"))).toBe("Nothing unlinked");
+		toggle.click();
+		await flush();
+		expect(text(root.querySelector(".vaultheat-state-title"))).toBe("No related notes yet");
+	});
+
+	it("tells the user to start the sidecar when nothing answers, and starts it on request", async () => {
+		world = makeWorld({ withSidecar: true });
+		world.transport.unreachable = true;
+		await goOnline(world);
+		const { view } = await openSidebar(world);
+		await openNote(world, "Alpha.md");
+		const root = view.contentEl;
+		expect(text(root.querySelector(".vaultheat-state-title"))).toBe("The sidecar is not running");
+		expect(text(root.querySelector(".vaultheat-command code"))).toBe('vaultheat serve --vault "/vault"');
+		const buttons = [...root.querySelectorAll(".vaultheat-state-actions button")].map((b) => text(b));
+		expect(buttons).toEqual(["Start sidecar", "Reconnect"]);
+		(root.querySelector(".vaultheat-state-actions button") as HTMLElement).click();
+		await flush();
+		expect(world.fixes).toEqual(["start-sidecar"]);
+		expect(world.spawned).toEqual([["vaultheat", "serve", "--vault", "/vault"]]);
+		expect(text(root.querySelector(".vaultheat-state-title"))).toBe("The vaultheat sidecar is not installed");
+		expect(text(root.querySelector(".vaultheat-command code"))).toBe("pipx install vaultheat");
+	});
+
+	it("says the token was refused and opens the settings", async () => {
+		world = makeWorld();
+		world.transport.on("GET /v1/status", () => apiError(401, "unauthorized", "bad token"));
+		await goOnline(world);
+		const { view } = await openSidebar(world);
+		await openNote(world, "Alpha.md");
+		expect(text(view.contentEl.querySelector(".vaultheat-state-title"))).toBe("The sidecar refused the token");
+		(view.contentEl.querySelector(".vaultheat-state-actions button") as HTMLElement).click();
+		expect(world.app.setting.opened).toEqual(["vaultheat"]);
+	});
+
+	it("shows indexing progress while the first index is built", async () => {
+		world = makeWorld();
+		const progress = { stage: "Embedding", done: 45, total: 120, rate: 10, eta_s: 8 };
+		world.transport.on("GET /v1/status", () => json(200, statusDoc({ state: "indexing", progress })));
+		world.transport.on("POST /v1/related", () => apiError(409, "index_missing", "No index yet"));
+		await goOnline(world);
+		const { view } = await openSidebar(world);
+		await openNote(world, "Alpha.md");
+		const root = view.contentEl;
+		expect(text(root.querySelector(".vaultheat-state-title"))).toBe("Indexing your vault…");
+		const bar = root.querySelector("[role=progressbar]");
+		expect(bar?.getAttribute("aria-valuenow")).toBe("45");
+		expect(bar?.getAttribute("aria-valuemax")).toBe("120");
+		expect(text(root.querySelector(".vaultheat-progress-text"))).toBe("Embedding · 45 of 120 · about 8 s left");
+	});
+
+	it("keeps the rows and shows a compact banner when a refresh fails", async () => {
+		const { root, editor } = await ready();
+		world.transport.on("POST /v1/related", () => apiError(409, "index_locked", "locked"));
+		typeInto(editor, "x");
+		await world.clock.advance(500);
+		expect(root.querySelectorAll(".vaultheat-row")).toHaveLength(2);
+		expect(text(root.querySelector(".vaultheat-banner .vaultheat-state-title"))).toBe("The index is busy");
+	});
+
+	it("refreshes when an index pass finishes", async () => {
+		await ready();
+		const n = world.transport.bodies("POST /v1/related").length;
+		world.services.status.update((s) => ({ ...s, index: { ...s.index, revision: s.index.revision + 1 } }));
+		await flush();
+		expect(world.transport.bodies("POST /v1/related").length).toBe(n + 1);
+	});
+
+	it("removes its listeners when closed", async () => {
+		const { leaf } = await ready();
+		expect(world.app.workspace.listenerCount("editor-change")).toBe(1);
+		leaf.detach();
+		await flush();
+		expect(world.app.workspace.listenerCount("editor-change")).toBe(0);
+		expect(world.app.workspace.listenerCount("active-leaf-change")).toBe(0);
+		expect(world.app.vault.listenerCount("rename")).toBe(0);
+		expect(notices).toBeDefined();
+	});
+});

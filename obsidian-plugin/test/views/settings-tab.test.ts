@@ -1,0 +1,90 @@
+import { Plugin } from "obsidian";
+import { afterEach, describe, expect, it } from "vitest";
+import { VaultheatSettingTab } from "../../src/views/settings-tab";
+import { makeWorld, text, type World } from "../world";
+
+let world: World;
+afterEach(() => world?.services.dispose());
+
+function render(canSpawn = true) {
+	world = makeWorld({ settings: { excluded: ["Templates"] } });
+	const plugin = new Plugin(world.app, { id: "vaultheat", name: "Vaultheat", version: "0.1.0", minAppVersion: "1.7.2", description: "", author: "" });
+	const ctx = world.services.viewContext();
+	const tab = new VaultheatSettingTab(world.app, plugin, { settings: ctx.settings, saveSettings: ctx.saveSettings, fix: ctx.fix, canSpawn });
+	tab.display();
+	const rows = [...tab.containerEl.querySelectorAll(".setting-item")];
+	const row = (name: string) => rows.find((r) => text(r.querySelector(".setting-item-name")) === name)!;
+	return { tab, rows, row };
+}
+
+describe("settings tab", () => {
+	it("has every setting with a one-line description, under headings", () => {
+		const { rows } = render();
+		const headings = rows.filter((r) => r.classList.contains("setting-item-heading")).map((r) => text(r.querySelector(".setting-item-name")));
+		expect(headings).toEqual(["Connection", "Sidecar", "Results"]);
+		const settings = rows.filter((r) => !r.classList.contains("setting-item-heading"));
+		expect(settings.map((r) => text(r.querySelector(".setting-item-name")))).toEqual([
+			"Sidecar address",
+			"Token",
+			"Start automatically",
+			"Command",
+			"Python path",
+			"Result count",
+			"Typing pause",
+			"Unlinked only by default",
+			"Rerank results",
+			"Excluded folders and patterns",
+		]);
+		for (const r of settings) {
+			const desc = text(r.querySelector(".setting-item-description"));
+			expect(desc.length).toBeGreaterThan(10);
+			expect(desc).not.toContain("\n");
+			expect(desc.charAt(0)).toBe(desc.charAt(0).toUpperCase());
+		}
+	});
+
+	it("saves changes as they are made", async () => {
+		const { row } = render();
+		const input = (name: string) => row(name).querySelector("input, textarea, select") as HTMLInputElement;
+		input("Sidecar address").value = " http://127.0.0.1:5000 ";
+		input("Sidecar address").dispatchEvent(new Event("input"));
+		input("Token").value = "abc";
+		input("Token").dispatchEvent(new Event("input"));
+		(row("Start automatically").querySelector(".checkbox-container") as HTMLElement).click();
+		input("Result count").value = "25";
+		input("Result count").dispatchEvent(new Event("input"));
+		input("Rerank results").value = "off";
+		input("Rerank results").dispatchEvent(new Event("change"));
+		input("Excluded folders and patterns").value = "Templates\n\nArchive/**";
+		input("Excluded folders and patterns").dispatchEvent(new Event("input"));
+		await Promise.resolve();
+		expect(world.settings()).toMatchObject({
+			serverUrl: "http://127.0.0.1:5000",
+			token: "abc",
+			autoStart: true,
+			resultCount: 25,
+			rerank: "off",
+			excluded: ["Templates", "Archive/**"],
+		});
+		expect(input("Token").type).toBe("password");
+		expect(input("Excluded folders and patterns").value).toBe("Templates\n\nArchive/**");
+	});
+
+	it("reconnects once after the address stops changing", async () => {
+		const { row } = render();
+		const field = row("Sidecar address").querySelector("input")!;
+		for (const v of ["h", "ht", "http://127.0.0.1:9"]) {
+			field.value = v;
+			field.dispatchEvent(new Event("input"));
+		}
+		await Promise.resolve();
+		expect(world.transport.requests).toHaveLength(0);
+		await world.clock.advance(800);
+		expect(world.transport.requests.map((r) => r.req.url)).toEqual(["http://127.0.0.1:9/v1/health", "http://127.0.0.1:9/v1/status"]);
+	});
+
+	it("disables auto-start where the sidecar cannot be spawned", () => {
+		const { row } = render(false);
+		expect(row("Start automatically").querySelector(".checkbox-container")?.classList.contains("is-disabled")).toBe(true);
+	});
+});

@@ -1,0 +1,114 @@
+/**
+ * A small Obsidian world for view tests: the stub App with a seeded vault, the real services
+ * wired to a FakeTransport and a ManualClock, and helpers to open notes and type.
+ */
+import { App, FileSystemAdapter, MarkdownView, TFile, Vault, type WorkspaceLeaf } from "obsidian";
+import { createServices, type Services } from "../src/services";
+import { loadSettings, type VaultheatSettings } from "../src/settings";
+import { SidecarManager, type SpawnFn } from "../src/sidecar";
+import type { FixAction } from "../src/state/diagnosis";
+import { VIEW_TYPE_RELATED } from "../src/views/context";
+import { RelatedView } from "../src/views/related-view";
+import { StatusModal } from "../src/views/status-modal";
+import { FakeTransport, flush, json, ManualClock, statusDoc } from "./helpers";
+
+export const NOTES: Record<string, string> = {
+	"Alpha.md": "# Alpha\n\nAlpha talks about gardening and tomatoes.\n\n## Soil\nCompost matters.",
+	"Projects/Beta.md": "# Beta\n\nBeta is about compost and soil.",
+	"Gamma.md": "# Gamma\n\nSomething else entirely.",
+};
+
+export interface World {
+	app: App;
+	transport: FakeTransport;
+	clock: ManualClock;
+	services: Services;
+	settings: () => VaultheatSettings;
+	fixes: FixAction[];
+	spawned: string[][];
+}
+
+export function makeWorld(options: { settings?: Partial<VaultheatSettings>; withSidecar?: boolean } = {}): World {
+	document.body.innerHTML = "";
+	const vault = new Vault(new FileSystemAdapter("/vault"));
+	vault.seed(NOTES);
+	const app = new App(document, vault);
+	document.body.append(app.workspace.containerEl, app.statusBarEl);
+	const transport = new FakeTransport()
+		.on("GET /v1/health", () => json(200, { schema: "vaultheat.health.v1", status: "ok", version: "0.1.0", state: "ready" }))
+		.on("GET /v1/status", () => json(200, statusDoc()));
+	const clock = new ManualClock();
+	let settings = loadSettings(options.settings ?? {});
+	const fixes: FixAction[] = [];
+	const spawned: string[][] = [];
+	const spawn: SpawnFn = (command, args) => {
+		spawned.push([command, ...args]);
+		throw Object.assign(new Error("spawn ENOENT"), { code: "ENOENT" });
+	};
+	const sidecar = options.withSidecar ? new SidecarManager(spawn, () => ({ command: "vaultheat", pythonPath: "", vaultPath: "/vault", port: null }), {}) : null;
+	const services: Services = createServices({
+		app,
+		transport,
+		events: null,
+		sidecar,
+		clock,
+		vaultPath: "/vault",
+		settings: () => settings,
+		saveSettings: async (patch) => {
+			const previous = settings;
+			settings = loadSettings({ ...settings, ...patch });
+			services.settingsChanged(previous);
+		},
+		openSettings: () => app.setting.openTabById("vaultheat"),
+		showStatus: () => new StatusModal(services.viewContext()).open(),
+	});
+	const realFix = services.fix;
+	services.fix = (action) => {
+		fixes.push(action);
+		realFix(action);
+	};
+	const ctx = services.viewContext();
+	ctx.fix = services.fix;
+	app.viewRegistry.set(VIEW_TYPE_RELATED, (leaf) => new RelatedView(leaf, ctx));
+	return { app, transport, clock, services, settings: () => settings, fixes, spawned };
+}
+
+/** Connects (health + status through the fake transport). */
+export async function goOnline(world: World): Promise<void> {
+	world.services.connection.connect();
+	await world.clock.advance(0);
+}
+
+export async function openSidebar(world: World): Promise<{ leaf: WorkspaceLeaf; view: RelatedView }> {
+	const leaf = world.app.workspace.getRightLeaf(false);
+	await leaf.setViewState({ type: VIEW_TYPE_RELATED });
+	world.app.workspace.setLayoutReady();
+	return { leaf, view: leaf.view as unknown as RelatedView };
+}
+
+export async function openNote(world: World, path: string, newLeaf = false): Promise<MarkdownView> {
+	const file = world.app.vault.getFileByPath(path);
+	if (!(file instanceof TFile)) throw new Error(`no ${path}`);
+	const leaf = world.app.workspace.getLeaf(newLeaf);
+	await leaf.openFile(file);
+	await flush();
+	return leaf.view as MarkdownView;
+}
+
+/** Types at the end of the editor like a user (one input event per call). */
+export function typeInto(view: MarkdownView, text: string): void {
+	const ta = view.editor.textarea;
+	ta.value += text;
+	ta.setSelectionRange(ta.value.length, ta.value.length);
+	ta.dispatchEvent(new Event("input", { bubbles: true }));
+}
+
+export function text(el: Element | null | undefined): string {
+	return (el?.textContent ?? "").replace(/\s+/g, " ").trim();
+}
+
+export function key(target: EventTarget, k: string, mods: Partial<KeyboardEventInit> = {}): KeyboardEvent {
+	const evt = new KeyboardEvent("keydown", { key: k, bubbles: true, cancelable: true, ...mods });
+	target.dispatchEvent(evt);
+	return evt;
+}

@@ -1,0 +1,5 @@
+"""``python -m vaultheat`` runs the CLI."""
+
+from vaultheat.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,379 @@
+"""Run evaluation sets against several configurations of one opened Engine.
+
+Configurations differ only in settings overrides and request flags, so they all run on the same
+index with the models loaded once: the harness swaps ``engine.settings`` (frozen, rebuilt with
+``with_overrides``) between configurations. The query-embedding cache stays valid (same model,
+same chunking); it is cleared only when a configuration overrides chunking or embeddings.
+
+Leakage in link prediction: the related pipeline blocks the query note's own chunks from the
+candidates and from relaying heat, so no graph edge touching the note is ever used. Strict
+(all edges touching the note removed) and lenient (only outgoing edges removed) are therefore
+the same run; ``--mode`` is accepted and reported. ``canary`` checks this empirically.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vaultheat.config import Settings
+from vaultheat.core.requests import RelatedRequest, SearchRequest
+from vaultheat.core.resolve import LinkResolver
+from vaultheat.engine import Engine
+from vaultheat.errors import InputError
+from vaultheat.evaluation.metrics import mean_scores, percentile, ranks_of
+from vaultheat.evaluation.sets import LinkItem, SearchItem, is_holdout, render_note
+from vaultheat.paths import IndexPaths
+from vaultheat.storage.store import Store
+
+TOP = 50  # ranks beyond this count as "not retrieved"
+BUILTIN = ("lexical", "vector", "hybrid", "graph", "full", "default")
+SUBSET = (3, 30)  # link-prediction subset 3 <= |relevant| <= 30
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    name: str
+    overrides: dict[str, Any] = field(default_factory=dict)
+    lexical: bool = True
+    graph: bool = True
+    rerank: bool | None = None  # None = the settings decide (product default)
+    note: str = ""
+
+
+@dataclass
+class ConfigResult:
+    name: str
+    task: str  # "search" | "related"
+    ranks: list[list[int | None]] = field(default_factory=list)
+    latency_ms: list[float] = field(default_factory=list)
+    note: str = ""
+
+    def row(self, keep: Callable[[int], bool] | None = None) -> dict[str, Any]:
+        idx = [i for i in range(len(self.ranks)) if keep is None or keep(i)]
+        scores = mean_scores([self.ranks[i] for i in idx])
+        lat = [self.latency_ms[i] for i in idx]
+        return {
+            "name": self.name,
+            "task": self.task,
+            **{k: round(v, 4) for k, v in scores.items()},
+            "latency_ms_p50": round(percentile(lat, 50), 2),
+            "latency_ms_p95": round(percentile(lat, 95), 2),
+            "n": len(idx),
+            "note": self.note,
+        }
+
+
+def builtin_configs(rerank_available: bool) -> dict[str, EvalConfig]:
+    lexical_only = {
+        "search.vector_weight": 0.0,
+        "search.score_vector": 0.0,
+        "search.score_heat": 0.0,
+        "search.files_top_chunks": 1,
+    }
+    return {
+        "lexical": EvalConfig(
+            "lexical",
+            lexical_only,
+            lexical=True,
+            graph=False,
+            rerank=False,
+            note="FTS5 BM25 only; note = best chunk",
+        ),
+        "vector": EvalConfig(
+            "vector",
+            {"search.files_top_chunks": 1},
+            lexical=False,
+            graph=False,
+            rerank=False,
+            note="note = best chunk",
+        ),
+        "hybrid": EvalConfig("hybrid", lexical=True, graph=False, rerank=False),
+        "graph": EvalConfig("graph", lexical=True, graph=True, rerank=False),
+        "full": EvalConfig(
+            "full",
+            lexical=True,
+            graph=True,
+            rerank=True,
+            note="" if rerank_available else "rerank unavailable: same as graph",
+        ),
+        "default": EvalConfig("default", note="product defaults"),
+    }
+
+
+def resolve_configs(
+    names: Sequence[str] | None, settings: Settings, rerank_available: bool
+) -> list[EvalConfig]:
+    """Built-ins plus ``settings.eval_configs`` (name -> {"section.key": value}), by name."""
+    known: dict[str, EvalConfig] = builtin_configs(rerank_available)
+    for name, overrides in settings.eval_configs.items():
+        if not isinstance(overrides, dict):
+            raise InputError(f"eval config {name!r} must be a table of 'section.key' = value")
+        settings.with_overrides(overrides)  # validate now, not halfway through a run
+        known[name] = EvalConfig(name, dict(overrides), note="from eval_configs")
+    wanted = list(names) if names else [*BUILTIN, *settings.eval_configs]
+    unknown = [n for n in wanted if n not in known]
+    if unknown:
+        raise InputError(
+            f"unknown configuration(s): {', '.join(unknown)}; known: {', '.join(known)}"
+        )
+    return [known[n] for n in dict.fromkeys(wanted)]
+
+
+def rerank_available(engine: Engine) -> bool:
+    try:
+        return engine.reranker is not None
+    except Exception:  # a reranker that cannot load is simply not available for eval
+        return False
+
+
+def apply_config(engine: Engine, base: Settings, cfg: EvalConfig) -> None:
+    engine.settings = base.with_overrides(cfg.overrides) if cfg.overrides else base
+    if any(k.startswith(("chunking.", "embeddings.")) for k in cfg.overrides):
+        engine.query_cache.clear()
+
+
+def run_search_eval(
+    engine: Engine, items: Sequence[SearchItem], configs: Sequence[EvalConfig]
+) -> list[ConfigResult]:
+    base = engine.settings
+    out = []
+    try:
+        for cfg in configs:
+            apply_config(engine, base, cfg)
+            res = ConfigResult(cfg.name, "search", note=cfg.note)
+            for item in items:
+                req = SearchRequest(
+                    query=item.query,
+                    top=TOP,
+                    files_only=True,
+                    lexical=cfg.lexical,
+                    graph=cfg.graph,
+                    rerank=cfg.rerank,
+                )
+                t0 = time.perf_counter()
+                doc = engine.search(req)
+                res.latency_ms.append((time.perf_counter() - t0) * 1000)
+                res.ranks.append(ranks_of([r["path"] for r in doc["results"]], item.relevant))
+            out.append(res)
+    finally:
+        engine.settings = base
+    return out
+
+
+@dataclass
+class LinkQuery:
+    item: LinkItem
+    text: str
+
+
+def render_items(
+    engine: Engine, items: Sequence[LinkItem], variant: str | None
+) -> tuple[list[LinkQuery], list[dict[str, str]]]:
+    """Rendered queries (variant: the flag, else each line's own, else links-removed) and the
+    items skipped with a reason (note missing from the vault or from the index)."""
+    store, _ = engine.view()
+    indexed = set(store.notes())
+    queries: list[LinkQuery] = []
+    skipped: list[dict[str, str]] = []
+    for it in items:
+        path = engine.paths.vault / it.note
+        if it.note not in indexed or not path.is_file():
+            skipped.append({"note": it.note, "reason": "not in the vault or not indexed"})
+            continue
+        v = variant or it.variant or "links-removed"
+        queries.append(LinkQuery(it, render_note(it.note, path.read_bytes(), v)))
+    return queries, skipped
+
+
+def run_related_eval(
+    engine: Engine, queries: Sequence[LinkQuery], configs: Sequence[EvalConfig]
+) -> list[ConfigResult]:
+    store, _ = engine.view()
+    resolver = LinkResolver(list(store.notes()), store.attachments(), store.note_aliases())
+    base = engine.settings
+    out = []
+    try:
+        for cfg in configs:
+            apply_config(engine, base, cfg)
+            res = ConfigResult(cfg.name, "related", note=cfg.note)
+            for q in queries:
+                t0 = time.perf_counter()
+                ranking = related_ranking(engine, q, cfg, resolver)
+                res.latency_ms.append((time.perf_counter() - t0) * 1000)
+                res.ranks.append(ranks_of(ranking, q.item.relevant))
+            out.append(res)
+    finally:
+        engine.settings = base
+    out.append(same_folder_baseline(engine, queries))
+    return out
+
+
+def related_ranking(
+    engine: Engine, q: LinkQuery, cfg: EvalConfig, resolver: LinkResolver | None, top: int = TOP
+) -> list[str]:
+    req = RelatedRequest(
+        path=q.item.note,
+        text=q.text,
+        top=top,
+        lexical=cfg.lexical,
+        graph=cfg.graph,
+        rerank=cfg.rerank,
+    )
+    return [r["path"] for r in engine.related(req, resolver=resolver)["results"]]
+
+
+def same_folder_ranking(note: str, all_paths: Sequence[str]) -> list[str]:
+    """Notes in the query note's folder first, then the rest, each in path order."""
+    folder = note.rsplit("/", 1)[0] if "/" in note else ""
+
+    def folder_of(p: str) -> str:
+        return p.rsplit("/", 1)[0] if "/" in p else ""
+
+    others = sorted(p for p in all_paths if p != note)
+    return [p for p in others if folder_of(p) == folder] + [
+        p for p in others if folder_of(p) != folder
+    ]
+
+
+def same_folder_baseline(engine: Engine, queries: Sequence[LinkQuery]) -> ConfigResult:
+    store, _ = engine.view()
+    paths = sorted(store.notes())
+    res = ConfigResult("same-folder", "related", note="baseline: same folder first, path order")
+    for q in queries:
+        t0 = time.perf_counter()
+        ranking = same_folder_ranking(q.item.note, paths)[:TOP]
+        res.latency_ms.append((time.perf_counter() - t0) * 1000)
+        res.ranks.append(ranks_of(ranking, q.item.relevant))
+    return res
+
+
+def in_subset(item: LinkItem) -> bool:
+    return SUBSET[0] <= len(item.relevant) <= SUBSET[1]
+
+
+def split_of(key: str) -> str:
+    return "holdout" if is_holdout(key) else "tune"
+
+
+# -- canary -----------------------------------------------------------------------------------
+
+
+def canary(
+    engine: Engine,
+    linkpred_items: Sequence[LinkItem],
+    n: int = 50,
+    seed: int = 0,
+    variant: str = "links-removed",
+    top: int = 100,
+) -> dict[str, Any]:
+    """Rewrite the stored links of ~n evaluated notes (in a COPY of the index) to point at
+    random notes, keep their rendered query identical, and measure how far those random notes
+    rise in the related ranking. A mean rise above ~0 means the system reads edges of the
+    query note that it must not see. Ranks beyond ``top`` count as ``top + 1``."""
+    queries, _ = render_items(engine, linkpred_items, variant)
+    rng = random.Random(seed)
+    if len(queries) > n:
+        queries = rng.sample(queries, n)
+    store, _ = engine.view()
+    all_paths = sorted(store.notes())
+    tmp = Path(tempfile.mkdtemp(prefix="vaultheat-canary-"))
+    copy_root = tmp / "index"
+    shutil.copytree(
+        engine.paths.root, copy_root, ignore=shutil.ignore_patterns("writer.lock", "server.json")
+    )
+    planted: dict[str, list[str]] = {}
+    try:
+        w = Store(IndexPaths(vault=engine.paths.vault, root=copy_root).db)
+        try:
+            with w.transaction():
+                for q in queries:
+                    planted[q.item.note] = plant_random_links(w, q.item, all_paths, rng)
+            planted_edges = w.db.execute(
+                "SELECT count(*) FROM edges WHERE kind = 'link'"
+            ).fetchone()[0]
+        finally:
+            w.close()
+        copy = Engine(
+            IndexPaths(vault=engine.paths.vault, root=copy_root),
+            engine.settings,
+            embedder=engine.embedder,
+        )
+        cfg = EvalConfig("default")
+        rises: list[int] = []
+        before_top10 = after_top10 = 0
+        try:
+            for q in queries:
+                targets = planted.get(q.item.note, [])
+                if not targets:
+                    continue
+                orig = related_ranking(engine, q, cfg, None, top)
+                new = related_ranking(copy, q, cfg, None, top)
+                r0 = [r or top + 1 for r in ranks_of(orig, targets)]
+                r1 = [r or top + 1 for r in ranks_of(new, targets)]
+                rises += [a - b for a, b in zip(r0, r1, strict=True)]
+                before_top10 += sum(1 for r in r0 if r <= 10)
+                after_top10 += sum(1 for r in r1 if r <= 10)
+        finally:
+            copy.close()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    mean_rise = sum(rises) / len(rises) if rises else 0.0
+    return {
+        "notes": sum(1 for t in planted.values() if t),
+        "targets": len(rises),
+        "link_edges_in_copy": planted_edges,
+        "mean_rank_rise": round(mean_rise, 4),
+        "max_rank_rise": max(rises, default=0),
+        "targets_in_top10_before": before_top10,
+        "targets_in_top10_after": after_top10,
+        "passed": mean_rise <= 0.5 and after_top10 <= before_top10,
+    }
+
+
+def plant_random_links(
+    store: Store, item: LinkItem, all_paths: Sequence[str], rng: random.Random
+) -> list[str]:
+    """Point every resolved link of ``item.note`` at a random other note and rebuild its link
+    edges accordingly (link chunk -> first chunk of the random note). Returns the targets."""
+    row = store.note_by_path(item.note)
+    if row is None:
+        return []
+    chunks = store.note_chunks(row.id)
+    links = list(
+        store.db.execute(
+            "SELECT rowid, byte_start FROM links WHERE note_id = ? AND resolved_path IS NOT NULL "
+            "ORDER BY byte_start",
+            (row.id,),
+        )
+    )
+    pool = [p for p in all_paths if p != item.note and p not in item.relevant]
+    if not chunks or not links or not pool:
+        return []
+    targets = rng.sample(pool, min(len(pool), max(3, len({*item.relevant}))))
+    first_chunk: dict[str, int] = {}
+    for t in targets:
+        trow = store.note_by_path(t)
+        tch = store.note_chunks(trow.id) if trow else []
+        if tch:
+            first_chunk[t] = tch[0].id
+    targets = [t for t in targets if t in first_chunk][: len(links)]
+    if not targets:
+        return []
+    edges: dict[tuple[int, int], float] = {}
+    for i, (rowid, b0) in enumerate(links):
+        t = targets[i % len(targets)]
+        store.set_link_resolution(rowid, t)
+        src = chunks[0]
+        for c in chunks:
+            if c.byte_start <= b0:
+                src = c
+        edges[(src.id, first_chunk[t])] = 1.0
+    store.replace_link_edges([c.id for c in chunks], [(s, d, w) for (s, d), w in edges.items()])
+    return targets
