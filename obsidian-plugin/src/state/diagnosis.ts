@@ -27,7 +27,7 @@ export interface Diagnosis {
 	tone: "info" | "busy" | "error";
 }
 
-export const INSTALL_COMMAND = "scripts/setup.sh  (run in a vaultheat checkout; then set the command path to its .venv/bin/vaultheat)";
+export const INSTALL_COMMAND = "scripts/setup.sh (run in a vaultheat checkout; then set the command path to its .venv/bin/vaultheat)";
 
 export function serveCommand(vaultPath: string): string {
 	return `vaultheat serve --vault "${vaultPath}"`;

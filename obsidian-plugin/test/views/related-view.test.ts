@@ -1,6 +1,7 @@
 import { MarkdownView, notices } from "obsidian";
 import { afterEach, describe, expect, it } from "vitest";
 import { VIEW_TYPE_RELATED } from "../../src/views/context";
+import { INSTALL_COMMAND } from "../../src/state/diagnosis";
 import { apiError, explainDoc, flush, json, relatedDoc, relatedHit, statusDoc } from "../helpers";
 import { goOnline, key, makeWorld, openNote, openSidebar, text, typeInto, type World } from "../world";
 
@@ -177,7 +178,7 @@ describe("related sidebar", () => {
 		expect(world.fixes).toEqual(["start-sidecar"]);
 		expect(world.spawned).toEqual([["vaultheat", "serve", "--vault", "/vault"]]);
 		expect(text(root.querySelector(".vaultheat-state-title"))).toBe("The vaultheat sidecar is not installed");
-		expect(text(root.querySelector(".vaultheat-command code"))).toBe("pipx install vaultheat");
+		expect(text(root.querySelector(".vaultheat-command code"))).toBe(INSTALL_COMMAND);
 	});
 
 	it("says the token was refused and opens the settings", async () => {
