@@ -9,6 +9,9 @@ Retries: connection errors, timeouts, 408/429 and 5xx are retried with exponenti
 (``Retry-After`` honoured up to a cap); any other 4xx fails at once with the server's message,
 because repeating a bad request cannot help.
 
+Prefix presets (e5 / nomic-embed / bge, see ``providers.local.resolve_prefixes``) apply here too
+when both prefixes are empty: ``nomic-embed-text`` served by Ollama needs them just the same.
+
 ``count_tokens`` cannot see the remote tokenizer, so it estimates ``ceil(len(text) / 3.5)``:
 conservative for English and code (BPE tokenizers average about 4 characters per token), so
 chunks stay inside ``max_tokens``; text in scripts with fewer characters per token (CJK) needs a
