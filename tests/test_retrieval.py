@@ -115,20 +115,34 @@ def test_bad_requests_are_input_errors() -> None:
 
 def test_tag_neighbors_link_notes_sharing_a_rare_tag(fake_engine: Engine) -> None:
     from vaultheat.config import GraphSettings
-    from vaultheat.core.pipeline import make_tag_neighbors
+    from vaultheat.core.graphview import GraphView
 
     store = fake_engine.store()
     counts = store.tag_counts()
     rare = next(t for t, n in sorted(counts.items()) if 2 <= n <= 5)
-    notes = store.notes_with_tag(rare)
+    notes = sorted(store.notes_with_tag(rare))
     first = store.note_chunks(notes[0])[0]
-    nb = make_tag_neighbors(store, GraphSettings(tag_max_share=1.0, tag_max_notes=5))
-    assert nb is not None
-    reached = {store.chunks([v])[v].note_id for v, _ in nb(first.id)}
+    view = GraphView.from_store(store, GraphSettings(tag_max_share=1.0, tag_max_notes=5))
+    reached = {view.note_of(v) for v, _, t in view.edges(first.id) if t == "tag"}
     assert set(notes[1:]) <= reached
     assert notes[0] not in reached
-    # a tag on every note makes no edges at all
-    assert make_tag_neighbors(store, GraphSettings(tag_max_notes=1)) is None
+    # tags on more notes than the limit make no edges at all
+    narrow = GraphView.from_store(store, GraphSettings(tag_max_notes=1))
+    assert not [t for _, _, t in narrow.edges(first.id) if t == "tag"]
+
+
+def test_graph_view_matches_the_stored_edges(fake_engine: Engine) -> None:
+    from vaultheat.core.graphview import GraphView
+
+    store = fake_engine.store()
+    view = GraphView.from_store(store, fake_engine.settings.graph)
+    for (cid,) in store.db.execute("SELECT id FROM chunks ORDER BY id LIMIT 40").fetchall():
+        stored = {(d, "similar" if k == "similar" else "link", round(w, 5))
+                  for d, k, w in store.edges_from(cid)}  # fmt: skip
+        stored |= {(s, "similar" if k == "similar" else "backlink", round(w, 5))
+                   for s, k, w in store.edges_to(cid)}  # fmt: skip
+        got = {(v, t, round(w, 5)) for v, w, t in view.edges(cid) if t != "tag"}
+        assert got == stored, cid
 
 
 def test_query_expansion_adds_variant_seeds_and_degrades_on_failure(fake_engine: Engine) -> None:

@@ -19,7 +19,9 @@ import xxhash
 
 from vaultheat import __version__
 from vaultheat.config import Settings, load_settings
+from vaultheat.core.graphview import GraphView
 from vaultheat.core.requests import RelatedRequest, SearchRequest
+from vaultheat.core.resolve import LinkResolver
 from vaultheat.errors import IndexMismatchError, IndexMissingError, NotFoundError
 from vaultheat.indexer import Indexer, IndexReport, ProgressFn, stored_settings
 from vaultheat.paths import IndexPaths, index_paths
@@ -53,6 +55,9 @@ class Engine:
         self._store: Store | None = None
         self._vectors: VectorIndex | None = None
         self._generation = -1
+        self._graph: GraphView | None = None
+        self._resolver: LinkResolver | None = None
+        self._derived_gen = -2
         self.query_cache: dict[str, Any] = {}
 
     @classmethod
@@ -129,6 +134,28 @@ class Engine:
                 reconcile(self._vectors, store, self.embedder.fingerprint)
                 self._generation = gen
             return store, self._vectors
+
+    def _derived(self) -> None:
+        """Rebuild the in-memory graph and link resolver when the index moved on."""
+        store, _ = self.view()
+        if self._derived_gen != self._generation or self._graph is None:
+            self._graph = GraphView.from_store(store, self.settings.graph)
+            self._resolver = LinkResolver(
+                list(store.notes()), store.attachments(), store.note_aliases()
+            )
+            self._derived_gen = self._generation
+
+    def graph_view(self) -> GraphView:
+        with self._lock:
+            self._derived()
+            assert self._graph is not None
+            return self._graph
+
+    def resolver(self) -> LinkResolver:
+        with self._lock:
+            self._derived()
+            assert self._resolver is not None
+            return self._resolver
 
     def check_compatible(self, manifest: dict[str, Any]) -> None:
         wanted = stored_settings(self.settings, self.embedder)
@@ -275,6 +302,7 @@ class Engine:
         from vaultheat.core.related import run_related
 
         store, vectors = self.view()
+        hidden.setdefault("resolver", self.resolver())
         return run_related(self, store, vectors, req, **hidden)
 
     def explain_search(self, req: SearchRequest, chunk_id: int) -> dict[str, Any]:

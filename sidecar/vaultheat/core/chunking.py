@@ -7,13 +7,21 @@ overlapping *range*, never synthesized text. Frontmatter is never part of a chun
 Cutting order, coarse to fine: headings (sections), blank lines (paragraphs; a fenced code block
 is one unit and is only cut, at lines, when it alone exceeds the limit), lines, sentences, spaces,
 and finally characters (CJK has no spaces). Inside a section, units are packed greedily up to
-``target_tokens``; one unit larger than the target but within ``max_tokens`` stays whole. Then:
+``target_tokens``; one unit larger than the target but within ``max_tokens`` stays whole. A
+heading line is never left alone when its section has text: it is glued to (the first part of)
+the following unit. Headings inside fenced code are ignored. Then:
 
 * adjacent chunks (small sections too) merge while the result fits ``target_tokens``;
 * fragments shorter than ``min_chars`` merge into a neighbour within ``max_tokens``: the following
-  chunk of the same section first, then the previous one of the same section, then across a
-  heading, but only one that is deeper than the heading the merged chunk starts under (a
-  subsection joins its parent) -- never a sibling or higher heading beyond the target.
+  chunk of the same section first, then the previous one of the same section, then across
+  headings -- up to ``max_tokens`` when they are all deeper than the heading the merged chunk
+  starts under (a subsection joins its parent), only up to the target for a sibling or higher
+  heading.
+* across a sibling or higher heading, only a whole section joins the previous chunk: the first
+  part of a split section never goes under another section's header.
+
+A chunk's ``heading_path`` is the headings enclosing its start, so the header names the section
+the chunk starts in; deeper headings merged into it appear in its text.
 
 Budget: ``count_tokens(embed_input) <= max_tokens`` for every chunk, where ``embed_input`` is
 ``header + "\\n\\n" + text``, so the embedder never truncates silently. ``count_tokens`` may be a
@@ -53,15 +61,19 @@ HEADER_MAX_TAGS = 8
 HEADER_MAX_ALIASES = 8
 HEADER_SHARE = 4  # the header gets at most 1/HEADER_SHARE of max_tokens
 DEFAULT_TARGET_SHARE = 0.75
+MAX_CHARS_PER_TOKEN = 10.0  # cap of the running estimate ([UNK] words can be any length)
+HOPELESS_FACTOR = 8  # spans this many times the estimated fit are split without counting
 ELLIPSIS = "…"
 
-PARAGRAPH, LINE, SENTENCE, WORD, CHAR = range(5)
+PARAGRAPH, LINE, SENTENCE, WORD, CHAR = range(5)  # cut levels, coarse to fine
+SAME, DEEPER, WHOLE, PARTIAL = range(4)  # how a join crosses headings (see _crossing)
 
-_FENCE = re.compile(r"[ \t]*(?:>[ \t]*)*(`{3,}|~{3,})([^\n]*)")
+_FENCE = re.compile(r"[ \t\ufeff]*(?:>[ \t]*)*(`{3,}|~{3,})([^\n]*)")
 _BLANK_LINE = re.compile(r"(?:[^\S\n]|\ufeff)*(?:\n|\Z)")
 _WS_RUN = re.compile(r"(?:\s|\ufeff)+")
 _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]]*(?:\s|\ufeff)+|[。！？]+[」』”’）)]*(?:\s|\ufeff)*")
 _SURROGATE = re.compile("[\udc80-\udcff]")
+_JOINERS = "\u200d\ufe0e\ufe0f\U0001f3fb\U0001f3fc\U0001f3fd\U0001f3fe\U0001f3ff"  # ZWJ, VS, skin
 
 
 def _is_ws(ch: str) -> bool:
@@ -189,17 +201,20 @@ class _Chunker:
         body_byte = min(max(note.body_byte_start, 0), raw_len)
         heads = [h for h in note.headings if body_byte <= h.byte_start < raw_len]
         heads.sort(key=lambda h: h.byte_start)
-        chars = _chars_of(note.raw, [body_byte] + [h.byte_start for h in heads], text)
+        offsets = [body_byte] + [h.byte_start for h in heads] + [h.byte_end for h in heads]
+        chars = _chars_of(note.raw, offsets, text)
         self.body = chars[0]
         self.para_cuts, self.fences = _scan_blocks(text, self.body, len(text))
         self.fence_starts = [f[0] for f in self.fences]
         # sections: 0 is the preamble; heading_path by level nesting
         self.sec_starts = [self.body]
         self.sec_levels = [0]
+        self.sec_head_end = [-1]  # end of the heading line (-1: the preamble has none)
         self.sec_header: list[int] = [self._header_id(())]
         self.paths: list[tuple[str, ...]] = [()]
         stack: list[tuple[int, str]] = []
-        for h, start in zip(heads, chars[1:], strict=True):
+        n = len(heads)
+        for h, start, head_end in zip(heads, chars[1 : n + 1], chars[n + 1 :], strict=True):
             if self._in_fence(start) is not None or start < self.sec_starts[-1]:
                 continue
             while stack and stack[-1][0] >= h.level:
@@ -209,9 +224,11 @@ class _Chunker:
             if start == self.sec_starts[-1]:  # a heading right at the body start
                 self.sec_levels[-1], self.paths[-1] = h.level, path
                 self.sec_header[-1] = self._header_id(path)
+                self.sec_head_end[-1] = head_end
                 continue
             self.sec_starts.append(start)
             self.sec_levels.append(h.level)
+            self.sec_head_end.append(head_end)
             self.paths.append(path)
             self.sec_header.append(self._header_id(path))
 
@@ -238,10 +255,21 @@ class _Chunker:
 
     def _est_chars(self, tokens: int) -> int:
         ratio = self._chars / self._tokens if self._tokens else 3.0
-        return int(tokens * ratio)
+        return int(tokens * min(ratio, MAX_CHARS_PER_TOKEN))
+
+    def _hopeless(self, h: int, s: int, e: int, limit: int) -> bool:
+        """Far too long to fit: judged without counting (a real tokenizer is slow on megabytes).
+
+        Only ever errs towards cutting finer, which never breaks the budget.
+        """
+        return e - s > HOPELESS_FACTOR * max(self._est_chars(limit - self.hdr_tokens[h]), 64)
 
     def _section(self, pos: int) -> int:
         return bisect.bisect_right(self.sec_starts, pos) - 1
+
+    def _overlaps_fence(self, s: int, e: int) -> bool:
+        i = bisect.bisect_left(self.fence_starts, e) - 1
+        return i >= 0 and self.fences[i][1] > s
 
     def _in_fence(self, pos: int) -> int | None:
         i = bisect.bisect_right(self.fence_starts, pos) - 1
@@ -259,7 +287,8 @@ class _Chunker:
         return c
 
     def _fits(self, h: int, s: int, c: int, limit: int) -> bool:
-        return self._count(h, s, self._trim(s, c)) <= limit
+        e = self._trim(s, c)
+        return not self._hopeless(h, s, e, limit) and self._count(h, s, e) <= limit
 
     # -- pass 1: split sections ----------------------------------------------------------------
     def run(self) -> list[ChunkDraft]:
@@ -323,7 +352,8 @@ class _Chunker:
                 if level == CHAR:
                     c = self._grapheme_cut(s, c, h)
                 e = self._trim(s, c)
-                if e - s >= self.min_chars or j + 1 == len(cuts):
+                glue = e <= self.sec_head_end[self._section(s)]  # a heading line alone
+                if (e - s >= self.min_chars and not glue) or j + 1 == len(cuts) or level == CHAR:
                     out.append((s, e))
                     s = self._skip(c, b)
                     continue
@@ -333,7 +363,10 @@ class _Chunker:
                     out.append((s, self._trim(s, nxt)))
                     s = self._skip(nxt, b)
                     continue
-                if level == CHAR or self._fits(h, self._skip(c, b), nxt, self.max):
+                u = self._skip(c, b)
+                if self._overlaps_fence(s, e) or (
+                    self._fits(h, u, nxt, self.max) and not (glue and self._in_fence(u) is None)
+                ):
                     out.append((s, e))
                     s = self._skip(c, b)
                     continue
@@ -345,19 +378,27 @@ class _Chunker:
                 )
             parts = self._pack(s, split_end, level + 1, h)
             out.extend(parts[:-1])
-            s = parts[-1][0]  # the tail keeps packing with the following units
+            if parts[-1][0] > s:
+                s = parts[-1][0]  # the tail keeps packing with the following units
+            else:  # the estimate moved and the whole span fitted after all
+                out.append(parts[-1])
+                s = self._skip(split_end, b)
         return out
 
     def _largest_fit(self, cuts: Sequence[int], i0: int, s: int, h: int, limit: int) -> int | None:
         """Index of the last cut in cuts[i0:] whose chunk from ``s`` fits ``limit`` (or None).
 
         Interpolation on the measured chars-per-token ratio for the first probes, then
-        bisection; stops early once a fitting probe is within 2% of the budget.
+        bisection; stops early once a fitting probe is within 2% of the budget, or at half the
+        longest span worth counting (text of few, huge tokens such as [UNK] words).
         """
         budget = limit - self.hdr_tokens[h]
         slack = max(1, budget // 50)
-        lo, hi = i0 - 1, len(cuts)  # cuts[lo] fits (i0 - 1: none known), cuts[hi] does not
-        guess: int | None = s + max(1, int(self._est_chars(budget) * 0.97))
+        est = max(self._est_chars(budget), 64)
+        longest = s + HOPELESS_FACTOR * est
+        # cuts[lo] fits (i0 - 1: none known yet); cuts[hi] does not or is not worth counting
+        lo, hi = i0 - 1, max(bisect.bisect_right(cuts, longest, i0), i0 + 1)
+        guess: int | None = s + max(1, int(est * 0.97))
         probes = 0
         while hi - lo > 1:
             if guess is not None and probes < 4:
@@ -370,7 +411,7 @@ class _Chunker:
             total = self._count(h, s, e)
             if total <= limit:
                 lo = g
-                if total >= limit - slack:
+                if total >= limit - slack or e - s >= HOPELESS_FACTOR * est // 2:
                     break
             else:
                 hi = g
@@ -385,53 +426,63 @@ class _Chunker:
         while (
             p > s + 1
             and p < len(text)
-            and (
-                unicodedata.combining(text[p])
-                or text[p] in "\u200d\ufe0e\ufe0f"
-                or text[p - 1] == "\u200d"
-            )
+            and (unicodedata.combining(text[p]) or text[p] in _JOINERS or text[p - 1] == "\u200d")
         ):
             p -= 1
         return p if p != c and self._fits(h, s, p, self.target) else c
 
     # -- pass 2 and 3: merges ------------------------------------------------------------------
     def _joined(self, a: _Piece, b: _Piece, limit: int) -> _Piece | None:
-        h = self.sec_header[self._section(a.start)]
+        """``a`` and ``b`` as one chunk (under the header of ``a``) when it fits ``limit``."""
         hb = self.sec_header[self._section(b.start)]
         estimate = a.tokens + b.tokens - self.hdr_tokens[hb]
         if estimate > limit + max(4, limit // 20):
-            return None
-        n = self._count(h, a.start, b.end)
+            return None  # clearly too big: no need to count
+        n = self._count(self.sec_header[self._section(a.start)], a.start, b.end)
         return _Piece(a.start, b.end, n) if n <= limit else None
+
+    def _crossing(self, a: _Piece, b: _Piece) -> int:
+        """How joining ``a`` and ``b`` crosses headings: SAME, DEEPER, WHOLE or PARTIAL.
+
+        DEEPER: only headings below the one ``a`` starts under (subsections join their parent).
+        Otherwise ``b`` must hold the rest of its section (WHOLE): a section's first part never
+        joins a sibling's chunk while the rest of it stays behind (PARTIAL).
+        """
+        lo, hi = (
+            bisect.bisect_left(self.sec_starts, a.end),
+            bisect.bisect_left(self.sec_starts, b.end),
+        )
+        if lo == hi:
+            return SAME
+        anchor = self.sec_levels[self._section(a.start)]
+        if all(self.sec_levels[i] > anchor for i in range(lo, hi)):
+            return DEEPER
+        sec_b = self._section(b.start)
+        end = self.sec_starts[sec_b + 1] if sec_b + 1 < len(self.sec_starts) else len(self.text)
+        return WHOLE if b.end >= self._trim(self.sec_starts[sec_b], end) else PARTIAL
 
     def _merge_to_target(self, pieces: list[_Piece]) -> list[_Piece]:
         out: list[_Piece] = []
         for p in pieces:
-            j = self._joined(out[-1], p, self.target) if out else None
+            j = None
+            if out and self._crossing(out[-1], p) != PARTIAL:
+                j = self._joined(out[-1], p, self.target)
             if j is not None:
                 out[-1] = j
             else:
                 out.append(p)
         return out
 
-    def _heads_between(self, lo: int, hi: int) -> range:
-        """Indices of sections whose heading starts in [lo, hi]."""
-        return range(
-            bisect.bisect_left(self.sec_starts, lo), bisect.bisect_right(self.sec_starts, hi)
-        )
-
     def _join_fragment(self, a: _Piece, b: _Piece, same_section_only: bool) -> _Piece | None:
-        crossed = self._heads_between(a.end, b.end - 1)
-        if not crossed:
+        crossing = self._crossing(a, b)
+        if crossing == SAME or (crossing == DEEPER and not same_section_only):
             return self._joined(a, b, self.max)
-        if same_section_only:
-            return None
-        anchor = self.sec_levels[self._section(a.start)]
-        if all(self.sec_levels[i] > anchor for i in crossed):  # a subsection joins its parent
-            return self._joined(a, b, self.max)
-        return self._joined(a, b, self.target)
+        if crossing == WHOLE and not same_section_only:
+            return self._joined(a, b, self.target)
+        return None
 
     def _merge_fragments(self, pieces: list[_Piece]) -> list[_Piece]:
+        """Fragments under ``min_chars`` join a neighbour: same section first, next before prev."""
         i = 0
         while i < len(pieces):
             p = pieces[i]
@@ -466,8 +517,6 @@ class _Chunker:
                 for m in _WS_RUN.finditer(text, max(lo - 1, 0), p.start)
                 if lo <= m.end() < p.start and self._in_fence(m.end()) in (None, fence)
             ]
-            if lo == 0 and lo < p.start and not _is_ws(text[0]):
-                cands.insert(0, 0)
             h = self.sec_header[sec]
             # the earliest start that still fits; len(cands) stands for p.start (no overlap)
             lo_i, hi_i = -1, len(cands)
@@ -523,7 +572,7 @@ def _scan_blocks(text: str, a: int, b: int) -> tuple[list[int], list[tuple[int, 
         blank = _BLANK_LINE.match(text, pos, end) is not None
         if fence is not None:
             run = m.group(1) if m else ""
-            if m and run[0] == fence[0] and len(run) >= fence[1] and not m.group(2).strip():
+            if m and run[0] == fence[0] and len(run) >= fence[1] and not m.group(2).strip(" \t\r"):
                 fences.append((fence[2], end))
                 fence = None
                 cuts.append(end)

@@ -27,9 +27,11 @@ MASK_CHAR = "\x00"
 
 # A token that may open a masked region. The fence alternative is anchored at a line start.
 _OPENERS = re.compile(
-    r"(?m)(?=[ `~%<\[])"  # cheap first-char filter: ~3x faster on ordinary prose
-    r"(?:(?P<fence>^ {0,3}(?:`{3,}|~{3,}))|(?P<tick>`+)|(?P<pct>%%)|(?P<html><!--)|(?P<wiki>\[\[))"
+    r"(?m)(?=[ `~%<\[>])"  # cheap first-char filter: ~3x faster on ordinary prose
+    r"(?:(?P<fence>^(?P<quote>(?: {0,3}> ?)*) {0,3}(?P<run>`{3,}|~{3,}))"
+    r"|(?P<tick>`+)|(?P<pct>%%)|(?P<html><!--)|(?P<wiki>\[\[))"
 )
+_QUOTE_MARK = re.compile(r" {0,3}> ?")
 _TICKS = re.compile(r"`+")
 _BLANK_LINE = re.compile(r"\n[ \t\r]*(?=\n)")
 _NOT_NEWLINE = re.compile(r"[^\n]+")
@@ -51,9 +53,9 @@ def find_masked_regions(text: str, start: int = 0, end: int | None = None) -> li
     """Char ranges of fenced code, inline code, %% and <!-- --> comments in ``text[start:end]``.
 
     A wikilink that starts before any of them is skipped whole (Obsidian links
-    ``[[#`move`|move]]``). Unclosed fences and comments run to ``end`` (as Obsidian renders them); an unmatched backtick
-    run is literal text. A code span closes on the next run of the same length in the same
-    paragraph (no blank line in between).
+    ``[[#`move`|move]]``). Unclosed fences and comments run to ``end`` (as Obsidian renders
+    them); an unmatched backtick run is literal text. A code span closes on the next run of the
+    same length in the same paragraph (no blank line in between).
     """
     stop = len(text) if end is None else end
     runs: dict[int, list[int]] = {}
@@ -78,7 +80,7 @@ def find_masked_regions(text: str, start: int = 0, end: int | None = None) -> li
                 pos = close
                 continue
             kind = "tick"  # a ``` run whose info string holds a backtick: an inline code run
-            s = m.end() - len(m.group().lstrip(" "))
+            s = m.start("run")
         if kind == "tick":
             n = m.end() - s
             starts = runs.get(n, [])
@@ -104,8 +106,11 @@ def find_masked_regions(text: str, start: int = 0, end: int | None = None) -> li
 
 
 def _close_fence(text: str, m: re.Match[str], stop: int) -> int | None:
-    """End (char offset) of the fenced block opened by ``m``, or None when it is not a fence."""
-    run = m.group().lstrip(" ")
+    """End (char offset) of the fenced block opened by ``m``, or None when it is not a fence.
+
+    A fence inside a blockquote/callout (``> ```css``) also ends where the quote ends.
+    """
+    run = m.group("run")
     ch, n = run[0], len(run)
     eol = text.find("\n", m.end(), stop)
     info_end = stop if eol == -1 else eol
@@ -113,13 +118,36 @@ def _close_fence(text: str, m: re.Match[str], stop: int) -> int | None:
         return None
     if eol == -1:
         return stop
-    c = _fence_closer(ch, n).search(text, eol + 1, stop)
-    return stop if c is None else c.end()
+    depth = m.group("quote").count(">")
+    if depth == 0:
+        c = _fence_closer(ch, n).search(text, eol + 1, stop)
+        return stop if c is None else c.end()
+    line_start = eol + 1
+    while line_start < stop:
+        pos = line_start
+        for _ in range(depth):
+            q = _QUOTE_MARK.match(text, pos, stop)
+            if q is None:
+                return line_start - 1  # the quote ended: so did the code block
+            pos = q.end()
+        c = _fence_closer_at(ch, n).match(text, pos, stop)
+        if c is not None:
+            return c.end()
+        nl = text.find("\n", line_start, stop)
+        if nl == -1:
+            break
+        line_start = nl + 1
+    return stop
 
 
 @functools.lru_cache(maxsize=64)
 def _fence_closer(ch: str, n: int) -> re.Pattern[str]:
     return re.compile(r"(?m)^ {0,3}" + re.escape(ch) + "{" + str(n) + r",}[ \t]*\r?$")
+
+
+@functools.lru_cache(maxsize=64)
+def _fence_closer_at(ch: str, n: int) -> re.Pattern[str]:
+    return re.compile(r" {0,3}" + re.escape(ch) + "{" + str(n) + r",}[ \t]*\r?$", re.M)
 
 
 def mask_text(text: str, regions: list[tuple[int, int]]) -> str:
@@ -198,8 +226,9 @@ def extract_links(
         wiki_spans.append((s, e))
     md_source = mask_text(masked, wiki_spans) if wiki_spans else masked
     for m in _MDLINK.finditer(md_source, body_char_start):
-        parsed = parse_markdown_dest(text[m.start(3) : m.end(3)] if m.group(3) is not None
-                                     else text[m.start(4) : m.end(4)])
+        parsed = parse_markdown_dest(
+            text[m.start(3) : m.end(3)] if m.group(3) is not None else text[m.start(4) : m.end(4)]
+        )
         if parsed is None:
             continue
         target, sub = parsed
@@ -258,9 +287,7 @@ def extract_property_links(
                 s, e = at, at + len(raw)
                 cursors[raw] = e
             b0, b1 = bytemap.byte(s), bytemap.byte(e)
-            out.append(
-                Link(raw, target, sub, alias, "property", b0, b1, line_of(line_starts, b0))
-            )
+            out.append(Link(raw, target, sub, alias, "property", b0, b1, line_of(line_starts, b0)))
     return out
 
 

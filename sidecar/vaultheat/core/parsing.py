@@ -122,7 +122,7 @@ def load_frontmatter_yaml(src: str) -> tuple[dict[str, Any] | None, str | None]:
     if len(src) > MAX_FRONTMATTER_CHARS:
         return None, f"larger than {MAX_FRONTMATTER_CHARS // 1024} KB"
     try:
-        data = yaml.load(src, Loader=_YAML_LOADER)  # noqa: S506 - a safe loader
+        data = yaml.load(src, Loader=_YAML_LOADER)  # a safe loader (CSafeLoader/SafeLoader)
     except Exception as exc:  # untrusted input to a third-party parser: any failure is "bad"
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return None, f"malformed YAML ({first})"
@@ -179,10 +179,7 @@ def _scalar_items(value: Any) -> list[str]:
 def frontmatter_aliases(fm: dict[str, Any]) -> list[str]:
     """``aliases`` (or legacy ``alias``): a list, or a comma-separated string."""
     value = fm.get("aliases") or fm.get("alias")
-    if isinstance(value, str):
-        parts = value.split(",")
-    else:
-        parts = _scalar_items(value)
+    parts = value.split(",") if isinstance(value, str) else _scalar_items(value)
     out: list[str] = []
     for p in parts:
         p = p.strip()

@@ -12,22 +12,19 @@ mostly on similarity (precision), which is what the parameter study showed to wo
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from vaultheat.config import GraphSettings, SearchSettings
+from vaultheat.config import SearchSettings
 from vaultheat.core.fusion import rrf
+from vaultheat.core.graphview import GraphView
 from vaultheat.core.heat import HeatResult, propagate_heat, trace_path
 from vaultheat.core.scoring import combine
 from vaultheat.storage.store import Store
 from vaultheat.storage.vectors import VectorIndex
-
-EDGE_TYPE = {("similar", True): "similar", ("similar", False): "similar",
-             ("link", True): "link", ("link", False): "backlink"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -57,33 +54,20 @@ class Stages:
 
 
 def make_neighbors(
-    store: Store,
-    settings: SearchSettings,
-    blocked: set[int],
-    tag_neighbors: Callable[[int], list[tuple[int, float]]] | None = None,
+    graph: GraphView, blocked: set[int]
 ) -> Callable[[int], list[tuple[int, float, str]]]:
-    """Typed neighbours of a chunk: stored edges both ways (a link read backwards is a
-    ``backlink``), plus tag neighbours when enabled. Blocked chunks neither receive nor relay."""
+    """Typed neighbours from the in-memory graph; blocked chunks neither receive nor relay."""
     cache: dict[int, list[tuple[int, float, str]]] = {}
 
     def neighbors(u: int) -> list[tuple[int, float, str]]:
         if u in cache:
             return cache[u]
-        out: dict[tuple[int, str], float] = {}
+        best: dict[tuple[int, str], float] = {}
         if u not in blocked:
-            for dst, kind, w in store.edges_from(u):
-                if dst not in blocked:
-                    t = EDGE_TYPE.get((kind, True), kind)
-                    out[(dst, t)] = max(out.get((dst, t), 0.0), w)
-            for src, kind, w in store.edges_to(u):
-                if src not in blocked:
-                    t = EDGE_TYPE.get((kind, False), kind)
-                    out[(src, t)] = max(out.get((src, t), 0.0), w)
-            if tag_neighbors is not None and settings.weight_tag > 0:
-                for v, w in tag_neighbors(u):
-                    if v not in blocked and v != u:
-                        out[(v, "tag")] = max(out.get((v, "tag"), 0.0), w)
-        res = sorted(((v, w, t) for (v, t), w in out.items()), key=lambda x: (x[2], x[0]))
+            for v, w, t in graph.edges(u):
+                if v != u and v not in blocked and w > best.get((v, t), -1.0):
+                    best[(v, t)] = w
+        res = sorted(((v, w, t) for (v, t), w in best.items()), key=lambda x: (x[2], x[0]))
         cache[u] = res
         return res
 
@@ -102,7 +86,7 @@ def retrieve(
     blocked: set[int] | None = None,
     rerank: Callable[[list[int]], dict[int, float]] | None = None,
     rerank_shortlist: int = 30,
-    tag_neighbors: Callable[[int], list[tuple[int, float]]] | None = None,
+    graph: GraphView | None = None,
 ) -> Retrieval:
     blocked = blocked or set()
     rankings: list[list[int]] = []
@@ -113,12 +97,13 @@ def retrieve(
     def ok(cid: int) -> bool:
         return cid not in blocked and (allowed is None or cid in allowed)
 
-    filter_ids = None
-    if allowed is not None or blocked:
-        filter_ids = (allowed if allowed is not None else vectors.labels()) - blocked
+    # a filter makes hnswlib call back into Python per visited node: only for real filters;
+    # the note's own chunks (related notes) are simply asked for extra and dropped
+    filter_ids = allowed - blocked if allowed is not None else None
+    extra = len(blocked) if filter_ids is None else 0
     for q in queries:
-        hits = vectors.search(q.vector, settings.vector_top, filter_ids=filter_ids)[0]
-        rankings.append([cid for cid, _ in hits if ok(cid)])
+        hits = vectors.search(q.vector, settings.vector_top + extra, filter_ids=filter_ids)[0]
+        rankings.append([cid for cid, _ in hits if ok(cid)][: settings.vector_top])
         weights.append(settings.vector_weight * q.weight)
         stage_of.append(q.stage)
     if stages.lexical:
@@ -145,10 +130,10 @@ def retrieve(
         return {i: sim_cache.get(i, 0.0) for i in ids}
 
     heat: HeatResult | None = None
-    if stages.graph and seeds:
+    if stages.graph and seeds and graph is not None:
         heat = propagate_heat(
             seeds,
-            make_neighbors(store, settings, blocked, tag_neighbors),
+            make_neighbors(graph, blocked),
             lambda ids: query_sim([i for i in ids if ok(i)]) | {i: -1.0 for i in ids if not ok(i)},
             hops=settings.hops,
             decay=settings.decay,
@@ -273,58 +258,3 @@ def found_by(r: Retrieval, cid: int) -> str:
     if cid in r.seed_stage:
         return r.seed_stage[cid]
     return "graph"
-
-
-def cursor_weight(distance: int, window: int) -> float:
-    return 0.5 + 1.5 * math.exp(-distance / max(window, 1))
-
-
-def make_tag_neighbors(
-    store: Store, graph: GraphSettings
-) -> Callable[[int], list[tuple[int, float]]] | None:
-    """Tag edges, computed at query time from the tags table so they are never stale: a chunk
-    reaches the first chunk of every other note sharing one of its note's *rare* tags. Tags on
-    more than ``tag_max_share`` of the notes (or ``tag_max_notes``) make no edges: ``#daily``
-    relates nothing. Weight 1/log2(1 + notes with the tag), so rarer tags bind tighter."""
-    if not graph.tag_edges:
-        return None
-    counts = store.tag_counts()
-    total = max(int(store.counts()["notes"]), 1)
-    limit = min(graph.tag_max_notes, max(2, int(graph.tag_max_share * total)))
-    rare = {t: n for t, n in counts.items() if 2 <= n <= limit}
-    if not rare:
-        return None
-    note_of: dict[int, int] = {}
-    lead: dict[int, int] = {}
-    by_note: dict[int, list[tuple[int, float]]] = {}
-
-    def neighbors(u: int) -> list[tuple[int, float]]:
-        if u not in note_of:
-            row = store.db.execute("SELECT note_id FROM chunks WHERE id = ?", (u,)).fetchone()
-            if row is None:
-                return []
-            note_of[u] = row[0]
-        nid = note_of[u]
-        if nid not in by_note:
-            out: dict[int, float] = {}
-            for (tag_key,) in store.db.execute(
-                "SELECT tag_key FROM tags WHERE note_id = ?", (nid,)
-            ).fetchall():
-                if tag_key not in rare:
-                    continue
-                w = 1.0 / math.log2(1 + rare[tag_key])
-                for other in store.notes_with_tag(tag_key):
-                    if other == nid:
-                        continue
-                    if other not in lead:
-                        r = store.db.execute(
-                            "SELECT id FROM chunks WHERE note_id = ? ORDER BY ordinal LIMIT 1",
-                            (other,),
-                        ).fetchone()
-                        lead[other] = r[0] if r else -1
-                    if lead[other] >= 0:
-                        out[lead[other]] = max(out.get(lead[other], 0.0), w)
-            by_note[nid] = sorted(out.items())
-        return by_note[nid]
-
-    return neighbors

@@ -24,7 +24,6 @@ from vaultheat.core.pipeline import (
     Stages,
     components_of,
     explain_chunk,
-    make_tag_neighbors,
     retrieve,
 )
 from vaultheat.core.requests import RelatedRequest
@@ -111,6 +110,7 @@ def run_related(
 ) -> dict[str, Any]:
     t0 = time.perf_counter()
     s = ctx.settings
+    graph = ctx.graph_view()
     row = store.note_by_path(req.path)
     own_ids: list[int] = []
     if row is not None:
@@ -166,10 +166,10 @@ def run_related(
         blocked=set(own_ids),
         rerank=rerank,
         rerank_shortlist=s.rerank.shortlist,
-        tag_neighbors=make_tag_neighbors(store, s.graph) if req.graph else None,
+        graph=graph if req.graph else None,
     )
     snippet = snippet_fn(s.search.snippet_chars)
-    ranked = [(p, sc, cid) for p, sc, cid in note_scores(result, store, s.search.files_top_chunks)
+    ranked = [(p, sc, cid) for p, sc, cid in note_scores(result, graph, s.search.files_top_chunks)
               if p != req.path and not _matches(p, s.related.exclude)]  # fmt: skip
     ranked = [
         (p, sc * (s.related.damp_factor if _matches(p, s.related.damp) else 1.0), cid)

@@ -111,9 +111,7 @@ class LinkResolver:
             ]
             out.extend(p for p in self._rank(group, src_folder) if p not in out)
         if "/" not in t:
-            out.extend(
-                p for p in self._rank(self._by_alias.get(t, []), src_folder) if p not in out
-            )
+            out.extend(p for p in self._rank(self._by_alias.get(t, []), src_folder) if p not in out)
         return out[:1] if first_only else out
 
     def _exact(self, key: str) -> str | None:

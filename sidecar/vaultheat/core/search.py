@@ -10,6 +10,7 @@ import numpy as np
 
 from vaultheat.config import Settings
 from vaultheat.core.expansion import expand_query
+from vaultheat.core.graphview import GraphView
 from vaultheat.core.pipeline import (
     QueryVector,
     Retrieval,
@@ -17,7 +18,6 @@ from vaultheat.core.pipeline import (
     components_of,
     explain_chunk,
     found_by,
-    make_tag_neighbors,
     retrieve,
 )
 from vaultheat.core.requests import SearchRequest
@@ -40,6 +40,8 @@ class Context(Protocol):
     def generator(self) -> Generator | None: ...
 
     def text_key(self, text: str) -> str: ...
+
+    def graph_view(self) -> GraphView: ...
 
 
 def embed_query(ctx: Context, text: str) -> np.ndarray:
@@ -131,11 +133,13 @@ def run_search(ctx: Context, store: Store, vectors: VectorIndex, req: SearchRequ
         allowed=allowed_chunks(store, req),
         rerank=rerank,
         rerank_shortlist=s.rerank.shortlist,
-        tag_neighbors=make_tag_neighbors(store, s.graph) if req.graph else None,
+        graph=ctx.graph_view() if req.graph else None,
     )
     snippet = snippet_fn(s.search.snippet_chars)
     if req.files_only:
-        results = file_results(result, store, req.top, s.search.files_top_chunks, snippet)
+        results = file_results(
+            result, store, ctx.graph_view(), req.top, s.search.files_top_chunks, snippet
+        )
     else:
         ids = result.order[: req.top]
         rows = store.chunks(ids)
@@ -182,15 +186,15 @@ def chunk_result(
     }
 
 
-def note_scores(r: Retrieval, store: Store, top_chunks: int) -> list[tuple[str, float, int]]:
+def note_scores(r: Retrieval, graph: GraphView, top_chunks: int) -> list[tuple[str, float, int]]:
     """(path, score, best chunk) per note: the best chunk's score plus a small bonus for each
     further strong chunk (``top_chunks`` counted), so a note that matches in several places
     edges out one lucky paragraph without letting long notes win by length."""
-    rows = store.chunks(r.order)
     per: dict[str, list[tuple[float, int]]] = {}
     for cid in r.order:
-        if cid in rows:
-            per.setdefault(rows[cid].path, []).append((r.final[cid], cid))
+        path = graph.path_of(cid)
+        if path is not None:
+            per.setdefault(path, []).append((r.final[cid], cid))
     out = []
     for path, scored in per.items():
         scored.sort(key=lambda x: (-x[0], x[1]))
@@ -201,8 +205,10 @@ def note_scores(r: Retrieval, store: Store, top_chunks: int) -> list[tuple[str, 
     return out
 
 
-def file_results(r: Retrieval, store: Store, top: int, top_chunks: int, snippet: Any) -> list:
-    ranked = note_scores(r, store, top_chunks)[:top]
+def file_results(
+    r: Retrieval, store: Store, graph: GraphView, top: int, top_chunks: int, snippet: Any
+) -> list[dict[str, Any]]:
+    ranked = note_scores(r, graph, top_chunks)[:top]
     rows = store.chunks([cid for _, _, cid in ranked])
     out = []
     for rank, (path, score, cid) in enumerate(ranked, start=1):

@@ -1,0 +1,129 @@
+"""The chunk graph in memory, for queries: typed edges both ways, chunk→note, rare tags.
+
+Heat propagation asks for the neighbours of hundreds of nodes per query; two SQL round trips
+per node cost more than everything else in a query (profiled: ~85% of search time). So the
+edges are loaded once per index generation into CSR arrays (forward and reverse), which is a
+few MB even for 10,000 notes, and every query reads from memory. Tag neighbours are derived
+here too, from the tags table, so they are never stale.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vaultheat.config import GraphSettings
+from vaultheat.storage.store import Store
+
+KINDS = ("similar", "link")
+
+
+def _csr(src: np.ndarray, dst: np.ndarray, w: np.ndarray, k: np.ndarray, size: int) -> tuple:
+    order = np.lexsort((dst, src))
+    src, dst, w, k = src[order], dst[order], w[order], k[order]
+    offsets = np.zeros(size + 1, dtype=np.int64)
+    np.add.at(offsets, src + 1, 1)
+    np.cumsum(offsets, out=offsets)
+    return offsets, dst, w, k
+
+
+@dataclass
+class GraphView:
+    size: int
+    fwd: tuple
+    rev: tuple
+    chunk_note: np.ndarray  # chunk id -> note id (-1: no such chunk)
+    note_path: dict[int, str]
+    note_lead: dict[int, int]  # note id -> its first chunk
+    tag_notes: dict[str, list[int]] = field(default_factory=dict)  # rare tag -> notes
+    note_tags: dict[int, list[str]] = field(default_factory=dict)  # note -> its rare tags
+    tag_weight: dict[str, float] = field(default_factory=dict)
+    tag_edges: bool = True
+
+    @classmethod
+    def from_store(cls, store: Store, graph: GraphSettings) -> GraphView:
+        db = store.db
+        rows = db.execute("SELECT id, note_id, ordinal FROM chunks").fetchall()
+        size = (max((r[0] for r in rows), default=0)) + 1
+        chunk_note = np.full(size, -1, dtype=np.int64)
+        note_lead: dict[int, tuple[int, int]] = {}
+        for cid, nid, ordinal in rows:
+            chunk_note[cid] = nid
+            if nid not in note_lead or ordinal < note_lead[nid][0]:
+                note_lead[nid] = (ordinal, cid)
+        edges = db.execute("SELECT src, dst, kind, weight FROM edges").fetchall()
+        if edges:
+            arr = np.array([(s, d, KINDS.index(k), w) for s, d, k, w in edges], dtype=np.float64)
+            src, dst = arr[:, 0].astype(np.int64), arr[:, 1].astype(np.int64)
+            kind, w = arr[:, 2].astype(np.int8), arr[:, 3].astype(np.float32)
+            keep = (src < size) & (dst < size)
+            src, dst, kind, w = src[keep], dst[keep], kind[keep], w[keep]
+        else:
+            src = dst = np.zeros(0, dtype=np.int64)
+            kind = np.zeros(0, dtype=np.int8)
+            w = np.zeros(0, dtype=np.float32)
+        view = cls(
+            size=size,
+            fwd=_csr(src, dst, w, kind, size),
+            rev=_csr(dst, src, w, kind, size),
+            chunk_note=chunk_note,
+            note_path={r[0]: r[1] for r in db.execute("SELECT id, path FROM notes")},
+            note_lead={nid: cid for nid, (_, cid) in note_lead.items()},
+            tag_edges=graph.tag_edges,
+        )
+        view._load_tags(store, graph)
+        return view
+
+    def _load_tags(self, store: Store, graph: GraphSettings) -> None:
+        """Only rare tags make edges: a tag on more than ``tag_max_share`` of the notes (or
+        more than ``tag_max_notes``) relates nothing (#daily, #todo). Weight 1/log2(1+n)."""
+        if not self.tag_edges:
+            return
+        total = max(sum(1 for n in self.note_lead), 1)
+        limit = min(graph.tag_max_notes, max(2, int(graph.tag_max_share * total)))
+        by_tag: dict[str, list[int]] = {}
+        for tag_key, nid in store.db.execute("SELECT DISTINCT tag_key, note_id FROM tags"):
+            if nid in self.note_lead:
+                by_tag.setdefault(tag_key, []).append(nid)
+        for tag, notes in by_tag.items():
+            if 2 <= len(notes) <= limit:
+                self.tag_notes[tag] = sorted(notes)
+                self.tag_weight[tag] = 1.0 / math.log2(1 + len(notes))
+                for nid in notes:
+                    self.note_tags.setdefault(nid, []).append(tag)
+
+    # -- lookups ------------------------------------------------------------------------------
+    def note_of(self, cid: int) -> int:
+        return int(self.chunk_note[cid]) if 0 <= cid < self.size else -1
+
+    def path_of(self, cid: int) -> str | None:
+        return self.note_path.get(self.note_of(cid))
+
+    def edges(self, u: int) -> list[tuple[int, float, str]]:
+        """(neighbour, weight, type): stored edges both ways (a link read backwards is a
+        ``backlink``) plus tag neighbours."""
+        if not 0 <= u < self.size:
+            return []
+        out: list[tuple[int, float, str]] = []
+        for (offsets, nbr, w, kind), back in ((self.fwd, False), (self.rev, True)):
+            a, b = offsets[u], offsets[u + 1]
+            for v, weight, k in zip(nbr[a:b].tolist(), w[a:b].tolist(), kind[a:b].tolist(),
+                                    strict=True):  # fmt: skip
+                t = "similar" if k == 0 else ("backlink" if back else "link")
+                out.append((v, weight, t))
+        if self.tag_edges:
+            out.extend(self.tag_neighbors(u))
+        return out
+
+    def tag_neighbors(self, u: int) -> list[tuple[int, float, str]]:
+        nid = self.note_of(u)
+        best: dict[int, float] = {}
+        for tag in self.note_tags.get(nid, ()):
+            w = self.tag_weight[tag]
+            for other in self.tag_notes[tag]:
+                if other != nid:
+                    lead = self.note_lead[other]
+                    best[lead] = max(best.get(lead, 0.0), w)
+        return [(v, w, "tag") for v, w in sorted(best.items())]
