@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import xxhash
 
 from vaultheat import __version__
@@ -58,6 +59,7 @@ class Engine:
         self._graph: GraphView | None = None
         self._resolver: LinkResolver | None = None
         self._derived_gen = -2
+        self._dense = np.zeros((0, 0), dtype=np.float32)  # chunk id -> vector, for scoring
         self.query_cache: dict[str, Any] = {}
 
     @classmethod
@@ -140,10 +142,42 @@ class Engine:
         store, _ = self.view()
         if self._derived_gen != self._generation or self._graph is None:
             self._graph = GraphView.from_store(store, self.settings.graph)
+            self._fill_dense(store)
             self._resolver = LinkResolver(
                 list(store.notes()), store.attachments(), store.note_aliases()
             )
             self._derived_gen = self._generation
+
+    def _fill_dense(self, store: Store) -> None:
+        """A dense copy of the chunk vectors, rows by chunk id: scoring hundreds of candidates
+        per query is one fancy-index + matmul instead of hnswlib's per-item lookups. Ids are
+        never reused, so rows only ever get filled in: an index run costs only its new rows."""
+        keys = store.all_chunk_vectors_keys()
+        if not keys:
+            return
+        size = max(cid for cid, _ in keys) + 1
+        dim = int(store.manifest()["dimension"])
+        dense = self._dense
+        if dense.shape[1:] != (dim,):
+            dense = np.zeros((0, dim), dtype=np.float32)
+        if dense.shape[0] < size:
+            grown = np.zeros((max(size, int(dense.shape[0] * 1.5)), dim), dtype=np.float32)
+            grown[: dense.shape[0]] = dense
+            dense = grown
+        ids = np.fromiter((cid for cid, _ in keys), dtype=np.int64, count=len(keys))
+        empty = set(ids[~dense[ids].any(axis=1)].tolist())
+        missing = [(cid, h) for cid, h in keys if cid in empty]
+        if missing:
+            cache = store.cached_vectors(self.embedder.fingerprint, [h for _, h in missing])
+            for cid, h in missing:
+                if h in cache:
+                    dense[cid] = cache[h]
+        self._dense = dense
+
+    def dense_vectors(self) -> np.ndarray:
+        with self._lock:
+            self._derived()
+            return self._dense
 
     def graph_view(self) -> GraphView:
         with self._lock:

@@ -60,6 +60,7 @@ def assert_valid(
         nl_count += raw.count(b"\n", nl_pos, pos)
         nl_pos = pos
         return nl_count + 1
+
     for i, c in enumerate(chunks):
         assert c.ordinal == i
         assert note.body_byte_start <= c.byte_start < c.byte_end <= len(raw)
@@ -175,6 +176,21 @@ def test_tiny_section_joins_its_subsection() -> None:
     assert chunks[0].heading_path == ("Title",)
 
 
+def test_heading_only_section_joins_the_start_of_a_split_subsection() -> None:
+    sentences = " ".join(f"Sentence {i} has five words." for i in range(60))
+    chunks = run(f"# Title\n\n## Intro\n\n{sentences}\n", 50)
+    assert chunks[0].text.startswith("# Title\n\n## Intro\n\nSentence 0")
+    assert chunks[0].heading_path == ("Title",)
+    assert chunks[1].heading_path == ("Title", "Intro")
+
+
+def test_first_part_of_a_split_section_never_joins_a_sibling() -> None:
+    sentences = " ".join(f"Sentence {i} has five words." for i in range(60))
+    chunks = run(f"## A\n\nshort a.\n\n## B\n\n{sentences}\n", 50, target_tokens=40)
+    assert chunks[0].text == "## A\n\nshort a."
+    assert chunks[1].text.startswith("## B\n\nSentence 0")
+
+
 def test_tiny_section_does_not_join_siblings_beyond_the_target() -> None:
     raw = f"## A\n\n{para(30)}\n\n## B\n\ntiny.\n\n## C\n\n{para(30, 'c')}\n"
     chunks = run(raw, 50, target_tokens=20)
@@ -219,6 +235,18 @@ def test_cjk_sentences_are_preferred_cut_points() -> None:
     assert all(c.text.endswith("。") for c in chunks)
 
 
+@pytest.mark.parametrize(
+    "unit",
+    ["e\u0301", "👩\u200d💻", "👍🏽", "\u2764\ufe0f"],
+    ids=["combining", "zwj", "skin", "vs16"],
+)
+def test_character_cuts_keep_combining_sequences_together(unit: str) -> None:
+    chunks = run(unit * 400, 30, chars)
+    assert len(chunks) > 5
+    for c in chunks:
+        assert c.text.startswith(unit[0]) and c.text.endswith(unit[-1])
+
+
 def test_frontmatter_is_excluded_and_feeds_the_header() -> None:
     raw = "---\ntitle: Fancy Title\naliases: [FT]\ntags: [alpha]\n---\nBody text here.\n"
     (chunk,) = run(raw, 50)
@@ -229,7 +257,13 @@ def test_frontmatter_is_excluded_and_feeds_the_header() -> None:
 
 @pytest.mark.parametrize(
     "raw",
-    [b"", b"   \n\n\t\n", b"---\ntitle: x\n---\n", b"---\ntags: [a]\n---\n\n  \r\n", b"\xef\xbb\xbf"],
+    [
+        b"",
+        b"   \n\n\t\n",
+        b"---\ntitle: x\n---\n",
+        b"---\ntags: [a]\n---\n\n  \r\n",
+        b"\xef\xbb\xbf",
+    ],
     ids=["empty", "blank", "frontmatter-only", "frontmatter-blank-body", "bom-only"],
 )
 def test_notes_without_body_text_have_no_chunks(raw: bytes) -> None:
@@ -260,7 +294,11 @@ def test_bom_before_the_body(raw: bytes, first_byte: int, path: tuple[str, ...])
 
 
 def test_invalid_utf8_keeps_offsets_and_embeds_replacement_chars() -> None:
-    body = b"# H\xff\n\nabc \xe4\xbd def \xff\xfe ghi \xc3\xa9t\xc3\xa9 " * 40 + b"\n\n" + b"\xff" * 500
+    body = (
+        b"# H\xff\n\nabc \xe4\xbd def \xff\xfe ghi \xc3\xa9t\xc3\xa9 " * 40
+        + b"\n\n"
+        + b"\xff" * 500
+    )
     note = note_of(b"---\ntags: [x]\n---\n" + body)
     chunks = chunk_note(note, max_tokens=60, count_tokens=chars)
     assert_valid(note, chunks, 60, chars)
@@ -289,16 +327,20 @@ def test_hand_built_note_ignores_headings_inside_fences() -> None:
 
 
 def hand_note(title: str, aliases: list[str], tags: list[str]) -> ParsedNote:
-    return ParsedNote(
-        "x.md", b"", "", 0, {}, title, aliases, [Tag(t, -1, 0) for t in tags], [], []
-    )
+    return ParsedNote("x.md", b"", "", 0, {}, title, aliases, [Tag(t, -1, 0) for t in tags], [], [])
 
 
 @pytest.mark.parametrize(
     ("title", "aliases", "tags", "path", "expected"),
     [
         ("Note", [], [], (), "Note"),
-        ("Note", ["A1", "A 2"], ["t1", "T1", "t2"], ("H1", "H2"), "Note (aliases: A1, A 2) #t1 #t2\nH1 > H2"),
+        (
+            "Note",
+            ["A1", "A 2", "A1"],
+            ["t1", "T1", "t2"],
+            ("H1", "H2"),
+            "Note (aliases: A1, A 2) #t1 #t2\nH1 > H2",
+        ),
         ("Multi\nline  title", [], [], ("Head",), "Multi line title\nHead"),
         ("N", [], [f"t{i}" for i in range(12)], (), "N " + " ".join(f"#t{i}" for i in range(8))),
     ],

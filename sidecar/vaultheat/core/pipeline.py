@@ -87,6 +87,7 @@ def retrieve(
     rerank: Callable[[list[int]], dict[int, float]] | None = None,
     rerank_shortlist: int = 30,
     graph: GraphView | None = None,
+    dense: np.ndarray | None = None,
 ) -> Retrieval:
     blocked = blocked or set()
     rankings: list[list[int]] = []
@@ -122,9 +123,13 @@ def retrieve(
     sim_cache: dict[int, float] = {}
 
     def query_sim(ids: Sequence[int]) -> dict[int, float]:
-        todo = [i for i in ids if i not in sim_cache and i in vectors]
+        if dense is not None:
+            todo = [i for i in ids if i not in sim_cache and 0 <= i < len(dense)]
+        else:
+            todo = [i for i in ids if i not in sim_cache and i in vectors]
         if todo:
-            sims = vectors.get_vectors(todo) @ qmat.T
+            mat = dense[todo] if dense is not None else vectors.get_vectors(todo)
+            sims = mat @ qmat.T
             for i, s in zip(todo, sims.max(axis=1), strict=True):
                 sim_cache[i] = float(s)
         return {i: sim_cache.get(i, 0.0) for i in ids}

@@ -167,6 +167,7 @@ def run_related(
         rerank=rerank,
         rerank_shortlist=s.rerank.shortlist,
         graph=graph if req.graph else None,
+        dense=ctx.dense_vectors(),
     )
     snippet = snippet_fn(s.search.snippet_chars)
     ranked = [(p, sc, cid) for p, sc, cid in note_scores(result, graph, s.search.files_top_chunks)

@@ -43,6 +43,8 @@ class Context(Protocol):
 
     def graph_view(self) -> GraphView: ...
 
+    def dense_vectors(self) -> np.ndarray: ...
+
 
 def embed_query(ctx: Context, text: str) -> np.ndarray:
     key = "q:" + ctx.text_key(text)
@@ -134,6 +136,7 @@ def run_search(ctx: Context, store: Store, vectors: VectorIndex, req: SearchRequ
         rerank=rerank,
         rerank_shortlist=s.rerank.shortlist,
         graph=ctx.graph_view() if req.graph else None,
+        dense=ctx.dense_vectors(),
     )
     snippet = snippet_fn(s.search.snippet_chars)
     if req.files_only:

@@ -12,7 +12,9 @@ from vaultheat.server.serve import serve
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m vaultheat.server", description=__doc__)
-    p.add_argument("--vault", type=Path, default=None, help="vault folder (default: found from cwd)")
+    p.add_argument(
+        "--vault", type=Path, default=None, help="vault folder (default: found from cwd)"
+    )
     p.add_argument("--index-dir", type=Path, default=None, help="index folder outside the vault")
     p.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=None, help="port (default from config; 0 = any)")

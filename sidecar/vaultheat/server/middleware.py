@@ -8,7 +8,9 @@ none), and it carries the token from the 0600 discovery file. No CORS headers ar
 so a browser never lets a page read an answer either.
 
 Every failure, expected or not, leaves as ``{"error": {"code", "message"}}``: expected ones
-(``VaultheatError``) with their own code and status, anything else as a logged 500.
+(``VaultheatError``) with their own code and status, anything else as a logged 500. Every
+answer carries ``Server-Timing: app;dur=MS`` (time spent in the server, guards included), which
+the benchmark uses to tell the server's own cost from the client's and the kernel's.
 """
 
 from __future__ import annotations
@@ -17,16 +19,15 @@ import hmac
 import ipaddress
 import json
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+import time
+from collections.abc import Iterable
 
 from aiohttp import web
+from aiohttp.typedefs import Handler, Middleware
 
 from vaultheat.errors import VaultheatError
 
 log = logging.getLogger("vaultheat.server")
-
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-Middleware = Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]
 
 OBSIDIAN_ORIGIN = "app://obsidian.md"
 LOOPBACK_NAMES = frozenset({"localhost"})
@@ -99,6 +100,13 @@ def token_matches(header: str | None, token: str) -> bool:
 def make_error_middleware() -> Middleware:
     @web.middleware
     async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+        t0 = time.perf_counter()
+        resp = await _answer(request, handler)
+        if not resp.prepared:  # streams (SSE) have sent their headers already
+            resp.headers["Server-Timing"] = f"app;dur={(time.perf_counter() - t0) * 1000:.3f}"
+        return resp
+
+    async def _answer(request: web.Request, handler: Handler) -> web.StreamResponse:
         try:
             return await handler(request)
         except VaultheatError as exc:
@@ -120,7 +128,9 @@ def make_error_middleware() -> Middleware:
     return errors
 
 
-def make_guard_middleware(token: str, max_body_bytes: int, extra_hosts: Iterable[str]) -> Middleware:
+def make_guard_middleware(
+    token: str, max_body_bytes: int, extra_hosts: Iterable[str]
+) -> Middleware:
     hosts = frozenset(extra_hosts)
 
     @web.middleware

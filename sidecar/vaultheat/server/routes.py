@@ -15,11 +15,11 @@ from typing import Any
 from aiohttp import web
 
 from vaultheat.core.requests import RelatedRequest, SearchRequest
-from vaultheat.errors import InputError
+from vaultheat.errors import InputError, VaultheatError
 from vaultheat.paths import safe_vault_path
 from vaultheat.server.events import CLOSE, KEEPALIVE_S, RESYNC, format_event
 from vaultheat.server.middleware import read_json
-from vaultheat.server.openapi import openapi_document
+from vaultheat.server.openapi import openapi_json
 from vaultheat.server.state import STATE, ServerState
 
 routes = web.RouteTableDef()
@@ -75,7 +75,7 @@ async def note_status(request: web.Request) -> web.Response:
 
 @routes.get("/v1/openapi.json")
 async def openapi(request: web.Request) -> web.Response:
-    return web.json_response(openapi_document())
+    return web.Response(body=openapi_json(), content_type="application/json")
 
 
 # -- queries ----------------------------------------------------------------------------------
@@ -183,7 +183,7 @@ async def events(request: web.Request) -> web.StreamResponse:
     await resp.prepare(request)
     sub = state.broadcaster.subscribe()  # before the snapshot: nothing falls in between
     try:
-        await resp.write(format_event("state", await state.call(state.status_doc)))
+        await resp.write(await _state_event(state))
         while True:
             item = await sub.next(KEEPALIVE_S)
             if item is None:
@@ -191,11 +191,20 @@ async def events(request: web.Request) -> web.StreamResponse:
             elif item is CLOSE:
                 break
             elif item is RESYNC:
-                await resp.write(format_event("state", await state.call(state.status_doc)))
+                await resp.write(await _state_event(state))
             elif isinstance(item, tuple):
                 await resp.write(format_event(*item))
-    except (ConnectionResetError, ConnectionError):
+    except ConnectionError:
         pass  # the client went away
     finally:
         state.broadcaster.unsubscribe(sub)
     return resp
+
+
+async def _state_event(state: ServerState) -> bytes:
+    """The ``state`` frame; an ``error`` frame when the status cannot be read (the headers are
+    sent already, so an error can no longer be an HTTP status)."""
+    try:
+        return format_event("state", await state.call(state.status_doc))
+    except VaultheatError as exc:
+        return format_event("error", {"code": exc.code, "message": exc.message})

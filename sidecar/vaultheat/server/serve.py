@@ -126,7 +126,8 @@ def _serve_locked(
             return EXIT_ERROR
         _say(
             f"WARNING: listening on {host}, reachable from other machines; the token "
-            "travels unencrypted. Use only on a network you trust."
+            f"travels unencrypted. Use only on a network you trust. Clients must address the "
+            f"server as {host} (the Host header is checked)."
         )
         extra_hosts = (host,)
     if not paths.exists():

@@ -44,8 +44,12 @@ class ServerState:
 
     def health_doc(self) -> dict[str, Any]:
         state = "indexing" if self.worker.indexing else self.worker.state
-        return {"schema": "vaultheat.health.v1", "status": "ok", "version": __version__,
-                "state": state}  # fmt: skip
+        return {
+            "schema": "vaultheat.health.v1",
+            "status": "ok",
+            "version": __version__,
+            "state": state,
+        }
 
     def status_doc(self) -> dict[str, Any]:
         """The engine's status document completed with the server's own fields (blocking)."""

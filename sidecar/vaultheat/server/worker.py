@@ -268,7 +268,7 @@ class IndexWorker:
     def _run(self, job: Job) -> None:
         self.runs.append(job)
         self._stage = ""
-        before = self._hashes()
+        before = self._stamps()
         try:
             report = self.engine.index(
                 full=job.full,
@@ -277,8 +277,11 @@ class IndexWorker:
                 should_stop=self._should_stop,
             )
         except VaultheatError as exc:
-            log.warning("index run failed: %s", exc.message)
-            self._fail(exc.code, exc.message)
+            # a periodic scan repeating the error already reported stays quiet (no event spam
+            # every scan while, say, the index waits for `index --full`)
+            if job.kind != "scan" or exc.message != self.last_error:
+                log.warning("index run failed: %s", exc.message)
+                self._fail(exc.code, exc.message)
         except Exception as exc:
             log.exception("index run failed")
             self._fail("internal", f"index run failed: {exc}")
@@ -289,7 +292,7 @@ class IndexWorker:
                 interrupted = self._paused and not self._stopping
                 if interrupted:
                     self._requested = True  # finish the rest after resume
-            after = self._hashes()
+            after = self._stamps()
             changed = sorted(p for p, h in after.items() if before.get(p) != h)
             for path in changed:
                 self.emit("note_indexed", {"path": path})
@@ -318,19 +321,20 @@ class IndexWorker:
         self.last_error = message
         self.emit("error", {"code": code, "message": message})
 
-    def _hashes(self) -> dict[str, str]:
-        """Path → content hash of every stored note (cheap: one indexed table scan)."""
+    def _stamps(self) -> dict[str, float]:
+        """Path → ``indexed_at`` of every stored note: a note this run wrote has a new stamp
+        (a full rebuild rewrites every note, a touched-but-identical note keeps its stamp)."""
         if not self.engine.paths.db.exists():
             return {}
         try:
             store = self.engine.store()
-            rows = store.db.execute("SELECT path, content_hash FROM notes").fetchall()
+            rows = store.db.execute("SELECT path, indexed_at FROM notes").fetchall()
         except VaultheatError:
             return {}
         except Exception:  # a database being created under us: treat as empty
-            log.debug("could not read note hashes", exc_info=True)
+            log.debug("could not read note stamps", exc_info=True)
             return {}
-        return {str(r[0]): str(r[1]) for r in rows}
+        return {str(r[0]): float(r[1]) for r in rows}
 
     def _counts(self) -> dict[str, Any]:
         try:

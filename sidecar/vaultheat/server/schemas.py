@@ -1,0 +1,335 @@
+"""The JSON Schemas of the API's documents, named after the plugin's wire types.
+
+Shared by the OpenAPI document (``openapi.py``) and the tests that validate live answers and
+events. Names match ``obsidian-plugin/src/api/types.ts`` one to one so the plugin's contract
+check can compare field lists. Required fields are what the server always sends; extra fields
+are allowed (documents may grow), except in request bodies, which are closed like the request
+types that validate them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vaultheat.core.requests import MAX_QUERY_CHARS, MAX_TEXT_CHARS, MAX_TOP
+
+Schema = dict[str, Any]
+
+ERROR_CODES = [
+    "config",
+    "vault",
+    "index_missing",
+    "index_exists",
+    "index_mismatch",
+    "index_corrupt",
+    "index_locked",
+    "provider",
+    "model_missing",
+    "not_found",
+    "bad_request",
+    "unauthorized",
+    "forbidden",
+    "too_large",
+    "internal",
+]
+STATES = ["empty", "ready", "indexing", "stale"]
+EVENT_NAMES = {
+    "state": "StatusDoc",
+    "progress": "Progress",
+    "note_indexed": "NoteIndexedEvent",
+    "ready": "ReadyEvent",
+    "error": "ErrorEvent",
+}
+
+
+def ref(name: str) -> Schema:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def nullable(schema: Schema) -> Schema:
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def obj(
+    required: dict[str, Schema],
+    optional: dict[str, Schema] | None = None,
+    *,
+    closed: bool = False,
+    description: str = "",
+) -> Schema:
+    """An object schema: every ``required`` field must be present, ``optional`` may be."""
+    out: Schema = {
+        "type": "object",
+        "required": list(required),
+        "properties": {**required, **(optional or {})},
+    }
+    if closed:
+        out["additionalProperties"] = False
+    if description:
+        out["description"] = description
+    return out
+
+
+STR: Schema = {"type": "string"}
+INT: Schema = {"type": "integer"}
+NUM: Schema = {"type": "number"}
+BOOL: Schema = {"type": "boolean"}
+COUNT: Schema = {"type": "integer", "minimum": 0}
+STR_LIST: Schema = {"type": "array", "items": STR}
+NUM_OR_NULL: Schema = {"type": ["number", "null"]}
+
+
+def tag(value: str) -> Schema:
+    return {"type": "string", "const": value}
+
+
+def component_schemas() -> dict[str, Schema]:
+    """Every named schema of the API (the plugin's wire types), by name."""
+    components = obj({k: NUM_OR_NULL for k in ("vector", "lexical", "heat", "rerank")})
+    best_chunk = obj(
+        {
+            "chunk_id": INT,
+            "heading_path": STR_LIST,
+            "line_start": INT,
+            "line_end": INT,
+            "byte_start": INT,
+            "byte_end": INT,
+            "text": STR,
+        }
+    )
+    search_options: dict[str, Schema] = {
+        "top": {"type": "integer", "minimum": 1, "maximum": MAX_TOP, "default": 10},
+        "files_only": BOOL,
+        "explain": BOOL,
+        "lexical": BOOL,
+        "graph": BOOL,
+        "rerank": {"type": ["boolean", "null"]},
+        "expand": {"type": ["boolean", "null"]},
+        "folder": {"type": ["string", "null"]},
+        "tag": {"type": ["string", "null"]},
+        "property": {"type": "object"},
+    }
+    query = {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS}
+    related_options: dict[str, Schema] = {
+        "text": {"type": ["string", "null"], "maxLength": MAX_TEXT_CHARS},
+        "cursor": {"type": ["integer", "null"], "minimum": 0},
+        "top": {"type": "integer", "minimum": 1, "maximum": MAX_TOP, "default": 10},
+        "unlinked_only": BOOL,
+        "explain": BOOL,
+        "graph": BOOL,
+        "lexical": BOOL,
+        "rerank": {"type": ["boolean", "null"]},
+    }
+    return {
+        "ErrorBody": obj(
+            {
+                "error": obj(
+                    {"code": {"type": "string", "enum": ERROR_CODES}, "message": STR},
+                    {"context": {"type": "object"}},
+                )
+            }
+        ),
+        "HealthDoc": obj(
+            {
+                "schema": tag("vaultheat.health.v1"),
+                "status": tag("ok"),
+                "version": STR,
+                "state": {"enum": STATES},
+            }
+        ),
+        "Progress": obj(
+            {
+                "stage": STR,
+                "done": COUNT,
+                "total": COUNT,
+                "rate": NUM_OR_NULL,
+                "eta_s": NUM_OR_NULL,
+            }
+        ),
+        "SkippedFile": obj({"path": STR, "reason": STR}),
+        "StatusDoc": obj(
+            {
+                "schema": tag("vaultheat.status.v1"),
+                "vault": STR,
+                "index_dir": STR,
+                "state": {"enum": STATES},
+                "notes": COUNT,
+                "chunks": COUNT,
+                "links": obj({"resolved": COUNT, "unresolved": COUNT}),
+                "tags": COUNT,
+                "skipped": {"type": "array", "items": ref("SkippedFile")},
+                "vectors": COUNT,
+                "edges": obj({"similar": COUNT, "link": COUNT, "tag": COUNT}),
+                "model": obj(
+                    {"provider": STR, "name": STR, "dimension": {"type": ["integer", "null"]}},
+                    {"backend": STR},
+                ),
+                "progress": nullable(ref("Progress")),
+                "last_error": {"type": ["string", "null"]},
+                "paused": BOOL,
+            },
+            {
+                "version": STR,
+                "pending": obj({"knn": COUNT, "links": COUNT}),
+                "queue": {**COUNT, "description": "changed notes and runs waiting to be indexed"},
+                "excluded": COUNT,
+            },
+        ),
+        "NoteStatusDoc": obj(
+            {
+                "schema": tag("vaultheat.note_status.v1"),
+                "path": STR,
+                "exists": BOOL,
+                "indexed": BOOL,
+                "reason": {"type": ["string", "null"]},
+                "chunks": COUNT,
+                "indexed_hash": {"type": ["string", "null"]},
+                "disk_hash": {"type": ["string", "null"]},
+                "fresh": BOOL,
+            }
+        ),
+        "Components": components,
+        "SearchRequest": obj({"query": query}, search_options, closed=True),
+        "SearchHit": obj(
+            {
+                "rank": INT,
+                "chunk_id": INT,
+                "path": STR,
+                "title": STR,
+                "heading_path": STR_LIST,
+                "line_start": INT,
+                "line_end": INT,
+                "byte_start": INT,
+                "byte_end": INT,
+                "text": STR,
+                "text_truncated": BOOL,
+                "score": NUM,
+                "found_by": STR,
+                "components": ref("Components"),
+                "explain": nullable(ref("Explanation")),
+            }
+        ),
+        "FileHit": obj(
+            {
+                "rank": INT,
+                "path": STR,
+                "title": STR,
+                "score": NUM,
+                "best_chunk": ref("BestChunk"),
+            },
+            {"components": ref("Components"), "explain": nullable(ref("Explanation"))},
+        ),
+        "SearchDoc": obj(
+            {
+                "schema": tag("vaultheat.search.v1"),
+                "query": STR,
+                "took_ms": NUM,
+                "files_only": BOOL,
+                "results": {
+                    "type": "array",
+                    "items": {"anyOf": [ref("SearchHit"), ref("FileHit")]},
+                },
+            }
+        ),
+        "RelatedRequest": obj({"path": STR}, related_options, closed=True),
+        "BestChunk": best_chunk,
+        "RelatedHit": obj(
+            {
+                "rank": INT,
+                "path": STR,
+                "title": STR,
+                "folder": STR,
+                "score": NUM,
+                "link_status": {"enum": ["linked", "backlinked", "both", "unlinked"]},
+                "best_chunk": ref("BestChunk"),
+                "duplicates": STR_LIST,
+                "components": ref("Components"),
+                "explain": nullable(ref("Explanation")),
+            }
+        ),
+        "RelatedDoc": obj(
+            {
+                "schema": tag("vaultheat.related.v1"),
+                "path": STR,
+                "took_ms": NUM,
+                "results": {"type": "array", "items": ref("RelatedHit")},
+            }
+        ),
+        "ExplainRequest": {
+            "oneOf": [
+                obj({"query": query, "chunk_id": INT}, search_options, closed=True),
+                obj({"path": STR, "target": STR}, related_options, closed=True),
+            ]
+        },
+        "ExplainSeed": obj(
+            {
+                "chunk_id": INT,
+                "path": STR,
+                "heading_path": STR_LIST,
+                "text": STR,
+                "stage": STR,
+                "seed_score": NUM,
+            }
+        ),
+        "ExplainHop": obj(
+            {
+                "hop": INT,
+                "from_chunk": INT,
+                "to_chunk": INT,
+                "edge": STR,
+                "edge_weight": NUM,
+                "type_weight": NUM,
+                "decay": NUM,
+                "heat": NUM,
+                "path": STR,
+                "text": STR,
+            }
+        ),
+        "ScoreBreakdown": obj(
+            {
+                "raw": ref("Components"),
+                "normalized": ref("Components"),
+                "weights": obj({k: NUM for k in ("vector", "lexical", "heat", "rerank")}),
+                "final": NUM,
+            }
+        ),
+        "Explanation": obj(
+            {
+                "seed": nullable(ref("ExplainSeed")),
+                "hops": {"type": "array", "items": ref("ExplainHop")},
+                "components": ref("ScoreBreakdown"),
+            },
+            {"hop_count": COUNT},
+            description="A result's own explanation (`explain: true`): ExplainDoc without the "
+            "identifying fields",
+        ),
+        "ExplainDoc": obj(
+            {
+                "schema": tag("vaultheat.explain.v1"),
+                "query": STR,
+                "chunk_id": INT,
+                "path": STR,
+                "score": NUM,
+                "seed": nullable(ref("ExplainSeed")),
+                "hops": {"type": "array", "items": ref("ExplainHop")},
+                "components": ref("ScoreBreakdown"),
+            }
+        ),
+        "ChangeEvent": obj(
+            {"type": {"enum": ["create", "modify", "delete", "rename"]}, "path": STR},
+            {"old_path": {"type": "string", "description": "rename only: the former path"}},
+            closed=True,
+        ),
+        "ChangesRequest": obj(
+            {"events": {"type": "array", "items": ref("ChangeEvent"), "maxItems": 10_000}},
+            closed=True,
+        ),
+        "IndexRequest": obj({}, {"full": {**BOOL, "default": False}}, closed=True),
+        "AckDoc": obj(
+            {"schema": tag("vaultheat.ack.v1")},
+            {"queued": COUNT, "full": BOOL, "paused": BOOL},
+        ),
+        "NoteIndexedEvent": obj({"path": STR}),
+        "ReadyEvent": obj({"notes": COUNT, "chunks": COUNT}),
+        "ErrorEvent": obj({"code": STR, "message": STR}),
+    }
