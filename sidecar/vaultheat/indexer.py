@@ -24,12 +24,12 @@ import numpy as np
 import xxhash
 
 from vaultheat.config import Settings
-from vaultheat.core.chunking import chunk_note
 from vaultheat.core.discovery import Discovery, FileEntry, discover
 from vaultheat.core.knn import affected_ids, knn_lists
 from vaultheat.core.models import ChunkDraft, ParsedNote
 from vaultheat.core.parsing import parse_note
 from vaultheat.core.resolve import LinkResolver
+from vaultheat.core.sizing import chunk_for
 from vaultheat.errors import IndexMismatchError
 from vaultheat.paths import IndexPaths
 from vaultheat.providers.base import Embedder
@@ -316,16 +316,7 @@ class Indexer:
             return None
 
     def _chunk(self, note: ParsedNote) -> list[ChunkDraft]:
-        c = self.settings.chunking
-        max_tokens = c.max_tokens or self.embedder.max_tokens
-        return chunk_note(
-            note,
-            max_tokens=max_tokens,
-            count_tokens=self.embedder.count_tokens,
-            target_tokens=c.target_tokens,
-            min_chars=c.min_chars,
-            overlap_chars=c.overlap_chars,
-        )
+        return chunk_for(note, self.settings, self.embedder)
 
     def _index_batch(
         self,

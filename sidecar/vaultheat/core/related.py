@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from vaultheat.core.chunking import chunk_note
 from vaultheat.core.parsing import parse_note
 from vaultheat.core.pipeline import (
     QueryVector,
@@ -29,6 +28,7 @@ from vaultheat.core.pipeline import (
 from vaultheat.core.requests import RelatedRequest
 from vaultheat.core.resolve import LinkResolver
 from vaultheat.core.search import Context, make_rerank, note_scores, snippet_fn
+from vaultheat.core.sizing import chunk_for
 from vaultheat.errors import NotFoundError
 from vaultheat.storage.store import Store
 from vaultheat.storage.vectors import VectorIndex
@@ -40,15 +40,7 @@ LEXICAL_TERMS = 24
 def _text_chunks(ctx: Context, path: str, raw: bytes) -> tuple[list[Any], np.ndarray, Any]:
     """Chunks of unsaved text and their vectors (embedding cache first, then the model)."""
     note = parse_note(path, raw, exclude_property=ctx.settings.vault.exclude_property)
-    c = ctx.settings.chunking
-    drafts = chunk_note(
-        note,
-        max_tokens=c.max_tokens or ctx.embedder.max_tokens,
-        count_tokens=ctx.embedder.count_tokens,
-        target_tokens=c.target_tokens,
-        min_chars=c.min_chars,
-        overlap_chars=c.overlap_chars,
-    )
+    drafts = chunk_for(note, ctx.settings, ctx.embedder)
     vecs: list[np.ndarray] = []
     todo: list[tuple[int, str, str]] = []
     for i, d in enumerate(drafts):
