@@ -48,6 +48,7 @@ TAG_CASES = [
     ("emoji", "#🚀launch", ["🚀launch"]),
     ("inline-code", "`#code` and ``#more``", []),
     ("fenced-code", "```\n#code\n```\n~~~\n#tilde\n~~~", []),
+    ("css-in-callout-code", "> [!tip]\n> ```css\n> a { color: #ff0000; }\n> ```\n#real", ["real"]),
     ("percent-comment", "%% #hidden %%", []),
     ("percent-comment-multiline", "%%\n#hidden\n%%\n#shown", ["shown"]),
     ("html-comment", "<!-- #hidden -->", []),
@@ -57,8 +58,9 @@ TAG_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("md", "expected"), [c[1:] for c in TAG_CASES],
-                         ids=[c[0] for c in TAG_CASES])
+@pytest.mark.parametrize(
+    ("md", "expected"), [c[1:] for c in TAG_CASES], ids=[c[0] for c in TAG_CASES]
+)
 def test_inline_tags(md: str, expected: list[str]) -> None:
     assert inline_tags(md) == expected
 
@@ -85,8 +87,9 @@ FM_TAG_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("yaml_src", "expected"), [c[1:] for c in FM_TAG_CASES],
-                         ids=[c[0] for c in FM_TAG_CASES])
+@pytest.mark.parametrize(
+    ("yaml_src", "expected"), [c[1:] for c in FM_TAG_CASES], ids=[c[0] for c in FM_TAG_CASES]
+)
 def test_frontmatter_tags(yaml_src: str, expected: list[str]) -> None:
     note = parse(f"---\n{yaml_src}\n---\nbody #inline\n")
     fm_tags = [t for t in note.tags if t.byte_start == -1]
@@ -104,7 +107,7 @@ def test_tags_in_frontmatter_text_are_not_inline_tags() -> None:
 
 
 def test_frontmatter_basic() -> None:
-    raw = "---\ntitle: The Title\naliases: [One, Two]\n---\n# H\n".encode()
+    raw = b"---\ntitle: The Title\naliases: [One, Two]\n---\n# H\n"
     note = parse(raw)
     assert note.frontmatter == {"title": "The Title", "aliases": ["One", "Two"]}
     assert note.title == "The Title"
@@ -121,12 +124,20 @@ def test_frontmatter_basic() -> None:
         ("---\n- a\n- b\n---\n[[L]]\n", "not a mapping"),
         ("---\njust a string\n---\n[[L]]\n", "not a mapping"),
         ("---\nx: !!python/object/apply:os.system ['true']\n---\n[[L]]\n", "malformed YAML"),
-        ("---\nkey: \"bad \udcff\"\n---\n[[L]]\n", "malformed YAML"),
+        ('---\nkey: "bad \udcff"\n---\n[[L]]\n', "malformed YAML"),
         ("---\n" + "k: " + "v" * 70_000 + "\n---\n[[L]]\n", "larger than 64 KB"),
         ("---\na: " + "{" * 5000 + "}" * 5000 + "\n---\n[[L]]\n", "YAML"),
     ],
-    ids=["malformed", "no-closing-fence", "list", "scalar", "python-tag", "bad-bytes",
-         "too-large", "deep-nesting"],
+    ids=[
+        "malformed",
+        "no-closing-fence",
+        "list",
+        "scalar",
+        "python-tag",
+        "bad-bytes",
+        "too-large",
+        "deep-nesting",
+    ],
 )
 def test_unusable_frontmatter_is_body_with_warning(md: str, problem: str) -> None:
     note = parse(md.encode("utf-8", "surrogateescape"))
@@ -191,8 +202,14 @@ def test_crlf_note() -> None:
         (b"---\na: 1\n...\nbody", 13, {"a": 1}),
         (b"---  \na: 1\n---\t\nbody", 16, {"a": 1}),
     ],
-    ids=["empty-file", "frontmatter-only", "frontmatter-only-newline", "empty-frontmatter",
-         "dots-close", "trailing-space-fences"],
+    ids=[
+        "empty-file",
+        "frontmatter-only",
+        "frontmatter-only-newline",
+        "empty-frontmatter",
+        "dots-close",
+        "trailing-space-fences",
+    ],
 )
 def test_frontmatter_boundaries(raw: bytes, body_start: int, fm: dict[str, int]) -> None:
     note = parse(raw)
@@ -319,8 +336,9 @@ HEADING_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("md", "expected"), [c[1:] for c in HEADING_CASES],
-                         ids=[c[0] for c in HEADING_CASES])
+@pytest.mark.parametrize(
+    ("md", "expected"), [c[1:] for c in HEADING_CASES], ids=[c[0] for c in HEADING_CASES]
+)
 def test_headings(md: str, expected: list[tuple[int, str]]) -> None:
     assert [(h.level, h.text) for h in parse(md).headings] == expected
 
@@ -337,9 +355,9 @@ def test_heading_offsets_after_multibyte() -> None:
 
 def test_block_ids() -> None:
     raw = (
-        "Para one ^p1\nline\n- item ^item-2\n\n| t |\n\n^tbl\n`code ^no`\n```\nx ^infence\n```\n"
-        "word^glued\nlast ^end  \r\n"
-    ).encode()
+        b"Para one ^p1\nline\n- item ^item-2\n\n| t |\n\n^tbl\n`code ^no`\n```\nx ^infence\n```\n"
+        b"word^glued\nlast ^end  \r\n"
+    )
     ids = parse(raw).block_ids
     assert set(ids) == {"p1", "item-2", "tbl", "end"}
     for name, off in ids.items():
@@ -350,8 +368,32 @@ def test_block_ids() -> None:
 # --- invariants --------------------------------------------------------------------------------
 
 _PIECES = st.sampled_from(
-    ["---", "\n", "\r\n", "# ", "## ", "#t", "`", "```", "%%", "<!--", "-->", "^id", " ", "a",
-     "é", "日", "title: x", ": ", "[[", "]]", "\ufeff", "\udcff", "\t", "~~~"]
+    [
+        "---",
+        "\n",
+        "\r\n",
+        "# ",
+        "## ",
+        "#t",
+        "`",
+        "```",
+        "%%",
+        "<!--",
+        "-->",
+        "^id",
+        " ",
+        "a",
+        "é",
+        "日",
+        "title: x",
+        ": ",
+        "[[",
+        "]]",
+        "\ufeff",
+        "\udcff",
+        "\t",
+        "~~~",
+    ]
 )
 
 
@@ -369,3 +411,8 @@ def test_parse_never_raises_and_offsets_hold(pieces: list[str]) -> None:
         if t.byte_start >= 0:
             assert raw[t.byte_start :].decode("utf-8", "surrogateescape").startswith("#" + t.name)
     json.dumps(note.frontmatter, allow_nan=False)
+
+
+def test_a_fence_right_after_a_bom_is_still_a_fence() -> None:
+    note = parse_note("a.md", b"\xef\xbb\xbf```py\n# inside code\n```\n# After\n")
+    assert [h.text for h in note.headings] == ["After"]

@@ -57,9 +57,9 @@ def parse_note(path: str, raw: bytes, *, exclude_property: str = "vaultheat") ->
     warnings: list[str] = []
 
     fm, fm_span, body_char = split_frontmatter(text, warnings)
-    masked = mask_text(text, find_masked_regions(text, body_char))
-    if body_char == 0 and masked.startswith("\ufeff"):
-        masked = " " + masked[1:]  # a BOM is not text: "#tag" or "# Title" right after it count
+    # a BOM is not text: a fence, "#tag" or "# Title" right after it still counts
+    scan = " " + text[1:] if body_char == 0 and text.startswith("\ufeff") else text
+    masked = mask_text(scan, find_masked_regions(scan, body_char))
     links = extract_links(
         text,
         bm,
