@@ -221,3 +221,27 @@ def test_full_rebuild_with_same_model_reuses_vectors_and_keeps_answering(
     assert check_index(engine)["ok"], check_index(engine)["problems"]
     after = fake_engine.search(SearchRequest(query="compost", top=3))["results"]
     assert [r["path"] for r in after] == [r["path"] for r in before]
+
+
+def test_aliases_and_tags_are_indexed_lexically_not_embedded(fake_engine: Engine) -> None:
+    from vaultheat.core.parsing import parse_note
+    from vaultheat.core.sizing import chunk_for
+
+    store = fake_engine.store()
+    row = store.note_by_path("Coffee/Brewing/Espresso Extraction.md")
+    assert row is not None
+    aliases = store.note_meta(row.id)["aliases"]
+    assert aliases
+    chunk = store.note_chunks(row.id)[0]
+    header = store.db.execute(
+        "SELECT header FROM chunks_fts WHERE rowid = ?", (chunk.id,)
+    ).fetchone()[0]
+    assert aliases[0].split()[0].lower() in header.lower()
+    raw = (fake_engine.paths.vault / row.path).read_bytes()
+    drafts = chunk_for(parse_note(row.path, raw), fake_engine.settings, fake_engine.embedder)
+    assert "aliases:" not in drafts[0].embed_input
+    loud = fake_engine.settings.with_value("chunking.header_aliases_tags", True)
+    assert (
+        "aliases:"
+        in chunk_for(parse_note(row.path, raw), loud, fake_engine.embedder)[0].embed_input
+    )

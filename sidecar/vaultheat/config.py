@@ -38,6 +38,10 @@ class ChunkingSettings:
     target_tokens: int = 0  # 0 = 75% of max_tokens: aim below the ceiling, merge tiny bits
     min_chars: int = 120  # fragments shorter than this merge into a neighbour
     overlap_chars: int = 0  # overlap as overlapping byte ranges, never synthesized text
+    # aliases and tags in the *embedded* header: measured on the help vault they dilute the
+    # chunk (vector nDCG@5 0.767 with them, 0.805 with title + heading path only); they are
+    # always in the lexical index
+    header_aliases_tags: bool = False
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ import numpy as np
 import xxhash
 
 from vaultheat.config import Settings
+from vaultheat.core.chunking import context_header
 from vaultheat.core.discovery import Discovery, FileEntry, discover
 from vaultheat.core.knn import affected_ids, knn_lists
 from vaultheat.core.models import ChunkDraft, ParsedNote
@@ -59,7 +60,13 @@ def stored_settings(settings: Settings, embedder: Embedder) -> dict[str, Any]:
     c = settings.chunking
     return {
         "fingerprint": embedder.fingerprint,
-        "chunking": [c.max_tokens, c.target_tokens, c.min_chars, c.overlap_chars],
+        "chunking": [
+            c.max_tokens,
+            c.target_tokens,
+            c.min_chars,
+            c.overlap_chars,
+            c.header_aliases_tags,
+        ],
     }
 
 
@@ -369,7 +376,7 @@ class Indexer:
                 changed = False
                 for d in chunks:
                     h = input_hash(d.embed_input)
-                    header = d.embed_input[: max(0, len(d.embed_input) - len(d.text))]
+                    header = context_header(note, d.heading_path)  # lexical: all of it
                     if free.get(h):
                         cid = free[h].pop(0)
                         store.update_chunk_position(cid, d)

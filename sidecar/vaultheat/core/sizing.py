@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from vaultheat.config import Settings
@@ -22,8 +23,9 @@ def document_token_counter(embedder: Embedder) -> Callable[[str], int]:
 def chunk_for(note: ParsedNote, settings: Settings, embedder: Embedder) -> list[ChunkDraft]:
     """A note's chunks, sized for this embedder (the one rule the indexer and live text share)."""
     c = settings.chunking
+    header_note = note if c.header_aliases_tags else dataclasses.replace(note, aliases=[], tags=[])
     return chunk_note(
-        note,
+        header_note,
         max_tokens=c.max_tokens or embedder.max_tokens,
         count_tokens=document_token_counter(embedder),
         target_tokens=c.target_tokens,
