@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 import pytest
 from live_server import Live, MakeLive, SseClient, write_notes
 
+from vaultheat.errors import IndexLockedError
 from vaultheat.providers.fake import FakeEmbedder
 from vaultheat.server.events import CLOSE, RESYNC, Broadcaster, Subscriber, format_event
 from vaultheat.storage.lock import WriterLock
@@ -194,10 +196,29 @@ def test_a_repeating_scan_error_is_reported_once(make_live: MakeLive, sse: Conne
     live = make_live(overrides={"server.scan_interval_s": 0.1})
     stream = sse(live)
     stream.next()
-    with WriterLock(live.engine.paths.lock):
+    with _held(WriterLock(live.engine.paths.lock)):
         assert stream.until("error")["code"] == "index_locked"
         runs = len(live.state.worker.runs)
         live.wait_for(lambda: len(live.state.worker.runs) >= runs + 3, what="more scans")
         assert stream.events.empty()  # the same failure again: no new event
         live.post("/v1/index", {})  # an explicit request always answers
         assert stream.until("error")["code"] == "index_locked"
+
+
+@contextlib.contextmanager
+def _held(lock: WriterLock) -> Iterator[None]:
+    """Take the writer lock, waiting out a scan that holds it right now (scans run every 0.1 s
+    in these tests, so the first try can race one)."""
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            lock.acquire()
+            break
+        except IndexLockedError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+    try:
+        yield
+    finally:
+        lock.release()
