@@ -91,7 +91,7 @@ def test_idle_periodic_scans_stay_silent(make_live: MakeLive, sse: Connect) -> N
 def test_failed_run_sends_an_error_event(live: Live, sse: Connect) -> None:
     stream = sse(live)
     stream.next()
-    with WriterLock(live.engine.paths.lock):  # another writer (e.g. `vaultheat index`) is busy
+    with _held(WriterLock(live.engine.paths.lock)):  # another writer (`vaultheat index`) is busy
         live.post("/v1/index", {})
         err = stream.until("error")
         live.wait_idle()
