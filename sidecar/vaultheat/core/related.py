@@ -153,7 +153,9 @@ def run_related(
         vectors,
         queries,
         lexical,
-        dataclasses.replace(s.search, score_heat=s.related.score_heat),
+        dataclasses.replace(
+            s.search, score_heat=s.related.score_heat, score_lexical=s.related.score_lexical
+        ),
         Stages(lexical=req.lexical, graph=req.graph, rerank=rerank is not None),
         blocked=set(own_ids),
         rerank=rerank,
