@@ -14,14 +14,14 @@ start. The discovery file then only tells the loser where the winner is.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from types import TracebackType
 from typing import Any
+
+from vaultheat.storage.lock import FileLock
 
 DISCOVERY_MODE = 0o600
 
@@ -124,37 +124,16 @@ class AlreadyServing(Exception):
         self.info = info
 
 
-class ServerLock:
+class ServerLock(FileLock):
     """An exclusive, non-blocking ``flock`` held while a server runs for one index."""
 
     def __init__(self, lock_path: Path, discovery_path: Path) -> None:
+        super().__init__(lock_path)
         self.lock_path = lock_path
         self.discovery_path = discovery_path
-        self._fd: int | None = None
 
-    def acquire(self) -> ServerLock:
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, DISCOVERY_MODE)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as exc:
-            os.close(fd)
-            raise AlreadyServing(running_server(self.discovery_path)) from exc
-        self._fd = fd
-        return self
-
-    def release(self) -> None:
-        if self._fd is not None:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
-            self._fd = None
-
-    def __enter__(self) -> ServerLock:
-        return self.acquire()
-
-    def __exit__(
-        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.release()
+    def busy(self, holder: str) -> Exception:
+        return AlreadyServing(running_server(self.discovery_path))
 
 
 def server_lock_path(discovery_path: Path) -> Path:

@@ -10,27 +10,30 @@ import fcntl
 import os
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 from vaultheat.errors import IndexLockedError
 
 
-class WriterLock:
+class FileLock:
+    """An exclusive, non-blocking ``flock`` on a file that records the holder's pid."""
+
     def __init__(self, path: Path) -> None:
         self.path = path
         self._fd: int | None = None
 
-    def acquire(self) -> WriterLock:
+    def busy(self, holder: str) -> Exception:
+        """The error to raise when another process holds the lock."""
+        return RuntimeError(f"{self.path} is locked by pid {holder or '?'}")
+
+    def acquire(self) -> Self:
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:
             holder = os.read(fd, 64).decode(errors="replace").strip()
             os.close(fd)
-            raise IndexLockedError(
-                f"another vaultheat process (pid {holder or '?'}) is writing this index; "
-                "wait for it to finish or stop it",
-                lock=str(self.path),
-            ) from exc
+            raise self.busy(holder) from exc
         os.ftruncate(fd, 0)
         os.write(fd, str(os.getpid()).encode())
         self._fd = fd
@@ -42,10 +45,19 @@ class WriterLock:
             os.close(self._fd)
             self._fd = None
 
-    def __enter__(self) -> WriterLock:
+    def __enter__(self) -> Self:
         return self.acquire()
 
     def __exit__(
         self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.release()
+
+
+class WriterLock(FileLock):
+    def busy(self, holder: str) -> Exception:
+        return IndexLockedError(
+            f"another vaultheat process (pid {holder or '?'}) is writing this index; "
+            "wait for it to finish or stop it",
+            lock=str(self.path),
+        )
