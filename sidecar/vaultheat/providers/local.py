@@ -223,7 +223,41 @@ def order_by_length(texts: Sequence[str]) -> list[int]:
     return sorted(range(len(texts)), key=lambda i: -len(texts[i]))
 
 
-class SentenceTransformerEmbedder:
+class LocalModelIdentity:
+    """What the torch and ONNX embedders share: the model's identity, its prefixes and the
+    fingerprint, all known without loading the model."""
+
+    settings: EmbeddingSettings
+    _query_prefix: str
+    _document_prefix: str
+    _source: ModelSource | None
+
+    @property
+    def name(self) -> str:
+        return self.settings.model
+
+    @property
+    def query_prefix(self) -> str:
+        return self._query_prefix
+
+    @property
+    def document_prefix(self) -> str:
+        return self._document_prefix
+
+    @property
+    def source(self) -> ModelSource:
+        if self._source is None:
+            self._source = resolve_source(self.settings.model)
+        return self._source
+
+    def _fingerprint(self, backend: str, precision: str) -> str:
+        return (
+            f"local:{self.source.identity}|backend={backend}|{precision}"
+            f"|q={self._query_prefix!r}|d={self._document_prefix!r}|norm=l2"
+        )
+
+
+class SentenceTransformerEmbedder(LocalModelIdentity):
     """The local Embedder: a SentenceTransformer loaded lazily from a package, path or hub id."""
 
     def __init__(self, settings: EmbeddingSettings) -> None:
@@ -244,33 +278,12 @@ class SentenceTransformerEmbedder:
 
     # -- identity (no model load) ------------------------------------------------------------
     @property
-    def name(self) -> str:
-        return self.settings.model
-
-    @property
-    def query_prefix(self) -> str:
-        return self._query_prefix
-
-    @property
-    def document_prefix(self) -> str:
-        return self._document_prefix
-
-    @property
     def loaded(self) -> bool:
         return self._model is not None
 
     @property
-    def source(self) -> ModelSource:
-        if self._source is None:
-            self._source = resolve_source(self.settings.model)
-        return self._source
-
-    @property
     def fingerprint(self) -> str:
-        return (
-            f"local:{self.source.identity}|backend=torch|fp32"
-            f"|q={self._query_prefix!r}|d={self._document_prefix!r}|norm=l2"
-        )
+        return self._fingerprint("torch", "fp32")
 
     @property
     def dimension(self) -> int:

@@ -33,7 +33,12 @@ import numpy as np
 
 from vaultheat.config import EmbeddingSettings
 from vaultheat.errors import ConfigError, ModelMissingError, ProviderError
-from vaultheat.providers.local import ModelSource, hash_model_dir, resolve_prefixes, resolve_source
+from vaultheat.providers.local import (
+    LocalModelIdentity,
+    ModelSource,
+    hash_model_dir,
+    resolve_prefixes,
+)
 from vaultheat.providers.onnx_export import (
     MODEL_FILE,
     OUTPUT_NAME,
@@ -90,7 +95,7 @@ def find_cached_hub_model(model_id: str) -> Path:
     )
 
 
-class OnnxEmbedder:
+class OnnxEmbedder(LocalModelIdentity):
     """The local Embedder on onnxruntime (CPU), fp32 or dynamic int8."""
 
     def __init__(self, settings: EmbeddingSettings, *, cache_dir: Path | None = None) -> None:
@@ -114,33 +119,12 @@ class OnnxEmbedder:
 
     # -- identity (no model load) ------------------------------------------------------------
     @property
-    def name(self) -> str:
-        return self.settings.model
-
-    @property
-    def query_prefix(self) -> str:
-        return self._query_prefix
-
-    @property
-    def document_prefix(self) -> str:
-        return self._document_prefix
-
-    @property
     def loaded(self) -> bool:
         return self._session is not None
 
     @property
-    def source(self) -> ModelSource:
-        if self._source is None:
-            self._source = resolve_source(self.settings.model)
-        return self._source
-
-    @property
     def fingerprint(self) -> str:
-        return (
-            f"local:{self.source.identity}|backend=onnx|{self.settings.precision}"
-            f"|q={self._query_prefix!r}|d={self._document_prefix!r}|norm=l2"
-        )
+        return self._fingerprint("onnx", self.settings.precision)
 
     @property
     def dimension(self) -> int:
