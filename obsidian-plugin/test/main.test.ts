@@ -1,5 +1,5 @@
 import { App, FileSystemAdapter, setRequestUrl, Vault, type RequestUrlParam } from "obsidian";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import manifest from "../manifest.json";
 import VaultheatPlugin from "../src/main";
 import { DEFAULT_SETTINGS } from "../src/settings";
@@ -65,9 +65,11 @@ describe("plugin lifecycle", () => {
 		await sleep(10);
 		expect(calls).toHaveLength(0);
 		app.workspace.setLayoutReady();
-		await sleep(20);
-		expect(calls.map((c) => new URL(c.url).pathname).slice(0, 2)).toEqual(["/v1/health", "/v1/status"]);
-		expect(app.statusBarEl.textContent).toContain("12 notes");
+		// poll rather than sleep a fixed time: a loaded CI machine can take longer than 20 ms
+		await vi.waitFor(() => {
+			expect(calls.map((c) => new URL(c.url).pathname).slice(0, 2)).toEqual(["/v1/health", "/v1/status"]);
+			expect(app.statusBarEl.textContent).toContain("12 notes");
+		}, { timeout: 3000, interval: 10 });
 		plugin.unload();
 	});
 
@@ -76,8 +78,7 @@ describe("plugin lifecycle", () => {
 		(vault.adapter as FileSystemAdapter).hidden.set(".vaultheat/server.json", JSON.stringify({ url: "http://127.0.0.1:40001", token: "from-file" }));
 		plugin.load();
 		app.workspace.setLayoutReady();
-		await sleep(20);
-		expect(calls[0]?.url).toBe("http://127.0.0.1:40001/v1/health");
+		await vi.waitFor(() => expect(calls[0]?.url).toBe("http://127.0.0.1:40001/v1/health"), { timeout: 3000, interval: 10 });
 		plugin.unload();
 	});
 
@@ -93,7 +94,8 @@ describe("plugin lifecycle", () => {
 		await vault.create("New.md", "new");
 		await vault.rename(vault.getFileByPath("Gamma.md")!, "Archive/Gamma.md");
 		await vault.create("image.png", "");
-		await sleep(400);
+		await vi.waitFor(() => expect(calls.some((c) => c.url.endsWith("/v1/notes/changed"))).toBe(true), { timeout: 3000, interval: 20 });
+		await sleep(100); // a second batch would be a bug: give it the chance to show up
 		const changed = calls.filter((c) => c.url.endsWith("/v1/notes/changed"));
 		expect(changed).toHaveLength(1);
 		expect(changed[0]?.body).toEqual({
@@ -129,8 +131,7 @@ describe("plugin lifecycle", () => {
 		app.workspace.setLayoutReady();
 		await sleep(10);
 		app.commands.executeCommandById("vaultheat:open-related-notes");
-		await sleep(10);
-		expect(app.workspace.getLeavesOfType(VIEW_TYPE_RELATED)).toHaveLength(1);
+		await vi.waitFor(() => expect(app.workspace.getLeavesOfType(VIEW_TYPE_RELATED)).toHaveLength(1), { timeout: 3000, interval: 10 });
 		expect(app.vault.listenerCount("modify")).toBe(1);
 		for (const leaf of app.workspace.getLeavesOfType(VIEW_TYPE_RELATED)) leaf.detach();
 		plugin.unload();

@@ -37,7 +37,7 @@ from vaultheat.providers.base import Embedder
 from vaultheat.storage.lock import WriterLock
 from vaultheat.storage.store import Store, name_key
 from vaultheat.storage.vectors import VectorIndex
-from vaultheat.storage.vectorsync import open_vectors, save_vectors
+from vaultheat.storage.vectorsync import open_vectors, save_vectors, vector_file_generation
 
 log = logging.getLogger("vaultheat.indexer")
 
@@ -228,7 +228,11 @@ class Indexer:
         )
 
         vectors: VectorIndex | None = None
-        if parsed or deleted or store.pending_knn():
+        stale_file = (
+            "dimension" in manifest
+            and vector_file_generation(self.paths.vectors) != store.generation()
+        )  # missing, damaged or behind (a crash, a failed save): repair it on this run
+        if parsed or deleted or store.pending_knn() or stale_file:
             vectors = self._open_vectors(store, manifest)
         last_save = time.perf_counter()
 

@@ -258,6 +258,13 @@ class _Walker:
         except OSError:
             is_file = False
         path = unicodedata.normalize("NFC", rel)
+        try:
+            path.encode("utf-8")
+        except UnicodeEncodeError:
+            if is_md:
+                self._skip(rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace"),
+                           "file name is not valid UTF-8")  # fmt: skip
+            return
         if not is_md:
             if is_file:
                 self.result.other_files.append(path)

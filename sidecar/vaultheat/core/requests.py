@@ -36,6 +36,9 @@ class SearchRequest:
     @classmethod
     def from_dict(cls, data: Any) -> SearchRequest:
         req = _build(cls, data)
+        for key, value in req.property.items():
+            if not isinstance(value, str | int | float | bool) or isinstance(key, bool):
+                raise InputError(f"property {key!r} must be a string, number or boolean")
         if not req.query.strip():
             raise InputError("query must not be empty")
         if len(req.query) > MAX_QUERY_CHARS:

@@ -168,3 +168,5 @@ async def read_json(request: web.Request, *, empty: object = None) -> object:
         return json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(f"request body is not valid JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise InputError("request body is nested too deeply") from exc

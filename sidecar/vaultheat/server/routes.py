@@ -133,7 +133,7 @@ async def notes_changed(request: web.Request) -> web.Response:
     for ev in events:
         ev = _object(ev, {"type", "path", "old_path"}, "each event")
         kind = ev.get("type")
-        if kind not in CHANGE_TYPES:
+        if not isinstance(kind, str) or kind not in CHANGE_TYPES:
             raise InputError(f"event type must be one of {', '.join(sorted(CHANGE_TYPES))}")
         paths.append(vault_relative(state, ev.get("path")))
         if kind == "rename":

@@ -124,6 +124,13 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
             f"the index at {path} was written by a newer vaultheat (schema {version} > "
             f"{SCHEMA_VERSION}); upgrade vaultheat or rebuild with `vaultheat index --full`"
         )
+    if version < SCHEMA_VERSION and readonly:
+        db.close()
+        raise IndexCorruptError(
+            f"the index database {path} is empty or unfinished; "
+            "run `vaultheat index` (or `vaultheat index --full`) to build it",
+            path=str(path),
+        )
     if version < SCHEMA_VERSION and not readonly:
         for number in range(version, SCHEMA_VERSION):
             # one script = one transaction: a crash mid-migration leaves the old version

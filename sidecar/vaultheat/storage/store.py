@@ -79,6 +79,18 @@ def _chunk(row: sqlite3.Row) -> ChunkRow:
     )
 
 
+def clean(text: str) -> str:
+    """Text that SQLite can store: undecodable bytes (kept as surrogate escapes in memory so
+    byte offsets stay exact) become U+FFFD. Offsets are stored separately, so nothing is lost."""
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _clean_json(value: Any) -> str:
+    return clean(json.dumps(value, ensure_ascii=False, default=str))
+
+
 def name_key(path_or_name: str) -> str:
     """The case-folded, NFC lookup key of a note name (file name without .md)."""
     import unicodedata
@@ -177,10 +189,10 @@ class Store:
             content_hash,
             mtime_ns,
             size,
-            note.title,
-            json.dumps(note.frontmatter, ensure_ascii=False, default=str),
-            json.dumps(note.aliases, ensure_ascii=False),
-            json.dumps(note.warnings, ensure_ascii=False),
+            clean(note.title),
+            _clean_json(note.frontmatter),
+            _clean_json(note.aliases),
+            _clean_json(note.warnings),
             int(note.excluded),
             time.time(),
         )
@@ -244,15 +256,15 @@ class Store:
                 d.byte_end,
                 d.line_start,
                 d.line_end,
-                json.dumps(list(d.heading_path), ensure_ascii=False),
-                d.text,
+                _clean_json(list(d.heading_path)),
+                clean(d.text),
                 embed_hash,
             ),
         )
         cid = int(cur.lastrowid or 0)
         self.db.execute(
             "INSERT INTO chunks_fts(rowid, header, body) VALUES (?, ?, ?)",
-            (cid, lexical_text(header), lexical_text(d.text)),
+            (cid, lexical_text(clean(header)), lexical_text(clean(d.text))),
         )
         return cid
 
@@ -266,8 +278,8 @@ class Store:
                 d.byte_end,
                 d.line_start,
                 d.line_end,
-                json.dumps(list(d.heading_path), ensure_ascii=False),
-                d.text,
+                _clean_json(list(d.heading_path)),
+                clean(d.text),
                 chunk_id,
             ),
         )
@@ -371,12 +383,12 @@ class Store:
         self.db.executemany(
             "INSERT INTO links(note_id, raw, target, target_key, subpath, alias, kind, "
             "byte_start, byte_end, line, resolved_path) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            [(note_id, *r) for r in rows],
+            [(note_id, *(clean(v) if isinstance(v, str) else v for v in r)) for r in rows],
         )
 
     def replace_tags(self, note_id: int, tags: Iterable[str]) -> None:
         self.db.execute("DELETE FROM tags WHERE note_id = ?", (note_id,))
-        uniq = {t.casefold(): t for t in tags}
+        uniq = {clean(t).casefold(): clean(t) for t in tags}
         self.db.executemany(
             "INSERT INTO tags(note_id, tag, tag_key) VALUES (?,?,?)",
             [(note_id, t, k) for k, t in uniq.items()],

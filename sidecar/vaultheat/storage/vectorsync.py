@@ -59,3 +59,17 @@ def reconcile(index: VectorIndex, store: Store, fingerprint: str) -> tuple[int, 
 
 def save_vectors(index: VectorIndex, path: Path, generation: int) -> None:
     index.save(path, generation=generation)
+
+
+def vector_file_generation(path: Path) -> int | None:
+    """The store generation a saved vector file reflects (None: missing or unreadable)."""
+    import json
+
+    from vaultheat.storage.vectors import meta_path_for
+
+    try:
+        meta = json.loads(meta_path_for(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    gen = meta.get("generation") if isinstance(meta, dict) else None
+    return gen if isinstance(gen, int) else None

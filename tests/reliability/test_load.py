@@ -1,0 +1,19 @@
+"""Load: 4 clients for 10 s against a real server process while full re-indexes run.
+
+A same-model ``--full`` rebuilds in place, so queries must keep answering 200 throughout (no
+409 index_missing), and the server must be alive at the end. The long run and the soak are
+``bench/load_test.py``; figures in docs/reliability.md.
+"""
+
+from __future__ import annotations
+
+from bench.load_test import run_load
+
+
+def test_four_clients_ten_seconds_during_full_reindex_have_no_errors() -> None:
+    doc = run_load(clients=4, seconds=10, notes=150)
+    assert doc["server_alive"]
+    assert doc["errors"] == 0, doc["error_samples"]
+    assert doc["requests"] > 40
+    assert doc["full_reindexes"] >= 1
+    assert doc["server_peak_rss_mib"] < 1536
