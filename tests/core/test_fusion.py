@@ -66,3 +66,8 @@ def test_rrf_properties(rankings: list[list[int]], k: int) -> None:
             swapped = [list(x) for x in rankings]
             swapped[r_index][0], swapped[r_index][1] = r[1], r[0]
             assert rrf(swapped, k=k)[r[1]] >= scores[r[1]]
+
+
+def test_exact_ties_do_not_depend_on_ranking_order() -> None:
+    rankings = [[0], [1, 0], [1, 0], [1, 0]]  # 1/2 + 3 * 1/3 == 3 * 1/2 exactly
+    assert ranked(rrf(rankings, k=1)) == ranked(rrf(list(reversed(rankings)), k=1)) == [0, 1]

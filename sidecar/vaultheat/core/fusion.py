@@ -8,6 +8,7 @@ default). Ranks are 1-based positions; a repeated id in one ranking counts once,
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 
@@ -21,15 +22,16 @@ def rrf(
         weights = [1.0] * len(rankings)
     if len(weights) != len(rankings):
         raise ValueError(f"{len(weights)} weights for {len(rankings)} rankings")
-    scores: dict[int, float] = {}
+    parts: dict[int, list[float]] = {}
     for ranking, weight in zip(rankings, weights, strict=True):
         seen: set[int] = set()
         for rank, doc in enumerate(ranking, start=1):
             if doc in seen:
                 continue
             seen.add(doc)
-            scores[doc] = scores.get(doc, 0.0) + weight / (k + rank)
-    return scores
+            parts.setdefault(doc, []).append(weight / (k + rank))
+    # fsum is exact, so the score (and every tie) is independent of the rankings' order
+    return {doc: math.fsum(p) for doc, p in parts.items()}
 
 
 def ranked(scores: Mapping[int, float]) -> list[int]:
