@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.reliability.reliability_helpers import fingerprint
 from vaultheat.check import check_index
 from vaultheat.config import Settings, save_settings
 from vaultheat.engine import Engine
@@ -180,26 +181,7 @@ def test_kill_9_during_indexing_leaves_a_consistent_index(tmp_path: Path, delay:
     save_settings(cpaths.config, Settings().with_value("embeddings.provider", "fake"))
     clean = _engine(clean_vault)
     clean.index()
-    assert _fingerprint(engine) == _fingerprint(clean)
-
-
-def _fingerprint(engine: Engine) -> tuple[object, ...]:
-    db = engine.store().db
-    chunks = db.execute(
-        "SELECT n.path, c.ordinal, c.byte_start, c.byte_end, c.embed_hash FROM chunks c "
-        "JOIN notes n ON n.id = c.note_id ORDER BY 1, 2"
-    ).fetchall()
-    links = db.execute(
-        "SELECT n.path, l.raw, l.resolved_path FROM links l JOIN notes n ON n.id = l.note_id "
-        "ORDER BY 1, 2, 3"
-    ).fetchall()
-    link_edges = db.execute(
-        "SELECT a.path, ca.ordinal, b.path, cb.ordinal FROM edges e "
-        "JOIN chunks ca ON ca.id = e.src JOIN notes a ON a.id = ca.note_id "
-        "JOIN chunks cb ON cb.id = e.dst JOIN notes b ON b.id = cb.note_id "
-        "WHERE e.kind = 'link' ORDER BY 1, 2, 3, 4"
-    ).fetchall()
-    return tuple(map(tuple, chunks)), tuple(map(tuple, links)), tuple(map(tuple, link_edges))
+    assert fingerprint(engine) == fingerprint(clean)
 
 
 def test_full_rebuild_with_same_model_reuses_vectors_and_keeps_answering(
