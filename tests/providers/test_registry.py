@@ -11,6 +11,7 @@ import pytest
 
 from vaultheat.config import EmbeddingSettings, ExpansionSettings, RerankSettings
 from vaultheat.errors import ConfigError
+from vaultheat.providers.auto_backend import AutoEmbedder
 from vaultheat.providers.fake import FakeEmbedder
 from vaultheat.providers.local import SentenceTransformerEmbedder
 from vaultheat.providers.openai_compat import OpenAIEmbedder, OpenAIGenerator
@@ -26,16 +27,18 @@ from vaultheat.providers.rerank import CrossEncoderReranker
 @pytest.mark.parametrize(
     ("settings", "cls"),
     [
-        (EmbeddingSettings(), SentenceTransformerEmbedder),
+        (EmbeddingSettings(), AutoEmbedder),
+        (EmbeddingSettings(backend="torch"), SentenceTransformerEmbedder),
+        (EmbeddingSettings(backend="torch", precision="int8"), SentenceTransformerEmbedder),
         (EmbeddingSettings(provider="openai", model="nomic-embed-text"), OpenAIEmbedder),
         (EmbeddingSettings(provider="fake"), FakeEmbedder),
     ],
-    ids=["local-torch", "openai", "fake"],
+    ids=["local-auto", "local-torch", "torch-ignores-precision", "openai", "fake"],
 )
 def test_make_embedder_dispatch(settings: EmbeddingSettings, cls: type) -> None:
     emb = make_embedder(settings)
     assert type(emb) is cls
-    if isinstance(emb, SentenceTransformerEmbedder):
+    if isinstance(emb, SentenceTransformerEmbedder | AutoEmbedder):
         assert not emb.loaded
 
 
@@ -49,9 +52,9 @@ def test_fake_embedder_window_from_settings() -> None:
     [
         (EmbeddingSettings(provider="cohere"), "unknown embeddings.provider"),
         (EmbeddingSettings(backend="tensorrt"), "unknown embeddings.backend"),
-        (EmbeddingSettings(precision="int8"), "needs backend"),
+        (EmbeddingSettings(precision="int4"), "unknown embeddings.precision"),
     ],
-    ids=["provider", "backend", "int8-on-torch"],
+    ids=["provider", "backend", "precision"],
 )
 def test_make_embedder_rejects(settings: EmbeddingSettings, message: str) -> None:
     with pytest.raises(ConfigError, match=message):

@@ -40,6 +40,7 @@ from vaultheat.providers.local import (
     resolve_prefixes,
 )
 from vaultheat.providers.onnx_export import (
+    EXPORTER_VERSION,
     MODEL_FILE,
     OUTPUT_NAME,
     TOKENIZER_FILE,
@@ -124,7 +125,8 @@ class OnnxEmbedder(LocalModelIdentity):
 
     @property
     def fingerprint(self) -> str:
-        return self._fingerprint("onnx", self.settings.precision)
+        # the exporter version is part of it: a new quantization recipe gives other vectors
+        return self._fingerprint("onnx", f"{self.settings.precision}|x{EXPORTER_VERSION}")
 
     @property
     def dimension(self) -> int:
@@ -141,6 +143,18 @@ class OnnxEmbedder(LocalModelIdentity):
             cache = self.cache_dir or default_cache_dir()
             self._export_dir = cache / cache_key(self._model_identity(), self.settings.precision)
         return self._export_dir
+
+    def prepare(self) -> Path:
+        """Make sure the export exists (exporting it now if needed) without loading a session.
+
+        Raises ``ProviderError`` / ``ModelMissingError`` when this model cannot be exported.
+        """
+        return ensure_export(
+            self._resolve_model_dir(),
+            self._model_identity(),
+            self.settings.precision,
+            cache_dir=self.cache_dir,
+        )
 
     # -- model use -----------------------------------------------------------------------------
     def count_tokens(self, text: str) -> int:
@@ -245,12 +259,7 @@ class OnnxEmbedder(LocalModelIdentity):
                 "the onnx backend needs onnxruntime and tokenizers: "
                 "`pip install onnxruntime tokenizers onnx`"
             ) from exc
-        export_dir = ensure_export(
-            self._resolve_model_dir(),
-            self._model_identity(),
-            self.settings.precision,
-            cache_dir=self.cache_dir,
-        )
+        export_dir = self.prepare()
         meta = read_meta(export_dir)
         if meta is None:  # pragma: no cover - ensure_export guarantees a complete export
             raise ProviderError(f"incomplete ONNX export at {export_dir}")

@@ -24,17 +24,25 @@ FAKE_MAX_TOKENS = 128
 
 
 def make_embedder(settings: EmbeddingSettings) -> Embedder:
-    """The embedder for ``settings.provider`` (local torch/onnx, openai, fake); cheap to call."""
+    """The embedder for ``settings.provider`` (local auto/torch/onnx, openai, fake); cheap to call.
+
+    ``backend = "auto"`` (the default) picks onnx on CPU machines and torch on GPUs, on first
+    use (``providers.auto_backend``).
+    """
     if settings.provider == "local":
+        if settings.precision not in ("fp32", "int8"):
+            raise ConfigError(
+                f"unknown embeddings.precision {settings.precision!r}", known=["fp32", "int8"]
+            )
+        if settings.backend == "auto":
+            from vaultheat.providers.auto_backend import AutoEmbedder
+
+            return AutoEmbedder(settings)
         if settings.backend == "onnx":
             return _make_onnx_embedder(settings)
         if settings.backend != "torch":
             raise ConfigError(f"unknown embeddings.backend {settings.backend!r}")
-        if settings.precision != "fp32":
-            raise ConfigError(
-                f'embeddings.precision {settings.precision!r} needs backend = "onnx"',
-                precision=settings.precision,
-            )
+        # torch runs fp32 whatever embeddings.precision says (precision is an onnx setting)
         from vaultheat.providers.local import SentenceTransformerEmbedder
 
         return SentenceTransformerEmbedder(settings)
