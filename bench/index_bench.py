@@ -3,12 +3,13 @@
     .venv/bin/python bench/index_bench.py [--vault PATH] [--out results.json]
         [--fake] [--workdir DIR]
 
-The vault is copied to a temporary folder first (the source, e.g. /work/shared, is never
-written), an index is created there like ``vaultheat init`` does, and everything then runs in
-ONE process:
+The vault is copied to a temporary folder (or ``--workdir``) first, writable (the source, e.g.
+/work/shared, is never written), an index is created there like ``vaultheat init`` does, and
+everything then runs in ONE process:
 
-1. cold model load: the first ``embed_query`` of one string (imports torch and
-   sentence-transformers, loads the weights), then a second one for comparison;
+1. cold model load: the first ``embed_query`` of one string (imports the configured backend,
+   torch or onnxruntime, loads the weights), then a second one for comparison; what embedded
+   (provider, backend, precision, fingerprint) is recorded under ``embedding``;
 2. full index (``engine.index()``) wall time, and its ratio to the time the same model takes to
    embed the same inputs alone: after indexing, the embedding inputs are rebuilt exactly like
    ``Indexer._chunk`` does (``parse_note`` → ``chunk_note`` with the index's settings),
@@ -17,7 +18,8 @@ ONE process:
 3. no-op re-index on a fresh Engine (target < 1 s per 1,000 notes; the model must stay unloaded);
 4. one-note edit: a paragraph appended to one note, re-indexed with the model loaded
    (target < 1 s including graph repair), with chunks embedded vs reused;
-5. memory: peak RSS (``ru_maxrss``) and current RSS (``VmRSS``) at each step.
+5. memory: peak RSS (``ru_maxrss``) and current RSS (``VmRSS``) at each step;
+   ``peak_rss_index_mib`` is the peak up to the end of the full index (model + index).
 
 ``--fake`` uses ``FakeEmbedder(dimension=384)`` instead of the configured model, to measure the
 pipeline on big synthetic vaults without the model (see bench/synth_vault.py).
@@ -27,9 +29,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import resource
 import shutil
+import stat
 import sys
 import tempfile
 import time
@@ -74,9 +78,38 @@ def cpu_s() -> float:
 
 
 def copy_vault(src: Path, dst: Path) -> Path:
+    """A writable copy: the shared corpus is read-only, and the one-note edit appends to a file
+    (as a user would); copying the mode bits would also leave folders that a non-root user
+    cannot remove before the next run."""
     ignore = shutil.ignore_patterns(".vaultheat", ".git", ".synth")
-    shutil.copytree(src, dst, ignore=ignore, symlinks=True)
+    shutil.copytree(src, dst, ignore=ignore, symlinks=True, copy_function=shutil.copyfile)
+    for folder, dirs, files in os.walk(dst):
+        for name in [*dirs, *files]:
+            path = Path(folder, name)
+            if not path.is_symlink():
+                path.chmod(path.stat().st_mode | stat.S_IWUSR | stat.S_IRUSR)
+    dst.chmod(dst.stat().st_mode | stat.S_IWUSR)
     return dst
+
+
+def embedding_info(engine: Engine, fake: bool) -> dict[str, Any]:
+    """What actually embedded: the configured provider/backend and the embedder's identity
+    (call it once the model is loaded: a fingerprint may need the weights)."""
+    e = engine.settings.embeddings
+    # backend = "auto" resolves on first use; such an embedder says what it picked
+    backend = getattr(engine.embedder, "backend", None)
+    backend = backend if isinstance(backend, str) and backend != "auto" else e.backend
+    return {
+        "provider": "fake" if fake else e.provider,
+        "model": engine.embedder.name,
+        "backend": None if fake else backend,
+        "configured_backend": None if fake else e.backend,
+        "precision": None if fake else ("fp32" if backend == "torch" else e.precision),
+        "device": None if fake else e.device,
+        "threads": None if fake else e.threads,
+        "dimension": engine.embedder.dimension,
+        "fingerprint": engine.embedder.fingerprint,
+    }
 
 
 def init_index(vault: Path, provider: str) -> None:
@@ -160,6 +193,7 @@ def run(vault_src: Path, workdir: Path, fake: bool) -> dict[str, Any]:
     engine.embedder.embed_query("a second query, model already loaded")
     res["second_embed_s"] = time.perf_counter() - t0
     res["rss_after_model_load"] = rss_mib()
+    res["embedding"] = embedding_info(engine, fake)
 
     t0, c0 = time.perf_counter(), cpu_s()
     report = engine.index()
@@ -167,6 +201,7 @@ def run(vault_src: Path, workdir: Path, fake: bool) -> dict[str, Any]:
     res["full_index_cpu_s"] = cpu_s() - c0
     res["full_index_report"] = report.to_dict()
     res["rss_after_index"] = rss_mib()
+    res["peak_rss_index_mib"] = res["rss_after_index"]["peak_mib"]  # model + full index
     counts = engine.status()
     res["notes"] = counts["notes"]
     res["chunks"] = counts["chunks"]
@@ -250,7 +285,10 @@ def markdown(res: dict[str, Any]) -> str:
         ("RSS at end (cur/peak)", f"{res['rss_end']['current_mib']:.0f} / "
          f"{res['rss_end']['peak_mib']:.0f} MiB", ""),
     ]  # fmt: skip
-    out = [f"Index benchmark: {res['vault']} (embedder: {res['embedder']})", "",
+    emb = res["embedding"]
+    how = ", ".join(str(emb[k]) for k in ("backend", "precision", "device") if emb.get(k))
+    out = [f"Index benchmark: {res['vault']} (embedder: {emb['model']}"
+           + (f" [{how}]" if how else " (model excluded)") + ")", "",
            "| measure | value | notes |", "|---|---|---|"]  # fmt: skip
     out += [f"| {a} | {b} | {c} |" for a, b, c in rows]
     return "\n".join(out)
@@ -272,6 +310,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no vault at {a.vault}", file=sys.stderr)
         return 2
     if a.workdir is not None:
+        for folder, _dirs, _files in os.walk(a.workdir):  # copies made before they were
+            os.chmod(folder, os.stat(folder).st_mode | stat.S_IWUSR | stat.S_IXUSR)  # writable
         shutil.rmtree(a.workdir, ignore_errors=True)
         a.workdir.mkdir(parents=True)
         res = run(a.vault, a.workdir, a.fake)

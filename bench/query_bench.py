@@ -1,7 +1,8 @@
 """Query benchmark: p50/p95 of ``engine.search`` and ``engine.related``, plus a profile.
 
     .venv/bin/python bench/query_bench.py --vault PATH [--index-dir DIR] [--fake]
-        [--queries eval.jsonl] [--n 200] [--out results.json]
+        [--queries eval.jsonl] [--n 200] [--cold-start N] [--serve-cold-start]
+        [--out results.json]
 
 On an indexed vault (the index is built first when missing; a vault under /work/shared is never
 written: its index then goes to a temporary folder unless ``--index-dir`` is given):
@@ -20,7 +21,16 @@ written: its index then goes to a temporary folder unless ``--index-dir`` is giv
 sizes to see how the index-side stages scale.
 
 Then the same workload runs once more under cProfile, and the cumulative time per call of the
-pipeline stages (and the top functions by own time) are reported.
+pipeline stages (and the top functions by own time) are reported. ``peak_rss_query_mib`` is
+this process's peak RSS after the timed requests (model, vectors, graph, caches).
+
+Cold start, in fresh processes and before this process loads anything (``--cold-start N``):
+N times ``vaultheat search QUERY --vault V --json``, timed from spawn to the first line of its
+answer on stdout (and to its exit), with the child's peak RSS (``wait4``); with
+``--serve-cold-start``, once ``vaultheat serve --port 0`` from spawn to the first 200 answer
+of ``POST /v1/search`` (polled), and the server's VmHWM at that moment. With ``--fake`` the
+child is the same CLI code with the registry's fake embedder set to 384 dimensions (the index
+was built with ``FakeEmbedder(384)``), so it measures opening the index, not loading a model.
 """
 
 from __future__ import annotations
@@ -29,10 +39,14 @@ import argparse
 import cProfile
 import io
 import json
+import os
 import pstats
 import random
+import resource
 import shutil
+import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -137,6 +151,140 @@ def workload(
     return searches, related
 
 
+# the CLI in a fresh process with the fake embedder at the benchmark's 384 dimensions
+FAKE_CLI = (
+    "import sys\n"
+    "import vaultheat.providers.registry as registry\n"
+    "registry.FAKE_DIMENSION = 384\n"
+    "from vaultheat.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
+def peak_rss_mib() -> float:
+    """This process's peak resident memory (``ru_maxrss`` is KiB on Linux)."""
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def cli_command(fake: bool) -> list[str]:
+    """How a user starts ``vaultheat``: the console script beside this interpreter."""
+    if fake:
+        return [sys.executable, "-c", FAKE_CLI]
+    script = Path(sys.executable).with_name("vaultheat")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "vaultheat"]
+
+
+def location_args(vault: Path, index_dir: Path | None) -> list[str]:
+    return ["--vault", str(vault)] + (["--index-dir", str(index_dir)] if index_dir else [])
+
+
+def time_child(cmd: list[str]) -> dict[str, Any]:
+    """Spawn ``cmd``; seconds to its first stdout line and to its exit, its peak RSS."""
+    with tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL)
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        answer_s = time.perf_counter() - t0
+        proc.stdout.read()
+        proc.stdout.close()
+        _pid, status, usage = os.wait4(proc.pid, 0)  # reap it ourselves: its rusage alone
+        exit_s = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        tail = err.read()[-2000:].decode("utf-8", "replace")
+    out: dict[str, Any] = {"answer_s": round(answer_s, 3), "exit_s": round(exit_s, 3),
+                           "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
+                           "rc": proc.returncode}  # fmt: skip
+    try:
+        out["results"] = len(json.loads(first)["results"])
+    except (ValueError, KeyError, TypeError):
+        out["results"] = None
+        out["stderr_tail"] = tail
+    return out
+
+
+def cold_start_cli(
+    vault: Path, index_dir: Path | None, query: str, fake: bool, runs: int
+) -> dict[str, Any]:
+    cmd = [*cli_command(fake), "search", query, *location_args(vault, index_dir), "--json"]
+    done = [time_child(cmd) for _ in range(runs)]
+    ok = [r for r in done if r["rc"] == 0 and r["results"] is not None]
+    return {
+        "command": cmd if not fake else ["python", "-c", "<FAKE_CLI>", *cmd[3:]],
+        "runs": done,
+        "answer_s_median": round(statistics.median(r["answer_s"] for r in ok), 3) if ok else None,
+        "peak_rss_mib_median": (
+            round(statistics.median(r["peak_rss_mib"] for r in ok), 1) if ok else None
+        ),
+        "failed": len(done) - len(ok),
+    }
+
+
+def vm_hwm_mib(pid: int) -> float | None:
+    """Peak RSS of another live process (Linux /proc), None elsewhere."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return None
+
+
+def cold_start_serve(
+    vault: Path, index_dir: Path | None, query: str, fake: bool, timeout_s: float = 600
+) -> dict[str, Any]:
+    """``vaultheat serve --port 0`` from spawn to the first 200 answer of /v1/search."""
+    import httpx
+
+    from vaultheat.server.discovery import read_discovery
+
+    server_file = index_paths(vault, index_dir).server
+    cmd = [*cli_command(fake), "serve", *location_args(vault, index_dir), "--port", "0"]
+    res: dict[str, Any] = {"command": cmd if not fake else ["python", "-c", "<FAKE_CLI>", *cmd[3:]]}
+    with tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+        deadline = time.monotonic() + timeout_s
+        try:
+            info = read_discovery(server_file)
+            while info is None or info.pid != proc.pid:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    err.seek(0)
+                    res["error"] = "the server did not start: " + err.read()[-1500:].decode(
+                        "utf-8", "replace"
+                    )
+                    return res
+                time.sleep(0.02)
+                info = read_discovery(server_file)
+            res["listening_s"] = round(time.perf_counter() - t0, 3)
+            codes: dict[int, int] = {}
+            headers = {"Authorization": f"Bearer {info.token}"}
+            with httpx.Client(base_url=info.url, headers=headers, timeout=timeout_s) as client:
+                while time.monotonic() < deadline:
+                    resp = client.post("/v1/search", json={"query": query})
+                    codes[resp.status_code] = codes.get(resp.status_code, 0) + 1
+                    if resp.status_code == 200:
+                        res["answer_s"] = round(time.perf_counter() - t0, 3)
+                        res["results"] = len(resp.json()["results"])
+                        break
+                    time.sleep(0.05)
+            res["codes_seen"] = codes
+            res["peak_rss_mib_at_answer"] = vm_hwm_mib(proc.pid)
+            if "answer_s" not in res:
+                res["error"] = f"no 200 answer within {timeout_s} s"
+        finally:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+                try:
+                    proc.wait(60)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+    return res
+
+
 CPU: list[float] = []  # process CPU seconds per timed call, in call order
 
 
@@ -197,10 +345,17 @@ def bench(
     n: int,
     seed: int,
     profile_n: int = 0,
+    cold_runs: int = 0,
+    serve_cold: bool = False,
 ) -> dict[str, Any]:
     engine = ensure_index(vault, index_dir, fake)
-    status = engine.status()
     searches, related = workload(engine, queries, n, seed)
+    cold: dict[str, Any] = {}
+    if cold_runs:  # before this process loads the model: nothing else competes for the CPU
+        cold["cli"] = cold_start_cli(vault, index_dir, searches[0].query, fake, cold_runs)
+    if serve_cold:
+        cold["serve"] = cold_start_serve(vault, index_dir, searches[0].query, fake)
+    status = engine.status()
     t0 = time.perf_counter()
     engine.embedder.embed_query("load the model")
     load_s = time.perf_counter() - t0
@@ -211,6 +366,7 @@ def bench(
     CPU.clear()
     times = run_all(engine, searches, related, fake)
     cpu = list(CPU)
+    peak_rss = peak_rss_mib()
     res: dict[str, Any] = {
         "vault": str(vault),
         "embedder": "fake-384 (model excluded)" if fake else engine.embedder.name,
@@ -219,6 +375,8 @@ def bench(
         "edges": status.get("edges"),
         "model_load_s": round(load_s, 3),
         "latency_ms": {k: pct(v) for k, v in times.items()},
+        "peak_rss_query_mib": peak_rss,
+        "cold_start": cold,
     }
     res["latency_ms"]["related"] = pct(times["related_saved"] + times["related_unsaved"])
     ns = len(searches)
@@ -256,6 +414,19 @@ def markdown(res: dict[str, Any]) -> str:
             met = res["targets"]["search_p95<50ms" if key == "search" else "related_p95<30ms"]
             tgt = f"{targets[key]}: {'met' if met else '**missed**'}"
         out.append(f"| {key} | {q['n']} | {q['p50']} | {q['p95']} | {q['max']} | {tgt} |")
+    out += ["", f"Peak RSS of this process after the timed requests: "
+            f"{res['peak_rss_query_mib']:.0f} MiB."]  # fmt: skip
+    cli, srv = res["cold_start"].get("cli"), res["cold_start"].get("serve")
+    if cli:
+        out += [f"Cold start, `vaultheat search --json` in a fresh process (spawn to answer): "
+                f"median {cli['answer_s_median']} s of {len(cli['runs'])} "
+                f"({', '.join(str(r['answer_s']) for r in cli['runs'])} s); its peak RSS "
+                f"{cli['peak_rss_mib_median']} MiB."]  # fmt: skip
+    if srv:
+        out += [f"Cold start, `vaultheat serve` to the first /v1/search answer: "
+                f"{srv.get('answer_s', srv.get('error'))} s (listening after "
+                f"{srv.get('listening_s')} s); server peak RSS then "
+                f"{srv.get('peak_rss_mib_at_answer')} MiB."]  # fmt: skip
     cpu = res["cpu_ms"]
     out += ["", f"Process CPU time per call (less sensitive to other load): search p50 "
             f"{cpu['search']['p50']} / p95 {cpu['search']['p95']} ms; related p50 "
@@ -276,6 +447,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--n", type=int, default=200, help="requests per kind")
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--profile-n", type=int, default=0, help="requests per kind to profile (0=n)")
+    p.add_argument(
+        "--cold-start",
+        type=int,
+        default=0,
+        metavar="N",
+        help="time N fresh `vaultheat search --json` processes first",
+    )
+    p.add_argument(
+        "--serve-cold-start",
+        action="store_true",
+        help="time `vaultheat serve` from start to its first /v1/search answer",
+    )
     p.add_argument("--out", type=Path, default=None)
     a = p.parse_args(argv)
     vault = a.vault.resolve()
@@ -289,7 +472,8 @@ def main(argv: list[str] | None = None) -> int:
         tmp = tempfile.mkdtemp(prefix="vaultheat-query-bench-")
         index_dir = Path(tmp) / "index"
     try:
-        res = bench(vault, index_dir, a.fake, a.queries, a.n, a.seed, a.profile_n)
+        res = bench(vault, index_dir, a.fake, a.queries, a.n, a.seed, a.profile_n,
+                    a.cold_start, a.serve_cold_start)  # fmt: skip
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
