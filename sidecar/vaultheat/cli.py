@@ -117,6 +117,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--configs", help="comma-separated configurations to run")
     p.add_argument("--split", choices=["all", "tune", "holdout"], default="all")
     p.add_argument("--canary", action="store_true", help="also run the link-leak canary")
+    p.add_argument(
+        "--sweep", type=Path, metavar="GRID.toml", help="a parameter sweep (docs/eval.md)"
+    )
     _common(p)
 
     p = sub.add_parser("serve", help="run the localhost JSON API for the Obsidian plugin")

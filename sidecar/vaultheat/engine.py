@@ -4,14 +4,19 @@ It loads the settings, the embedder (lazily: status and no-op indexing never loa
 the store and the vector file once, answers queries, and re-opens its view of the index after
 an index run. Queries take a read lock, index refreshes a write lock, so a query always sees a
 consistent index (never a half-written note).
+
+The in-memory graph follows ``settings.graph`` (tag edges are derived at load), and
+``use_similar_edges`` swaps in similarity edges computed elsewhere: the evaluation sweep tries
+kNN variants this way without re-indexing.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +38,15 @@ from vaultheat.storage.vectors import VectorIndex
 from vaultheat.storage.vectorsync import open_vectors, reconcile
 
 log = logging.getLogger("vaultheat.engine")
+
+
+def backend_label(fingerprint: str) -> str | None:
+    """The backend in a local embedder's fingerprint: torch, onnx/int8, ...; else None."""
+    match = re.search(r"\|backend=(\w+)\|(\w+)", fingerprint)
+    if match is None:
+        return None
+    backend, precision = match.groups()
+    return backend if backend == "torch" else f"{backend}/{precision}"
 
 
 class Engine:
@@ -57,6 +71,9 @@ class Engine:
         self._vectors: VectorIndex | None = None
         self._generation = -1
         self._graph: GraphView | None = None
+        self._graph_key: tuple[Any, ...] = ()
+        self._similar: Mapping[int, Sequence[tuple[int, float]]] | None = None
+        self._similar_version = 0
         self._resolver: LinkResolver | None = None
         self._derived_gen = -2
         self._dense = np.zeros((0, 0), dtype=np.float32)  # chunk id -> vector, for scoring
@@ -138,15 +155,28 @@ class Engine:
             return store, self._vectors
 
     def _derived(self) -> None:
-        """Rebuild the in-memory graph and link resolver when the index moved on."""
+        """Rebuild the in-memory graph and link resolver when the index moved on; the graph
+        also when the graph settings or the similarity-edge override changed."""
         store, _ = self.view()
-        if self._derived_gen != self._generation or self._graph is None:
-            self._graph = GraphView.from_store(store, self.settings.graph)
+        if self._derived_gen != self._generation or self._resolver is None:
             self._fill_dense(store)
             self._resolver = LinkResolver(
                 list(store.notes()), store.attachments(), store.note_aliases()
             )
             self._derived_gen = self._generation
+        key = (self._generation, self.settings.graph, self._similar_version)
+        if self._graph is None or key != self._graph_key:
+            self._graph = GraphView.from_store(store, self.settings.graph, self._similar)
+            self._graph_key = key
+
+    def use_similar_edges(self, lists: Mapping[int, Sequence[tuple[int, float]]] | None) -> None:
+        """Answer queries with these ``similar`` edges (chunk -> [(neighbour, cosine)]) instead
+        of the stored ones; ``None`` goes back to the stored edges. Nothing is written: link and
+        tag edges, the vectors and the index stay as they are. The graph is rebuilt on the next
+        query (held lists are not copied: call again after changing them)."""
+        with self._lock:
+            self._similar = lists
+            self._similar_version += 1
 
     def _fill_dense(self, store: Store) -> None:
         """A dense copy of the chunk vectors, rows by chunk id: scoring hundreds of candidates
@@ -269,6 +299,9 @@ class Engine:
         out["skipped"] = skipped + excluded
         out["vectors"] = counts["chunks"]
         out["model"]["dimension"] = manifest.get("dimension")
+        stored_fp = (manifest.get("stored") or {}).get("fingerprint")
+        if isinstance(stored_fp, str):  # what "auto" became when this index was built
+            out["model"]["backend"] = backend_label(stored_fp) or out["model"]["backend"]
         return out
 
     def note_status(self, path: str) -> dict[str, Any]:

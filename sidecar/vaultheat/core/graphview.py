@@ -5,11 +5,15 @@ per node cost more than everything else in a query (profiled: ~85% of search tim
 edges are loaded once per index generation into CSR arrays (forward and reverse), which is a
 few MB even for 10,000 notes, and every query reads from memory. Tag neighbours are derived
 here too, from the tags table, so they are never stale.
+
+``similar`` lists given to ``from_store`` replace the stored similarity edges (link edges and
+tags stay as stored): a parameter sweep derives kNN variants in memory instead of re-indexing.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -43,7 +47,14 @@ class GraphView:
     tag_edges: bool = True
 
     @classmethod
-    def from_store(cls, store: Store, graph: GraphSettings) -> GraphView:
+    def from_store(
+        cls,
+        store: Store,
+        graph: GraphSettings,
+        similar: Mapping[int, Sequence[tuple[int, float]]] | None = None,
+    ) -> GraphView:
+        """The graph of ``store``; ``similar`` (chunk -> [(neighbour, cosine)], as the indexer
+        stores them) replaces the stored ``similar`` edges when given."""
         db = store.db
         rows = db.execute("SELECT id, note_id, ordinal FROM chunks").fetchall()
         size = (max((r[0] for r in rows), default=0)) + 1
@@ -53,7 +64,13 @@ class GraphView:
             chunk_note[cid] = nid
             if nid not in note_lead or ordinal < note_lead[nid][0]:
                 note_lead[nid] = (ordinal, cid)
-        edges = db.execute("SELECT src, dst, kind, weight FROM edges").fetchall()
+        if similar is None:
+            edges = db.execute("SELECT src, dst, kind, weight FROM edges").fetchall()
+        else:
+            edges = db.execute(
+                "SELECT src, dst, kind, weight FROM edges WHERE kind != 'similar'"
+            ).fetchall()
+            edges += [(u, v, "similar", w) for u, nbrs in similar.items() for v, w in nbrs]
         if edges:
             arr = np.array([(s, d, KINDS.index(k), w) for s, d, k, w in edges], dtype=np.float64)
             src, dst = arr[:, 0].astype(np.int64), arr[:, 1].astype(np.int64)

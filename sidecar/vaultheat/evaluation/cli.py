@@ -1,7 +1,8 @@
 """``vaultheat eval``: argument handling and the report (aligned table or JSON).
 
 Kept apart from the harness so the harness stays importable without argparse and the table
-format can change without touching the measurement code.
+format can change without touching the measurement code. ``--sweep GRID.toml`` runs a parameter
+sweep (``evaluation.sweep``) instead of the named configurations.
 """
 
 from __future__ import annotations
@@ -30,8 +31,10 @@ from vaultheat.evaluation.sets import (
     load_search_set,
     sample_items,
 )
+from vaultheat.evaluation.sweep import OBJECTIVE, ROW_METRICS, SPLITS, load_grid, run_sweep
 
 SCHEMA = "vaultheat.eval.v1"
+SWEEP_SCHEMA = "vaultheat.sweep.v1"
 LEAK_NOTE = (
     "strict == lenient: the related pipeline blocks the query note's own chunks from the "
     "candidates and from relaying heat, so no edge touching the note is used"
@@ -41,11 +44,12 @@ LEAK_NOTE = (
 def run_eval_command(args: argparse.Namespace) -> int:
     if not args.queries and not args.linkpred:
         raise InputError("give --queries (search set) and/or --linkpred (link-prediction set)")
-    doc = evaluate(args)
+    sweeping = getattr(args, "sweep", None) is not None
+    doc = sweep(args) if sweeping else evaluate(args)
     if args.json:
         sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
     else:
-        sys.stdout.write(format_report(doc) + "\n")
+        sys.stdout.write((format_sweep(doc) if sweeping else format_report(doc)) + "\n")
     sys.stdout.flush()
     return 0
 
@@ -157,3 +161,111 @@ def format_report(doc: dict[str, Any]) -> str:
         parts.append("canary: " + json.dumps(doc["canary"]))
     parts += [f"note: {n}" for n in doc["notes"]]
     return "\n\n".join(parts)
+
+
+# -- sweeps -----------------------------------------------------------------------------------
+
+
+def sweep(args: argparse.Namespace) -> dict[str, Any]:
+    clash = [
+        flag
+        for flag, on in (
+            ("--configs", bool(args.configs)),
+            ("--canary", bool(getattr(args, "canary", False))),
+            ("--split", args.split != "all"),
+        )
+        if on
+    ]
+    if clash:
+        raise InputError(
+            "--sweep runs its own grid and reports the tune and holdout splits itself; "
+            f"drop {', '.join(clash)}"
+        )
+    engine = Engine.open(args.vault, getattr(args, "index_dir", None))
+    try:
+        grid = load_grid(args.sweep, engine.settings)
+        items = load_search_set(args.queries) if args.queries else []
+        queries: list[Any] = []
+        skipped: list[dict[str, str]] = []
+        if args.linkpred:
+            litems = filter_variant(load_linkpred_set(args.linkpred), args.variant)
+            litems = sample_items(litems, args.sample, args.seed)
+            queries, skipped = render_items(engine, litems, args.variant)
+        report = run_sweep(engine, items, queries, grid, log=_progress)
+        doc: dict[str, Any] = {
+            "schema": SWEEP_SCHEMA,
+            "vault": str(engine.paths.vault),
+            "grid": {
+                "file": str(args.sweep),
+                "mode": grid.mode,
+                "keys": {
+                    k: [list(v) if isinstance(v, tuple) else v for v in vals]
+                    for k, vals in grid.keys.items()
+                },
+            },
+            "objective": OBJECTIVE,
+            "tasks": [t for t, on in (("search", items), ("related", queries)) if on],
+            "sets": {"search": len(items), "related": len(queries), "skipped": len(skipped)},
+            "variant": (args.variant or "per line (default links-removed)") if queries else None,
+            "similar_edges": report.similar_edges,
+            "temp_indexes": report.temp_indexes,
+            "seconds": report.seconds,
+            "points": len(report.rows),
+            "rows": report.rows,
+            "skipped": skipped,
+        }
+        return doc
+    finally:
+        engine.close()
+
+
+def _progress(message: str) -> None:
+    sys.stderr.write(f"vaultheat: sweep: {message}\n")
+    sys.stderr.flush()
+
+
+SWEEP_HEAD = ("nDCG", "MRR", "hit@1", "R@10")
+
+
+def format_sweep(doc: dict[str, Any]) -> str:
+    groups = [(t, s) for t in doc["tasks"] for s in SPLITS]
+    rows = doc["rows"]
+    label_w = max([len("point"), *(len(r["label"]) for r in rows)])
+    lead = f"{'rank':>4}  {'point':<{label_w}}  {'obj':>6}"
+    group_w = len(SWEEP_HEAD) * 7 - 1
+    tops, heads = [" " * len(lead)], [lead]
+    for task, split in groups:
+        n = rows[0][task][split]["n"] if rows else 0
+        tops.append(f"{f'{task} {split} (n={n})':<{group_w}}")
+        heads.append(" ".join(f"{h:>6}" for h in SWEEP_HEAD))
+    lines = [
+        f"sweep of {doc['vault']}: {doc['points']} points ({doc['grid']['mode']}) "
+        f"in {doc['seconds']:.1f} s",
+        f"objective: {doc['objective']}",
+        "",
+        " | ".join(tops),
+        " | ".join(heads),
+    ]
+    for r in rows:
+        obj = f"{r['objective']:>6.3f}" if r["objective"] is not None else f"{'-':>6}"
+        cells = [f"{r['rank']:>4}  {r['label']:<{label_w}}  {obj}"]
+        for task, split in groups:
+            m = r[task][split]
+            cells.append(" ".join(f"{m[k]:>6.3f}" for k in ROW_METRICS))
+        lines.append(" | ".join(cells))
+    edges = doc["similar_edges"]
+    if edges.get("mode") != "stored":
+        lines.append(
+            f"\nsimilar edges derived in memory (k <= {edges['k_max']}, "
+            f"floor >= {edges['floor_min']}); at the base settings {edges['base_edges_derived']} "
+            f"derived vs {edges['base_edges_stored']} stored, {edges['base_edges_differing']} "
+            "differ"
+        )
+    for t in doc["temp_indexes"]:
+        lines.append(
+            f"temporary index {t['chunking']}: {t['chunks']} chunks, {t['embedded']} embedded, "
+            f"{t['seconds']} s (deleted)"
+        )
+    if doc["skipped"]:
+        lines.append(f"skipped {len(doc['skipped'])} link queries (note missing or unindexed)")
+    return "\n".join(line.rstrip() for line in lines)
