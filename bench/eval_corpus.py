@@ -90,7 +90,11 @@ def run_eval(name: str, vault: Path, queries: Path | None, linkpred: Path, varia
 def collect() -> dict[str, Any]:
     runs = []
     for file in sorted(OUT.glob("eval-*-links-*.json")):
-        doc = json.loads(file.read_text())
+        try:
+            doc = json.loads(file.read_text())
+        except ValueError:  # a run still writing, or one that failed
+            print(f"skipping {file.name}: not a finished JSON document", file=sys.stderr)
+            continue
         name, variant = file.stem[len("eval-") :].rsplit("-links-", 1)
         runs.append({"vault": name, "variant": "links-" + variant, "doc": doc})
     return {

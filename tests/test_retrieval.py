@@ -160,3 +160,27 @@ def test_query_expansion_adds_variant_seeds_and_degrades_on_failure(fake_engine:
     fake_engine._generator = FakeGenerator(RuntimeError("model server down"))
     doc = fake_engine.search(SearchRequest(query="money", top=5, expand=True))
     assert doc["results"], "a failed expansion falls back to the plain query"
+
+
+@pytest.mark.parametrize(("languages", "even"), [("en", True), ("multi", False)])
+def test_non_latin_text_with_an_english_only_model_weights_lexical_evenly(
+    fake_engine: Engine, languages: str, even: bool
+) -> None:
+    fake_engine.settings = fake_engine.settings.with_value("embeddings.languages", languages)
+    latin = fake_engine.search(SearchRequest(query="coffee grounds compost", top=3, explain=True))
+    cjk = fake_engine.search(SearchRequest(query="コーヒーの淹れ方", top=3, explain=True))
+    related = fake_engine.related(
+        RelatedRequest(
+            path="Draft.md", text="# 下書き\n\nコーヒー豆の焙煎について。", top=3, explain=True
+        )
+    )
+    for doc in (latin, cjk, related):
+        assert doc["results"]
+    english_weights = latin["results"][0]["explain"]["components"]["weights"]
+    assert english_weights["vector"] > 4 * english_weights["lexical"]  # the defaults: 0.8 / 0.05
+    for r in cjk["results"]:
+        w = r["explain"]["components"]["weights"]
+        assert math.isclose(w["vector"], w["lexical"]) is even
+    for r in related["results"]:
+        w = r["explain"]["components"]["weights"]
+        assert math.isclose(w["vector"], w["lexical"]) is even

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from vaultheat.core.language import even_weights, model_misses_script
 from vaultheat.core.parsing import parse_note
 from vaultheat.core.pipeline import (
     QueryVector,
@@ -148,14 +149,17 @@ def run_related(
     lexical = [(lexical_query, 1.0, "lexical")] if lexical_query else []
     want_rerank = s.rerank.enabled if req.rerank is None else req.rerank
     rerank = make_rerank(ctx, store, body[:2000]) if want_rerank else None
+    fusion = dataclasses.replace(
+        s.search, score_heat=s.related.score_heat, score_lexical=s.related.score_lexical
+    )
+    if model_misses_script(s.embeddings, s.search, f"{title}\n{body}"):
+        fusion = even_weights(fusion)
     result = retrieve(
         store,
         vectors,
         queries,
         lexical,
-        dataclasses.replace(
-            s.search, score_heat=s.related.score_heat, score_lexical=s.related.score_lexical
-        ),
+        fusion,
         Stages(lexical=req.lexical, graph=req.graph, rerank=rerank is not None),
         blocked=set(own_ids),
         rerank=rerank,

@@ -11,6 +11,7 @@ import numpy as np
 from vaultheat.config import Settings
 from vaultheat.core.expansion import expand_query
 from vaultheat.core.graphview import GraphView
+from vaultheat.core.language import even_weights, model_misses_script
 from vaultheat.core.pipeline import (
     QueryVector,
     Retrieval,
@@ -125,12 +126,15 @@ def run_search(ctx: Context, store: Store, vectors: VectorIndex, req: SearchRequ
             queries.append(QueryVector(hyde_vec, 0.7, "hyde"))
     want_rerank = s.rerank.enabled if req.rerank is None else req.rerank
     rerank = make_rerank(ctx, store, req.query) if want_rerank else None
+    weights = s.search
+    if model_misses_script(s.embeddings, s.search, req.query):
+        weights = even_weights(s.search)
     result = retrieve(
         store,
         vectors,
         queries,
         lexical,
-        s.search,
+        weights,
         Stages(lexical=req.lexical, graph=req.graph, rerank=rerank is not None),
         allowed=allowed_chunks(store, req),
         rerank=rerank,

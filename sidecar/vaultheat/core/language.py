@@ -1,0 +1,73 @@
+"""Lean on lexical evidence when the text is in a script the embedding model was not trained on.
+
+The default model (all-MiniLM-L6-v2) is English-only. Measured on the help vault's Japanese,
+Chinese and Russian copies (docs/eval.md), its vectors are close to noise there: related notes
+nDCG@10 0.26 (ja) with vectors alone against 0.42 with BM25 alone, and the default fusion --
+which trusts vectors -- lands in between. Weighting the two retrievers evenly for such text
+beat both (ja 0.451). Latin-script languages (de, es, fr, pt) are not affected: the model
+still beats BM25 there, so the rule looks at the script, not at the language.
+
+The rule is per query (a search query, or the note whose related notes are asked for), so a
+vault that mixes English and Japanese notes gets the right weights for each. It applies only
+when the model is English-only: ``embeddings.languages`` says so (``en``), or ``auto`` and the
+model name is one of the English-only families below. A multilingual model never triggers it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from vaultheat.config import EmbeddingSettings, SearchSettings
+
+NON_LATIN_SHARE = 0.5  # share of letters outside the Latin script that triggers the rule
+SAMPLE_CHARS = 4000
+# English-only sentence-transformers families (names as on the model hub or as packages)
+ENGLISH_ONLY = re.compile(
+    r"(^|/)(gt-)?all-(minilm|mpnet|distilroberta)|(^|/)bge-(small|base|large)-en"
+    r"|(^|/)gte-(small|base|large)$|(^|/)e5-(small|base|large)(-v2)?$|(^|/)msmarco-",
+    re.IGNORECASE,
+)
+# the even weights measured on help/ja (config "lexC" in docs/eval.md)
+EVEN = {"vector_weight": 0.5, "lexical_weight": 1.0, "score_vector": 0.5, "score_lexical": 0.5}
+
+
+def english_only_model(settings: EmbeddingSettings) -> bool:
+    if settings.languages == "en":
+        return True
+    if settings.languages == "multi":
+        return False
+    return settings.provider == "local" and ENGLISH_ONLY.search(settings.model) is not None
+
+
+def non_latin_share(text: str) -> float:
+    """Share of the letters (in the first SAMPLE_CHARS characters) outside the Latin script."""
+    letters = [c for c in text[:SAMPLE_CHARS] if c.isalpha()]
+    if not letters:
+        return 0.0
+    return sum(not _latin(c) for c in letters) / len(letters)
+
+
+def _latin(c: str) -> bool:
+    code = ord(c)
+    # Basic Latin, Latin-1, Latin Extended-A/B, IPA, Latin Extended Additional
+    return code <= 0x02AF or 0x1E00 <= code <= 0x1EFF
+
+
+def model_misses_script(embeddings: EmbeddingSettings, search: SearchSettings, text: str) -> bool:
+    return (
+        search.script_fallback
+        and english_only_model(embeddings)
+        and non_latin_share(text) >= NON_LATIN_SHARE
+    )
+
+
+def even_weights(search: SearchSettings) -> SearchSettings:
+    """``search`` with vector and lexical evidence weighted evenly (never lowering lexical)."""
+    return dataclasses.replace(
+        search,
+        vector_weight=min(search.vector_weight, EVEN["vector_weight"]),
+        lexical_weight=max(search.lexical_weight, EVEN["lexical_weight"]),
+        score_vector=min(search.score_vector, EVEN["score_vector"]),
+        score_lexical=max(search.score_lexical, EVEN["score_lexical"]),
+    )
