@@ -113,14 +113,31 @@ def cell(rows: dict[tuple[str, str], dict[str, Any]], task: str, config: str) ->
     return f"{c['ndcg_at_10']:.3f} / {c['recall_at_10']:.3f} / {c['mrr']:.3f}"
 
 
+def versus(doc: dict[str, Any], task: str, baseline: str) -> str:
+    """default minus ``baseline`` query by query, with a paired bootstrap interval."""
+    from vaultheat.evaluation.metrics import paired_difference
+
+    queries = [q for q in doc["queries"] if q["task"] == task]
+    if not queries or baseline not in queries[0]["ranks"]:
+        return "–"
+    d = paired_difference(
+        [q["ranks"]["default"] for q in queries], [q["ranks"][baseline] for q in queries]
+    )
+    verdict = (
+        "tie" if d["ci_low"] <= 0 <= d["ci_high"] else ("**better**" if d["delta"] > 0 else "worse")
+    )
+    return f"{d['delta']:+.3f} [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}] {verdict}"
+
+
 def markdown(results: dict[str, Any]) -> str:
     lines = [
         f"Every set of `../shared/eval`, product defaults vs the built-in baselines "
         f"({results['date']}, {results['cpus']} CPUs). nDCG@10 / R@10 / MRR; "
         "related = link prediction, strict (the note's own links hidden).",
         "",
-        "| vault | task | n | default | vector | lexical | hybrid | graph | same-folder |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| vault | task | n | default | vector | lexical | hybrid | graph | same-folder "
+        "| default − vector, nDCG@10 [95% CI] | default − lexical |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     order = list(vault_sets())
     runs = sorted(
@@ -147,6 +164,7 @@ def markdown(results: dict[str, Any]) -> str:
                     cell(rows, task, c)
                     for c in ("vector", "lexical", "hybrid", "graph", "same-folder")
                 )
+                + "".join(f" | {versus(run['doc'], task, b)}" for b in ("vector", "lexical"))
                 + " |"
             )
     return "\n".join(lines) + "\n"

@@ -17,6 +17,7 @@ from vaultheat.evaluation.metrics import (
     hit_at,
     mean_scores,
     ndcg_at,
+    paired_difference,
     percentile,
     ranks_of,
     recall_at,
@@ -64,6 +65,24 @@ def test_ranks_and_means() -> None:
     assert means["hit_at_1"] == 0.5 and means["mrr"] == 0.5
     assert percentile([10.0, 20.0, 30.0, 40.0], 50) == 25.0
     assert percentile([5.0], 95) == 5.0
+
+
+def test_paired_difference() -> None:
+    better = [[1], [1], [1], [1], [None]]
+    worse = [[None], [None], [None], [None], [1]]
+    up = paired_difference(better, worse)
+    assert (up["better"], up["worse"], up["equal"], up["n"]) == (4, 1, 0, 5)
+    assert up["delta"] == pytest.approx(0.6)
+    assert up["ci_low"] <= up["delta"] <= up["ci_high"]
+    down = paired_difference(worse, better)
+    assert down["delta"] == pytest.approx(-0.6) and down["ci_high"] <= 0.6
+    same = paired_difference(better, better)
+    assert (same["delta"], same["ci_low"], same["ci_high"], same["equal"]) == (0, 0, 0, 5)
+    # a tie: half better, half worse -- the interval spans 0
+    mixed = paired_difference([[1], [None]] * 10, [[None], [1]] * 10)
+    assert mixed["ci_low"] < 0 < mixed["ci_high"]
+    with pytest.raises(ValueError):
+        paired_difference([[1]], [])
 
 
 def test_search_set_loading_and_malformed_line(tmp_path: Path) -> None:
@@ -219,6 +238,13 @@ def test_eval_command_end_to_end(fake_engine: Any, tmp_path: Path) -> None:
     assert len(q0["ranks"]["default"]) == len(q0["relevant"])
     assert any("strict == lenient" in n for n in doc["notes"])
     assert any("rerank unavailable" in n for n in doc["notes"])
+    paired = {(p["task"], p["baseline"]): p for p in doc["paired"]}
+    assert set(paired) == {
+        (t, b) for t in ("search", "related") for b in ("vector", "lexical", "hybrid")
+    }
+    for p in paired.values():
+        assert p["better"] + p["worse"] + p["equal"] == p["n"] > 0
+        assert p["ci_low"] <= p["delta"] <= p["ci_high"]
 
 
 def test_eval_split_and_configs_filter(fake_engine: Any) -> None:

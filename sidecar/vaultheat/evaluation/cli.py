@@ -17,6 +17,7 @@ from vaultheat.errors import InputError
 from vaultheat.evaluation.harness import (
     canary,
     in_subset,
+    paired_rows,
     render_items,
     rerank_available,
     resolve_configs,
@@ -71,6 +72,7 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
             items = filter_split(load_search_set(args.queries), args.split)
             results = run_search_eval(engine, items, configs)
             doc["configs"] += [r.row() for r in results]
+            doc["paired"] = paired_rows(results)
             doc["queries"] += [
                 {
                     "task": "search",
@@ -88,6 +90,7 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
             queries, skipped = render_items(engine, litems, args.variant)
             lresults = run_related_eval(engine, queries, configs)
             doc["configs"] += [r.row() for r in lresults]
+            doc["paired"] = [*doc.get("paired", []), *paired_rows(lresults)]
             doc["related_subset_3_30"] = [
                 r.row(lambda i: in_subset(queries[i].item)) for r in lresults
             ]
@@ -157,10 +160,26 @@ def format_report(doc: dict[str, Any]) -> str:
         )
         if doc.get("skipped"):
             parts.append(f"skipped {len(doc['skipped'])} link queries (note missing or unindexed)")
+    if doc.get("paired"):
+        parts.append(format_paired(doc["paired"]))
     if "canary" in doc:
         parts.append("canary: " + json.dumps(doc["canary"]))
     parts += [f"note: {n}" for n in doc["notes"]]
     return "\n\n".join(parts)
+
+
+def format_paired(rows: list[dict[str, Any]]) -> str:
+    lines = ["default vs baselines, query by query (nDCG@10; 95% paired bootstrap interval)"]
+    for r in rows:
+        verdict = "tie" if r["ci_low"] <= 0 <= r["ci_high"] else "better"
+        if verdict != "tie" and r["delta"] < 0:
+            verdict = "worse"
+        lines.append(
+            f"{r['task']:<8} vs {r['baseline']:<8} {r['delta']:+.3f} "
+            f"[{r['ci_low']:+.3f}, {r['ci_high']:+.3f}]  {verdict:<6}  "
+            f"{r['better']} better / {r['worse']} worse / {r['equal']} equal"
+        )
+    return "\n".join(lines)
 
 
 # -- sweeps -----------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from vaultheat.core.requests import RelatedRequest, SearchRequest
 from vaultheat.core.resolve import LinkResolver
 from vaultheat.engine import Engine
 from vaultheat.errors import InputError
-from vaultheat.evaluation.metrics import mean_scores, percentile, ranks_of
+from vaultheat.evaluation.metrics import mean_scores, paired_difference, percentile, ranks_of
 from vaultheat.evaluation.sets import LinkItem, SearchItem, is_holdout, render_note
 from vaultheat.paths import IndexPaths
 from vaultheat.storage.store import Store
@@ -377,3 +377,26 @@ def plant_random_links(
         edges[(src.id, first_chunk[t])] = 1.0
     store.replace_link_edges([c.id for c in chunks], [(s, d, w) for (s, d), w in edges.items()])
     return targets
+
+
+BASELINES = ("vector", "lexical", "hybrid")
+
+
+def paired_rows(results: Sequence[ConfigResult]) -> list[dict[str, Any]]:
+    """``default`` against each baseline run alongside it, query by query (nDCG@10): the mean
+    difference with a 95% paired bootstrap interval and the better/worse/equal counts."""
+    by_name = {r.name: r for r in results}
+    default = by_name.get("default")
+    if default is None:
+        return []
+    return [
+        {
+            "task": default.task,
+            "config": "default",
+            "baseline": name,
+            "metric": "ndcg_at_10",
+            **paired_difference(default.ranks, by_name[name].ranks),
+        }
+        for name in BASELINES
+        if name in by_name
+    ]

@@ -9,6 +9,7 @@ A relevant item that was not retrieved has rank ``None``.
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Sequence
 
 Ranks = Sequence[int | None]
@@ -79,3 +80,40 @@ def percentile(values: Sequence[float], q: float) -> float:
     lo = math.floor(pos)
     hi = min(lo + 1, len(xs) - 1)
     return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def paired_difference(
+    a: Sequence[Ranks],
+    b: Sequence[Ranks],
+    metric: str = "ndcg_at_10",
+    *,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> dict[str, float | int]:
+    """``a`` minus ``b`` on the same queries: mean difference of ``metric``, a 95% paired
+    bootstrap interval, and how many queries got better, worse or stayed equal.
+
+    Small eval sets make small differences noise; this says which ones are (an interval that
+    contains 0 is a tie, whatever the sign of the mean).
+    """
+    if len(a) != len(b):
+        raise ValueError("paired_difference needs the same queries on both sides")
+    diffs = [score_query(x)[metric] - score_query(y)[metric] for x, y in zip(a, b, strict=True)]
+    out: dict[str, float | int] = {
+        "delta": 0.0,
+        "ci_low": 0.0,
+        "ci_high": 0.0,
+        "better": sum(d > 1e-12 for d in diffs),
+        "worse": sum(d < -1e-12 for d in diffs),
+        "equal": sum(abs(d) <= 1e-12 for d in diffs),
+        "n": len(diffs),
+    }
+    if not diffs:
+        return out
+    rng = random.Random(seed)
+    n = len(diffs)
+    means = sorted(sum(diffs[rng.randrange(n)] for _ in range(n)) / n for _ in range(resamples))
+    out["delta"] = round(sum(diffs) / n, 4)
+    out["ci_low"] = round(means[int(0.025 * (resamples - 1))], 4)
+    out["ci_high"] = round(means[int(0.975 * (resamples - 1))], 4)
+    return out
