@@ -26,6 +26,7 @@ def test_search_finds_the_note_and_carries_exact_ranges(fake_engine: Engine) -> 
 
 
 def test_explain_trace_recomputes_the_score(fake_engine: Engine) -> None:
+    fake_engine.settings = fake_engine.settings.with_value("search.hops", 2)  # graph on
     doc = fake_engine.search(SearchRequest(query="coffee grounds in the compost", top=100,
                                            explain=True))  # fmt: skip
     assert doc["results"]

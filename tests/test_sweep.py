@@ -139,7 +139,12 @@ def test_knn_variants_change_the_similar_edges_in_memory_only(fake_engine: Any) 
     before = _index_digest(fake_engine)
     # few seeds and no query floor, so that most results are found by heat over the graph
     base = fake_engine.settings.with_overrides(
-        {"graph.knn_min_sim": 0.0, "search.vector_top": 2, "search.query_floor": 0.0}
+        {
+            "graph.knn_min_sim": 0.0,
+            "search.vector_top": 2,
+            "search.query_floor": 0.0,
+            "search.hops": 2,
+        }
     )
     grid = parse_grid(_grid('"graph.knn_k" = [1, 30]\n"graph.knn_min_sim" = [0.0]'), base)
     knn = KnnVariants(fake_engine, grid, base)

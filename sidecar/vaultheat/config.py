@@ -86,7 +86,10 @@ class SearchSettings:
     rrf_k: int = 60
     vector_weight: float = 1.0  # RRF weights per retriever
     lexical_weight: float = 0.5
-    hops: int = 2
+    # heat propagation off by default: measured on the shared corpus (docs/eval.md, sweeps of
+    # 2026-11-30) hops=0 was as good or better on every vault (dendron-site related nDCG@10
+    # tune 0.166 -> 0.176, help-en search 0.887 -> 0.899); 2 turns the graph on
+    hops: int = 0
     decay: float = 0.5
     query_floor: float = 0.35
     max_frontier: int = 150
@@ -138,7 +141,9 @@ class RelatedSettings:
     cursor_window_chars: int = 1500
     duplicate_sim: float = 0.97  # notes whose best chunks are this similar collapse to one
     score_heat: float = 0.1  # related notes gain from heat (link prediction nDCG@10 .496->.498)
-    score_lexical: float = 0.1  # and from their distinctive words (vector .472 -> hybrid .496)
+    # their distinctive words help related notes on every vault (sweeps 2026-11-30: with
+    # hops=0, tune nDCG@10 0.1 -> 0.2: help-en .490 -> .493, dendron .176 -> .187)
+    score_lexical: float = 0.2
 
 
 @dataclass(frozen=True)

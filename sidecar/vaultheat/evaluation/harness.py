@@ -35,6 +35,7 @@ from vaultheat.storage.store import Store
 TOP = 50  # ranks beyond this count as "not retrieved"
 BUILTIN = ("lexical", "vector", "hybrid", "graph", "full", "default")
 SUBSET = (3, 30)  # link-prediction subset 3 <= |relevant| <= 30
+GRAPH_HOPS = 2  # `graph` and `full` propagate heat whatever the default (0 since 2026-11-30)
 
 
 @dataclass(frozen=True)
@@ -95,9 +96,17 @@ def builtin_configs(rerank_available: bool) -> dict[str, EvalConfig]:
             note="note = best chunk",
         ),
         "hybrid": EvalConfig("hybrid", lexical=True, graph=False, rerank=False),
-        "graph": EvalConfig("graph", lexical=True, graph=True, rerank=False),
+        "graph": EvalConfig(
+            "graph",
+            {"search.hops": GRAPH_HOPS},
+            lexical=True,
+            graph=True,
+            rerank=False,
+            note=f"heat propagation on ({GRAPH_HOPS} hops)",
+        ),
         "full": EvalConfig(
             "full",
+            {"search.hops": GRAPH_HOPS},
             lexical=True,
             graph=True,
             rerank=True,
@@ -305,7 +314,13 @@ def canary(
             engine.settings,
             embedder=engine.embedder,
         )
-        cfg = EvalConfig("default")
+        # heat propagation on, even when the defaults have it off: edges are the path a leak
+        # would take, so the canary must exercise them
+        hops = max(engine.settings.search.hops, GRAPH_HOPS)
+        cfg = EvalConfig("default+graph", {"search.hops": hops})
+        base = engine.settings
+        apply_config(engine, base, cfg)
+        copy.settings = engine.settings
         rises: list[int] = []
         before_top10 = after_top10 = 0
         try:
@@ -321,6 +336,7 @@ def canary(
                 before_top10 += sum(1 for r in r0 if r <= 10)
                 after_top10 += sum(1 for r in r1 if r <= 10)
         finally:
+            engine.settings = base
             copy.close()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
