@@ -31,6 +31,7 @@ WORK = OUT / "eval-work"
 REPO = HERE.parent
 SHARED = Path(os.environ.get("VAULTHEAT_SHARED", REPO.parent / "shared"))
 LANGS = ("en", "de", "es", "fr", "ja", "pt-br", "ru", "zh")
+MIN_PAIRED = 10  # below this many queries a bootstrap interval means nothing
 METRICS = ("hit_at_1", "recall_at_5", "recall_at_10", "mrr", "ndcg_at_10")
 
 
@@ -123,6 +124,8 @@ def versus(doc: dict[str, Any], task: str, baseline: str) -> str:
     d = paired_difference(
         [q["ranks"]["default"] for q in queries], [q["ranks"][baseline] for q in queries]
     )
+    if len(queries) < MIN_PAIRED:
+        return f"{d['delta']:+.3f} (n={len(queries)}: too few to test)"
     verdict = (
         "tie" if d["ci_low"] <= 0 <= d["ci_high"] else ("**better**" if d["delta"] > 0 else "worse")
     )
