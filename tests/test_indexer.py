@@ -227,3 +227,20 @@ def test_aliases_and_tags_are_indexed_lexically_not_embedded(fake_engine: Engine
         "aliases:"
         in chunk_for(parse_note(row.path, raw), loud, fake_engine.embedder)[0].embed_input
     )
+
+
+def test_note_batches_cut_by_count_and_by_bytes() -> None:
+    from types import SimpleNamespace
+
+    from vaultheat.indexer import note_batches
+
+    def notes(*sizes: int) -> list[tuple[int, SimpleNamespace]]:
+        return [(i, SimpleNamespace(raw=b"x" * n)) for i, n in enumerate(sizes)]
+
+    def shape(batches: object) -> list[list[int]]:
+        return [[i for i, _ in b] for b in batches]
+
+    assert shape(note_batches(notes(1, 1, 1, 1, 1), 2, 1000)) == [[0, 1], [2, 3], [4]]
+    # a batch ends once its text reaches max_bytes; a huge note still gets a batch of its own
+    assert shape(note_batches(notes(400, 700, 50, 5000, 10), 10, 1000)) == [[0, 1], [2, 3], [4]]
+    assert shape(note_batches([], 4, 1000)) == []
