@@ -20,6 +20,17 @@ def _engine(args: argparse.Namespace, **kw: Any) -> Any:
     return Engine.open(args.vault, args.index_dir, **kw)
 
 
+def warn_if_not_ready(engine: Any) -> None:
+    """One stderr line when answers come from an index that is behind the vault."""
+    fresh = engine.freshness()
+    if fresh["state"] != "ready":
+        print(
+            f"vaultheat: note: the index is {fresh['state']} ({fresh['state_detail']}); "
+            "answers may miss or misplace notes",
+            file=sys.stderr,
+        )
+
+
 def cmd_init(args: argparse.Namespace) -> int:
     paths = index_paths(args.vault_arg or args.vault, args.index_dir)
     if paths.exists():
@@ -72,7 +83,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         share = f" ({100 * links['resolved'] / total:.1f}% resolved)" if total else ""
         lines = [
             f"vault: {doc['vault']}",
-            f"state: {doc['state']}",
+            f"state: {doc['state']} ({doc['state_detail']})",
             f"notes: {doc['notes']}   chunks: {doc['chunks']}   tags: {doc['tags']}",
             f"links: {links['resolved']} resolved, {links['unresolved']} unresolved{share}",
             f"edges: {doc.get('edges', {})}",
@@ -133,6 +144,7 @@ def _search_request(args: argparse.Namespace, query: str) -> SearchRequest:
 
 def cmd_search(args: argparse.Namespace) -> int:
     engine = _engine(args)
+    warn_if_not_ready(engine)
     if args.full_text:
         engine.settings = engine.settings.with_value("search.snippet_chars", 10_000_000)
     if args.batch:
@@ -184,6 +196,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 def cmd_related(args: argparse.Namespace) -> int:
     engine = _engine(args)
+    warn_if_not_ready(engine)
     text = args.text
     if text == "-":
         text = sys.stdin.read()

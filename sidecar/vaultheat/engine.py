@@ -12,7 +12,6 @@ kNN variants this way without re-indexing.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import threading
@@ -255,6 +254,47 @@ class Engine:
                 self._store = None
 
     # -- documents ----------------------------------------------------------------------------
+    def freshness(self) -> dict[str, Any]:
+        """``state``, ``state_detail``, ``freshness`` and ``pending``: the index against the
+        vault on disk (one stat walk, no file read; see ``core.freshness``)."""
+        from vaultheat.core.discovery import discover
+        from vaultheat.core.freshness import compare_with_disk, index_state
+        from vaultheat.storage.lock import holder_pid
+
+        disc = discover(self.paths.vault, self.settings.vault, index_dir=self.paths.root)
+        disk = ((e.path, e.mtime_ns, e.size) for e in disc.notes)
+        indexing = holder_pid(self.paths.lock) is not None
+        pending = {"knn": 0, "links": 0}
+        if not self.paths.db.exists():
+            fresh = compare_with_disk(disk, {})
+            mismatch, finished = False, False
+        else:
+            with self._lock:
+                store = self.store()
+                manifest = store.manifest()
+                fresh = compare_with_disk(
+                    disk, store.note_stats(), (s["path"] for s in store.skipped())
+                )
+                pending = store.counts()["pending"]
+            mismatch = manifest.get("stored") not in (
+                None,
+                stored_settings(self.settings, self.embedder),
+            )
+            finished = "stored" in manifest and manifest.get("run_complete", True) is True
+        state, detail = index_state(
+            fresh,
+            indexing=indexing,
+            mismatch=mismatch,
+            finished=finished,
+            pending=pending["knn"] + pending["links"],
+        )
+        return {
+            "state": state,
+            "state_detail": detail,
+            "freshness": fresh.to_dict(),
+            "pending": pending,
+        }
+
     def status(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "schema": "vaultheat.status.v1",
@@ -269,34 +309,22 @@ class Engine:
         }
         if not self.paths.db.exists():
             out.update(
-                state="empty", notes=0, chunks=0, links={"resolved": 0, "unresolved": 0}, tags=0,
+                notes=0, chunks=0, links={"resolved": 0, "unresolved": 0}, tags=0,
                 skipped=[], vectors=0, edges={"similar": 0, "link": 0}, excluded=0,
-                pending={"knn": 0, "links": 0},
             )  # fmt: skip
+            out.update(self.freshness())
             out["model"]["dimension"] = None
             return out
         with self._lock:
             store = self.store()
             counts = store.counts()
             manifest = store.manifest()
-            skipped = store.skipped()
-            excluded = [
-                {"path": r[0], "reason": "opted out by frontmatter"}
-                for r in store.db.execute("SELECT path FROM notes WHERE excluded = 1")
-            ]
-            for path, warnings in store.db.execute(
-                "SELECT path, warnings FROM notes n WHERE warnings LIKE '%chunking failed%' "
-                "AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.note_id = n.id)"
-            ).fetchall():
-                reason = next(w for w in json.loads(warnings) if "chunking failed" in w)
-                excluded.append({"path": path, "reason": reason})
-        state = "ready" if counts["chunks"] else "empty"
-        if manifest.get("stored") not in (None, stored_settings(self.settings, self.embedder)):
-            state = "stale"
+            skipped = store.skipped() + store.excluded_notes()
+            out.update(self.freshness())
         counts["edges"] = {"similar": 0, "link": 0, **counts["edges"]}
+        counts.pop("pending")
         out.update(counts)
-        out["state"] = state
-        out["skipped"] = skipped + excluded
+        out["skipped"] = sorted(skipped, key=lambda s: s["path"])
         out["vectors"] = counts["chunks"]
         out["model"]["dimension"] = manifest.get("dimension")
         stored_fp = (manifest.get("stored") or {}).get("fingerprint")

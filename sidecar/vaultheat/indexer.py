@@ -178,6 +178,8 @@ class Indexer:
                 stored=json.dumps(manifest.get("stored")),
                 wanted=json.dumps(wanted),
             )
+        with store.transaction():  # until the end of this run: status says "incomplete"
+            store.set_manifest(run_complete=False)
         disc = discover(self.paths.vault, self.settings.vault, index_dir=self.paths.root)
         report.timings["discover"] = time.perf_counter() - t0
 
@@ -254,19 +256,24 @@ class Indexer:
             "dimension" in manifest
             and vector_file_generation(self.paths.vectors) != store.generation()
         )  # missing, damaged or behind (a crash, a failed save): repair it on this run
-        if parsed or deleted or store.pending_knn() or stale_file:
+        # Every write below bumps the store generation, and the vector file is saved with the
+        # generation it reflects; so the file is opened (and saved at the end) whenever anything
+        # will be written, and a run with nothing to do writes nothing: `check` compares the two.
+        attachments_changed = old_attachments != new_attachments
+        if parsed or deleted or attachments_changed or store.pending_knn() or stale_file:
             vectors = self._open_vectors(store, manifest)
         last_save = time.perf_counter()
 
         t2 = time.perf_counter()
-        with store.transaction():
-            for row in deleted:
-                ids = store.delete_note(row.id)
-                report.chunks["deleted"] += len(ids)
-                if vectors is not None:
-                    vectors.delete(ids)
-            store.replace_attachments(new_attachments)
-            store.bump_generation()
+        if deleted or attachments_changed:
+            with store.transaction():
+                for row in deleted:
+                    ids = store.delete_note(row.id)
+                    report.chunks["deleted"] += len(ids)
+                    if vectors is not None:
+                        vectors.delete(ids)
+                store.replace_attachments(new_attachments)
+                store.bump_generation()
         total = len(parsed)
         done = 0
         for batch in note_batches(parsed, NOTE_BATCH, BATCH_BYTES):
@@ -302,6 +309,9 @@ class Indexer:
                 gen = store.bump_generation()
                 store.gc_embeddings(self.embedder.fingerprint)
             save_vectors(vectors, self.paths.vectors, gen)
+        if not self.should_stop():
+            with store.transaction():
+                store.set_manifest(run_complete=True)
         report.timings["save"] = time.perf_counter() - t5
         report.timings["total"] = time.perf_counter() - t0
 

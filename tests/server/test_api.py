@@ -346,7 +346,9 @@ def test_queries_before_any_index_say_so(tmp_path: Path, make_live: MakeLive) ->
     empty = tmp_path / "empty"
     empty.mkdir()
     live = make_live(vault_path=empty)
-    assert live.get("/v1/status").json()["state"] == "empty"
+    live.wait_idle()
+    doc = live.get("/v1/status").json()
+    assert doc["state"] == "ready" and doc["state_detail"] == "the vault has no notes yet"
     resp = live.post("/v1/search", {"query": "anything"})
     assert resp.status_code == 409
     assert resp.json()["error"]["code"] == "index_missing"

@@ -32,7 +32,7 @@ ERROR_CODES = [
     "too_large",
     "internal",
 ]
-STATES = ["empty", "ready", "indexing", "stale"]
+STATES = ["indexing", "incomplete", "stale", "ready"]  # core.freshness.STATES
 EVENT_NAMES = {
     "state": "StatusDoc",
     "progress": "Progress",
@@ -153,6 +153,7 @@ def component_schemas() -> dict[str, Schema]:
                 "vault": STR,
                 "index_dir": STR,
                 "state": {"enum": STATES},
+                "state_detail": {**STR, "description": "why the index is in this state"},
                 "notes": COUNT,
                 "chunks": COUNT,
                 "links": obj({"resolved": COUNT, "unresolved": COUNT}),

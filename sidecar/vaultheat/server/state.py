@@ -57,6 +57,12 @@ class ServerState:
         snap = self.worker.snapshot()
         if snap["indexing"]:
             doc["state"] = "indexing"
+            progress = snap["progress"] or {}
+            doc["state_detail"] = (
+                f"indexing: {progress['stage']} {progress['done']:,} of {progress['total']:,}"
+                if progress.get("total")
+                else "an index run is in progress"
+            )
         doc["progress"] = snap["progress"]
         doc["last_error"] = snap["last_error"]
         doc["paused"] = snap["paused"]

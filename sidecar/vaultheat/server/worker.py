@@ -104,7 +104,7 @@ class IndexWorker:
         self.last_error: str | None = None
         self.last_report: dict[str, Any] | None = None
         self.runs: list[Job] = []
-        self.state = "empty"
+        self.state = "incomplete"
         self._stage = ""
         self._stage_started = 0.0
         self._last_progress_emit = 0.0
@@ -347,8 +347,8 @@ class IndexWorker:
 
     def _refresh_state(self) -> None:
         try:
-            self.state = str(self.engine.status().get("state", "empty"))
+            self.state = str(self.engine.freshness()["state"])
         except VaultheatError as exc:
-            self.state = "stale" if exc.code == "index_mismatch" else "empty"
+            self.state = "stale" if exc.code == "index_mismatch" else "incomplete"
         except Exception:
             log.debug("status failed", exc_info=True)

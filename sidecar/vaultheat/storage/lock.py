@@ -41,6 +41,7 @@ class FileLock:
 
     def release(self) -> None:
         if self._fd is not None:
+            os.ftruncate(self._fd, 0)  # an empty file: nobody holds it (see ``holder_pid``)
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = None
@@ -52,6 +53,26 @@ class FileLock:
         self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.release()
+
+
+def holder_pid(path: Path) -> int | None:
+    """The pid of the live process holding the lock file, else None. Read-only: probing with
+    ``flock`` would make a writer starting at that instant fail. The holder writes its pid and
+    empties the file on release; a crashed holder's pid names no live process."""
+    try:
+        text = Path(path).read_text(encoding="ascii", errors="replace").strip()
+    except OSError:
+        return None
+    if not text.isdigit():
+        return None
+    pid = int(text)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:  # alive, owned by another user
+        return pid
+    return pid
 
 
 class WriterLock(FileLock):

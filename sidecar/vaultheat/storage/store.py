@@ -229,6 +229,25 @@ class Store:
             for r in self.db.execute("SELECT path, reason FROM skipped ORDER BY path")
         ]
 
+    def excluded_notes(self) -> list[dict[str, str]]:
+        """Notes stored without chunks on purpose or by failure, each with why."""
+        out = [
+            {"path": r[0], "reason": "opted out by frontmatter"}
+            for r in self.db.execute("SELECT path FROM notes WHERE excluded = 1 ORDER BY path")
+        ]
+        for path, warnings in self.db.execute(
+            "SELECT path, warnings FROM notes n WHERE warnings LIKE '%chunking failed%' "
+            "AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.note_id = n.id) ORDER BY path"
+        ).fetchall():
+            reason = next(w for w in json.loads(warnings) if "chunking failed" in w)
+            out.append({"path": path, "reason": reason})
+        return out
+
+    def note_stats(self) -> dict[str, tuple[int, int]]:
+        """path -> (mtime_ns, size) of every stored note: what the stat scan compares."""
+        rows = self.db.execute("SELECT path, mtime_ns, size FROM notes")
+        return {r[0]: (r[1], r[2]) for r in rows}
+
     def attachments(self) -> set[str]:
         return {r[0] for r in self.db.execute("SELECT path FROM attachments")}
 
