@@ -9,6 +9,7 @@ from typing import Any
 
 from vaultheat.cli import EXIT_EMPTY, EXIT_ERROR, EXIT_OK, ProgressBar, emit, parse_property
 from vaultheat.config import Settings, load_settings, save_settings, settings_to_dict
+from vaultheat.core.freshness import plural
 from vaultheat.core.requests import RelatedRequest, SearchRequest
 from vaultheat.errors import IndexExistsError, IndexMissingError, InputError
 from vaultheat.paths import index_paths
@@ -18,6 +19,13 @@ def _engine(args: argparse.Namespace, **kw: Any) -> Any:
     from vaultheat.engine import Engine
 
     return Engine.open(args.vault, args.index_dir, **kw)
+
+
+def _first_few(items: list[dict[str, str]], key: str, n: int = 5) -> list[str]:
+    lines = [f"  {item['path']}: {item[key]}" for item in items[:n]]
+    if len(items) > n:
+        lines.append(f"  ... and {len(items) - n} more (`vaultheat status --json` lists all)")
+    return lines
 
 
 def warn_if_not_ready(engine: Any) -> None:
@@ -62,12 +70,20 @@ def cmd_index(args: argparse.Namespace) -> int:
 
     def human() -> str:
         n, c = report.notes, report.chunks
-        return (
+        lines = [
             f"notes: {n['added']} added, {n['modified']} modified, {n['deleted']} deleted, "
-            f"{n['renamed']} renamed, {n['unchanged']} unchanged\n"
-            f"chunks: {c['embedded']} embedded, {c['reused']} reused, {c['deleted']} deleted\n"
-            f"skipped: {report.skipped} files   took {report.timings.get('total', 0):.2f}s"
-        )
+            f"{n['renamed']} renamed, {n['unchanged']} unchanged "
+            f"({plural(report.notes_indexed, 'note')} indexed, {report.excluded} opted out)",
+            f"chunks: {c['embedded']} embedded, {c['reused']} reused, {c['deleted']} deleted",
+            f"skipped: {plural(report.skipped, 'file')}   "
+            f"took {report.timings.get('total', 0):.2f}s",
+        ]
+        lines += _first_few(report.skipped_files, "reason")
+        if report.warnings:
+            noted = len({w["path"] for w in report.warnings})
+            lines.append(f"warnings: {plural(noted, 'note')} indexed with a problem")
+            lines += _first_few(report.warnings, "warning")
+        return "\n".join(lines)
 
     emit(args, doc, human)
     return EXIT_OK
@@ -78,18 +94,20 @@ def cmd_status(args: argparse.Namespace) -> int:
     doc = engine.status()
 
     def human() -> str:
-        links = doc["links"]
+        links, model = doc["links"], doc["model"]
         total = links["resolved"] + links["unresolved"]
         share = f" ({100 * links['resolved'] / total:.1f}% resolved)" if total else ""
         lines = [
             f"vault: {doc['vault']}",
             f"state: {doc['state']} ({doc['state_detail']})",
-            f"notes: {doc['notes']}   chunks: {doc['chunks']}   tags: {doc['tags']}",
-            f"links: {links['resolved']} resolved, {links['unresolved']} unresolved{share}",
-            f"edges: {doc.get('edges', {})}",
-            f"skipped: {len(doc['skipped'])}",
+            f"notes: {doc['notes']:,} indexed, {doc['excluded']:,} opted out   "
+            f"chunks: {doc['chunks']:,}   tags: {doc['tags']:,}",
+            f"links: {links['resolved']:,} resolved, {links['unresolved']:,} unresolved{share}",
+            "edges: " + ", ".join(f"{n:,} {kind}" for kind, n in doc["edges"].items()),
+            f"model: {model['name']} ({model['provider']}, {model['backend']})",
+            f"skipped: {plural(len(doc['skipped']), 'file')}",
         ]
-        lines += [f"  {s['path']}: {s['reason']}" for s in doc["skipped"][:50]]
+        lines += _first_few(doc["skipped"], "reason", 50)
         return "\n".join(lines)
 
     emit(args, doc, human)

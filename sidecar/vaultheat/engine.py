@@ -319,7 +319,7 @@ class Engine:
             store = self.store()
             counts = store.counts()
             manifest = store.manifest()
-            skipped = store.skipped() + store.excluded_notes()
+            skipped = store.skipped() + store.unchunked_notes()
             out.update(self.freshness())
         counts["edges"] = {"similar": 0, "link": 0, **counts["edges"]}
         counts.pop("pending")

@@ -24,6 +24,7 @@ import numpy as np
 import xxhash
 
 from vaultheat.config import Settings
+from vaultheat.core.binary import binary_reason
 from vaultheat.core.chunking import context_header
 from vaultheat.core.discovery import Discovery, FileEntry, discover
 from vaultheat.core.knn import affected_ids, knn_lists
@@ -108,12 +109,21 @@ class IndexReport:
     model_loaded: bool = False
     full: bool = False
     failed: list[Any] = field(default_factory=list)  # notes stored without chunks, with why
+    # after the run, what `status` lists too: files not searchable and notes with problems
+    skipped_files: list[dict[str, str]] = field(default_factory=list)
+    warnings: list[dict[str, str]] = field(default_factory=list)
+    notes_indexed: int = 0
+    excluded: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "notes": self.notes,
             "chunks": self.chunks,
             "skipped": self.skipped,
+            "skipped_files": self.skipped_files,
+            "warnings": self.warnings,
+            "notes_indexed": self.notes_indexed,
+            "excluded": self.excluded,
             "graph": self.graph,
             "timings_s": {k: round(v, 4) for k, v in self.timings.items()},
             "model_loaded": self.model_loaded,
@@ -234,6 +244,10 @@ class Indexer:
         for w in work:
             note = self._parse(w, disc)
             if note is None:
+                if w.note_id is not None:  # was a note, is garbage now: it leaves the index
+                    deleted.append(stored[w.entry.path])
+                    report.notes["modified"] -= 1
+                    report.notes["deleted"] += 1
                 continue
             if w.note_id is None:
                 changed_keys.add(name_key(note.path))
@@ -293,7 +307,11 @@ class Indexer:
             self._reresolve(store, resolver, changed_keys, {r.path for r in deleted})
             store.replace_skipped((s.path, s.reason) for s in disc.skipped)
             store.set_manifest(stored=wanted, vault=str(self.paths.vault))
-        report.skipped = len(disc.skipped) + len(report.failed)
+        report.skipped_files = store.skipped() + store.unchunked_notes()
+        report.skipped = len(report.skipped_files)
+        report.warnings = store.note_warnings()
+        counts = store.counts()
+        report.notes_indexed, report.excluded = counts["notes"], counts["excluded"]
         report.timings["resolve"] = time.perf_counter() - t3
 
         t4 = time.perf_counter()
@@ -350,6 +368,11 @@ class Indexer:
         return open_vectors(store, self.paths.vectors, int(dim), self.embedder.fingerprint)
 
     def _parse(self, w: _Work, disc: Discovery) -> ParsedNote | None:
+        reason = binary_reason(w.raw)
+        if reason is not None:
+            log.warning("skipping %s: %s", w.entry.path, reason)
+            disc.skipped.append(_skip(w.entry.path, reason))
+            return None
         try:
             return parse_note(
                 w.entry.path, w.raw, exclude_property=self.settings.vault.exclude_property

@@ -95,4 +95,4 @@ def index_state(
         return "stale", ", ".join(changes) + " since the last index run; run `vaultheat index`"
     if not fresh.on_disk:
         return "ready", "the vault has no notes yet"
-    return "ready", counts
+    return "ready", f"all {plural(fresh.on_disk, 'note')} on disk are indexed"

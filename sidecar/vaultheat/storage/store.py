@@ -229,12 +229,9 @@ class Store:
             for r in self.db.execute("SELECT path, reason FROM skipped ORDER BY path")
         ]
 
-    def excluded_notes(self) -> list[dict[str, str]]:
-        """Notes stored without chunks on purpose or by failure, each with why."""
-        out = [
-            {"path": r[0], "reason": "opted out by frontmatter"}
-            for r in self.db.execute("SELECT path FROM notes WHERE excluded = 1 ORDER BY path")
-        ]
+    def unchunked_notes(self) -> list[dict[str, str]]:
+        """Notes stored without chunks because chunking failed, each with why."""
+        out = []
         for path, warnings in self.db.execute(
             "SELECT path, warnings FROM notes n WHERE warnings LIKE '%chunking failed%' "
             "AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.note_id = n.id) ORDER BY path"
@@ -242,6 +239,18 @@ class Store:
             reason = next(w for w in json.loads(warnings) if "chunking failed" in w)
             out.append({"path": path, "reason": reason})
         return out
+
+    def note_warnings(self) -> list[dict[str, str]]:
+        """Every stored note's parse warnings (unusable frontmatter, ...), by path."""
+        rows = self.db.execute(
+            "SELECT path, warnings FROM notes WHERE warnings != '[]' ORDER BY path"
+        )
+        return [
+            {"path": path, "warning": w}
+            for path, warnings in rows
+            for w in json.loads(warnings)
+            if "chunking failed" not in w
+        ]
 
     def note_stats(self) -> dict[str, tuple[int, int]]:
         """path -> (mtime_ns, size) of every stored note: what the stat scan compares."""
