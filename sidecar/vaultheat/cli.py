@@ -95,6 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("query", nargs="?", help="the search query")
     p.add_argument("--chunk", type=int, help="chunk id of the search result to explain")
     p.add_argument("--rank", type=int, help="explain the result at this rank (default 1)")
+    p.add_argument(
+        "--files-only", action="store_true", help="rank notes as `search --files-only` does"
+    )
     p.add_argument("--related", metavar="NOTE", help="explain a related-notes result of NOTE")
     p.add_argument("--target", help="with --related: the suggested note to explain")
     _common(p)

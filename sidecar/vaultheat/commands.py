@@ -11,7 +11,7 @@ from vaultheat.cli import EXIT_EMPTY, EXIT_ERROR, EXIT_OK, ProgressBar, emit, pa
 from vaultheat.config import Settings, load_settings, save_settings, settings_to_dict
 from vaultheat.core.freshness import plural
 from vaultheat.core.requests import RelatedRequest, SearchRequest
-from vaultheat.errors import IndexExistsError, IndexMissingError, InputError
+from vaultheat.errors import IndexExistsError, IndexMissingError, InputError, NotFoundError
 from vaultheat.paths import index_paths
 
 
@@ -242,6 +242,19 @@ def cmd_related(args: argparse.Namespace) -> int:
     return EXIT_OK if doc["results"] else EXIT_EMPTY
 
 
+def _at_rank(results: list[dict[str, Any]], rank: int | None, what: str) -> dict[str, Any]:
+    rank = 1 if rank is None else rank
+    if rank < 1:
+        raise InputError(f"--rank {rank}: ranks start at 1")
+    if rank > len(results):
+        raise NotFoundError(
+            f"--rank {rank}: {what} has only {plural(len(results), 'result')}",
+            rank=rank,
+            results=len(results),
+        )
+    return results[rank - 1]
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
     from vaultheat.core.explain import render_text
 
@@ -250,22 +263,19 @@ def cmd_explain(args: argparse.Namespace) -> int:
         req = RelatedRequest(path=args.related, top=100)
         target = args.target
         if target is None:
-            first = engine.related(req)["results"]
-            if not first:
-                return EXIT_EMPTY
-            target = first[(args.rank or 1) - 1]["path"]
+            results = engine.related(req)["results"]
+            target = _at_rank(results, args.rank, f"related to {args.related}")["path"]
         doc = engine.explain_related(req, target)
     else:
         if not args.query:
             raise InputError("explain needs a QUERY (or --related NOTE)")
-        sreq = SearchRequest(query=args.query, top=100)
+        sreq = SearchRequest(query=args.query, top=100, files_only=args.files_only)
         chunk = args.chunk
         if chunk is None:
             results = engine.search(sreq)["results"]
-            rank = args.rank or 1
-            if len(results) < rank:
-                return EXIT_EMPTY
-            chunk = results[rank - 1]["chunk_id"]
+            hit = _at_rank(results, args.rank, "this query")
+            # files-only ranks notes: explain the note's best chunk, the one shown for it
+            chunk = hit["best_chunk"]["chunk_id"] if args.files_only else hit["chunk_id"]
         doc = engine.explain_search(sreq, chunk)
     emit(args, doc, lambda: render_text(doc))
     return EXIT_OK
