@@ -11,15 +11,14 @@ import argparse
 import json
 import logging
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from vaultheat import __version__
-from vaultheat.errors import InputError, VaultheatError
+from vaultheat.console import EXIT_ERROR
+from vaultheat.errors import VaultheatError
 
-EXIT_OK, EXIT_EMPTY, EXIT_ERROR = 0, 1, 2
 log = logging.getLogger("vaultheat")
 
 
@@ -148,9 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     for noisy in ("sentence_transformers", "transformers", "httpx", "urllib3", "filelock"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
-    from vaultheat import commands
+    from vaultheat.commands import COMMANDS
 
-    handler: Callable[[argparse.Namespace], int] = getattr(commands, "cmd_" + args.command)
+    handler: Callable[[argparse.Namespace], int] = COMMANDS[args.command]
     try:
         return handler(args)
     except VaultheatError as exc:
@@ -161,60 +160,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("vaultheat: interrupted", file=sys.stderr)
         return 130
-
-
-def emit(args: argparse.Namespace, doc: dict[str, Any], human: Callable[[], str]) -> None:
-    if getattr(args, "json", False):
-        sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
-    else:
-        sys.stdout.write(human() + "\n")
-    sys.stdout.flush()
-
-
-class ProgressBar:
-    """A progress line on stderr: redrawn in place on a TTY, a plain line per stage otherwise."""
-
-    def __init__(self) -> None:
-        self.tty = sys.stderr.isatty()
-        self.stage = ""
-        self.t0 = time.perf_counter()
-        self.last = 0.0
-
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        now = time.perf_counter()
-        if stage != self.stage:
-            if self.tty and self.stage:
-                sys.stderr.write("\n")
-            self.stage, self.t0 = stage, now
-            if not self.tty:
-                sys.stderr.write(f"vaultheat: {stage}: {total} to do\n")
-        if self.tty and (now - self.last > 0.1 or done == total):
-            rate = done / max(now - self.t0, 1e-6)
-            width = 30
-            filled = int(width * done / max(total, 1))
-            eta = (total - done) / rate if rate > 0 else 0
-            sys.stderr.write(
-                f"\r{stage:>6} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} "
-                f"{rate:.1f}/s eta {eta:.0f}s "
-            )
-            self.last = now
-        if not self.tty and done == total:
-            sys.stderr.write(f"vaultheat: {stage}: done {done}/{total}\n")
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.tty and self.stage:
-            sys.stderr.write("\n")
-
-
-def parse_property(items: list[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in items:
-        if "=" not in item:
-            raise InputError(f"--property takes KEY=VALUE, got {item!r}")
-        k, v = item.split("=", 1)
-        out[k.strip()] = v.strip()
-    return out
 
 
 if __name__ == "__main__":

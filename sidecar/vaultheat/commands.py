@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
-from vaultheat.cli import EXIT_EMPTY, EXIT_ERROR, EXIT_OK, ProgressBar, emit, parse_property
 from vaultheat.config import Settings, load_settings, save_settings, settings_to_dict
+from vaultheat.console import EXIT_EMPTY, EXIT_ERROR, EXIT_OK, ProgressBar, emit, parse_property
 from vaultheat.core.freshness import plural
 from vaultheat.core.requests import RelatedRequest, SearchRequest
 from vaultheat.errors import IndexExistsError, IndexMissingError, InputError, NotFoundError
@@ -322,4 +323,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
     )
 
 
-__all__ = ["EXIT_ERROR"]
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "init": cmd_init,
+    "index": cmd_index,
+    "status": cmd_status,
+    "config": cmd_config,
+    "search": cmd_search,
+    "related": cmd_related,
+    "explain": cmd_explain,
+    "inspect": cmd_inspect,
+    "check": cmd_check,
+    "eval": cmd_eval,
+    "serve": cmd_serve,
+}

@@ -36,6 +36,7 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -160,7 +161,13 @@ def export_model(model_dir: Path, out_dir: Path, *, precision: str) -> Path:
     finished it first, its result is kept and ours is dropped.
     """
     check_precision(precision)
-    log.info("exporting %s to ONNX (%s) in %s", model_dir, precision, out_dir)
+    log.info(
+        "first use of this model: converting it to ONNX (%s) for fast CPU embedding; this "
+        "happens once and takes about half a minute (cached in %s)",
+        precision,
+        out_dir,
+    )
+    t0 = time.perf_counter()
     try:
         publish(out_dir, lambda tmp: _export_into(model_dir, tmp, precision))
     except VaultheatError:
@@ -172,6 +179,7 @@ def export_model(model_dir: Path, out_dir: Path, *, precision: str) -> Path:
             model=str(model_dir),
             out_dir=str(out_dir),
         ) from exc
+    log.info("model converted in %.0f s", time.perf_counter() - t0)
     return out_dir / MODEL_FILE
 
 

@@ -58,7 +58,8 @@ def lower_thread_priority(increment: int = LOW_PRIORITY_NICE) -> bool:
 def progress_doc(stage: str, done: int, total: int, started: float, now: float) -> dict[str, Any]:
     """``{stage, done, total, rate, eta_s}``: rate in items/s since the stage began."""
     elapsed = now - started
-    rate = done / elapsed if elapsed > 0 and done > 0 else None
+    # like the CLI's bar: no rate before 2 s of work (the first tick would claim millions/s)
+    rate = done / elapsed if elapsed >= 2.0 and done > 0 else None
     eta = (total - done) / rate if rate else None
     return {
         "stage": stage,
