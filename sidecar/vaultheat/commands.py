@@ -130,8 +130,18 @@ def cmd_config(args: argparse.Namespace) -> int:
     paths = index_paths(args.vault, args.index_dir)
     settings = load_settings(paths.config)
     if args.action == "list":
-        doc = {"schema": "vaultheat.config.v1", "settings": settings_to_dict(settings)}
-        emit(args, doc, lambda: json.dumps(doc["settings"], indent=2))
+        values_by_section = settings_to_dict(settings)
+        doc = {"schema": "vaultheat.config.v1", "settings": values_by_section}
+
+        def listing() -> str:
+            lines = []
+            for section, values in values_by_section.items():
+                if not isinstance(values, dict) or not values:
+                    continue
+                lines += [f"{section}.{k} = {json.dumps(v)}" for k, v in values.items()]
+            return "\n".join(lines)
+
+        emit(args, doc, listing)
         return EXIT_OK
     if not args.key:
         raise InputError("config get/set needs a KEY like search.top")

@@ -319,7 +319,8 @@ CONFIG_HEADER = """\
 # then run `vaultheat index --full`.
 #
 # Embedding backend: "auto" (default) runs the model with ONNX Runtime int8 on CPU machines
-# (exported once from the installed model, ~4x faster than torch) and torch on GPUs; set
+# (exported once from the installed model; a full index of the help vault ran 2.4x faster
+# than torch, README "Speed") and torch on GPUs; set
 # backend = "torch" or "onnx" (precision = "int8" | "fp32") to choose; then `index --full`.
 #
 # Remote embeddings (LM Studio, Ollama, OpenAI): provider = "openai", base_url = "...",

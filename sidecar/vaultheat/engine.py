@@ -400,10 +400,22 @@ class Engine:
         from vaultheat.core.related import run_related
 
         store, vectors = self.view()
+        if req.text is None and store.note_by_path(req.path) is None:
+            self._why_not_indexed(req.path)
         hidden.setdefault("resolver", self.resolver())
         doc = run_related(self, store, vectors, req, **hidden)
         annotate(doc["results"], self._relevance_curve("related"))
         return doc
+
+    def _why_not_indexed(self, path: str) -> None:
+        from vaultheat.paths import safe_vault_path
+
+        if not safe_vault_path(self.paths.vault, path).is_file():
+            raise NotFoundError(f"no such note: {path} is not in the vault", path=path)
+        reason = self.note_status(path)["reason"] or "not indexed"
+        raise NotFoundError(
+            f"{path} is not indexed ({reason}); pass its text to find related notes", path=path
+        )
 
     def _relevance_curve(self, kind: str) -> Curve:
         e = self.settings.embeddings
