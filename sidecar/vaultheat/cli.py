@@ -11,6 +11,7 @@ import argparse
 import json
 import logging
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -33,10 +34,42 @@ class _Parser(argparse.ArgumentParser):
 
 def _common(p: argparse.ArgumentParser, *, json_flag: bool = True) -> None:
     p.add_argument("--vault", type=Path, help="the vault folder (default: found from the cwd)")
-    p.add_argument("--index-dir", type=Path, help="keep the index outside the vault")
+    p.add_argument(
+        "--index-dir", type=Path, help="the index folder (default: VAULT/.vaultheat)"
+    )
     if json_flag:
         p.add_argument("--json", action="store_true", help="one JSON document on stdout")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logs on stderr")
+
+
+def _add(sub: Any, name: str, summary: str, description: str, *examples: str) -> Any:
+    """A subcommand with a one-line summary (in `vaultheat --help`), a description and examples."""
+    return sub.add_parser(
+        name,
+        help=summary,
+        description=textwrap.fill(description, 88),
+        epilog="examples:\n" + "\n".join(f"  {e}" for e in examples),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def _search_description() -> str:
+    from vaultheat.config import Settings
+
+    s = Settings()
+    graph = (
+        f"graph heat propagation ({s.search.hops} hops)"
+        if s.search.hops
+        else "graph heat propagation is off (search.hops = 0)"
+    )
+    rerank = "on" if s.rerank.enabled else "off"
+    expand = "on" if s.expansion.enabled else "off"
+    return (
+        "Semantic search over the vault's chunks: vector similarity fused with BM25 lexical "
+        f"matches. By default {graph}, reranking is {rerank} and query expansion is {expand}; "
+        "the flags below switch stages for one query. Each result has a relative score and an "
+        "absolute relevance (strong / good / weak)."
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,56 +77,85 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"vaultheat {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    p = sub.add_parser("init", help="create the index folder and a commented config.toml")
-    p.add_argument("vault_arg", nargs="?", type=Path, metavar="VAULT")
+    p = _add(sub, "init", "create the index folder and a commented config.toml",
+             "Create VAULT/.vaultheat/ (or --index-dir) with a commented config.toml. Nothing is "
+             "written into the vault's notes.", "vaultheat init ~/Notes")  # fmt: skip
+    p.add_argument("vault_arg", nargs="?", type=Path, metavar="VAULT",
+                   help="the vault folder (default: the current folder)")  # fmt: skip
     _common(p)
 
-    p = sub.add_parser("index", help="bring the index in line with the vault")
-    p.add_argument("--full", action="store_true", help="rebuild from scratch")
+    p = _add(sub, "index", "bring the index in line with the vault",
+             "Index new and changed notes, drop deleted ones and repair the graph. Incremental: "
+             "unchanged notes cost one stat each and the model is loaded only when something "
+             "needs embedding. Ends with skipped files and notes with problems.",
+             "vaultheat index --vault ~/Notes", "vaultheat index --full")  # fmt: skip
+    p.add_argument("--full", action="store_true",
+                   help="rebuild every note (needed after a model or chunking change)")  # fmt: skip
     _common(p)
 
-    p = sub.add_parser("status", help="counts, skipped files and index state")
+    p = _add(sub, "status", "counts, skipped files and index state",
+             "What the index holds and whether it is ready, stale (notes changed since the last "
+             "index), incomplete (a run did not finish) or indexing, and why.",
+             "vaultheat status", "vaultheat status --json")  # fmt: skip
     _common(p)
 
-    p = sub.add_parser("config", help="read or change one setting")
-    p.add_argument("action", choices=["get", "set", "list"])
-    p.add_argument("key", nargs="?")
-    p.add_argument("value", nargs="?")
+    p = _add(sub, "config", "read or change settings; `config keys` lists them all",
+             "Read or change one setting of .vaultheat/config.toml; every key and value is "
+             "validated. `list` shows the current values, `keys` every valid key with its "
+             "meaning and default.",
+             "vaultheat config keys", "vaultheat config get search.top",
+             "vaultheat config set related.top 15", "vaultheat config list")  # fmt: skip
+    p.add_argument("action", choices=["get", "set", "list", "keys"],
+                   help="get KEY | set KEY VALUE | list (values) | keys (all keys)")  # fmt: skip
+    p.add_argument("key", nargs="?", help="a dotted key such as search.top")
+    p.add_argument("value", nargs="?", help="with set: the new value")
     _common(p)
 
-    p = sub.add_parser("search", help="semantic + lexical + graph search")
+    p = _add(sub, "search", "semantic + lexical search (graph stage off by default)",
+             _search_description(), 'vaultheat search "how do I get a refund" --files-only',
+             'vaultheat search "sourdough" --tag baking --top 5 --json',
+             "vaultheat search --batch queries.txt")  # fmt: skip
     p.add_argument("query", nargs="?", help="the query ('-' reads it from stdin)")
-    p.add_argument("--top", type=int, default=10)
+    p.add_argument("--top", type=int, default=10, help="results to return (default: %(default)s)")
     p.add_argument("--batch", metavar="FILE", help="one query per line ('-' = stdin): JSONL out")
-    p.add_argument("--files-only", action="store_true")
-    p.add_argument("--explain", action="store_true")
-    p.add_argument("--no-lexical", action="store_true")
-    p.add_argument("--no-graph", action="store_true")
-    p.add_argument("--no-rerank", action="store_true")
+    p.add_argument("--files-only", action="store_true", help="one result per note, not per chunk")
+    p.add_argument("--explain", action="store_true", help="attach each result's score trace")
+    p.add_argument("--no-lexical", action="store_true", help="skip the BM25 stage")
+    p.add_argument("--no-graph", action="store_true", help="skip the graph stage (if on)")
+    p.add_argument("--no-rerank", action="store_true", help="do not rerank even if configured")
     p.add_argument("--rerank", action="store_true", help="rerank even if off in the config")
-    p.add_argument("--no-expand", action="store_true")
+    p.add_argument("--no-expand", action="store_true", help="no query expansion even if on")
     p.add_argument("--expand", action="store_true", help="expand even if off in the config")
-    p.add_argument("--folder")
-    p.add_argument("--tag")
-    p.add_argument("--property", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--folder", help="only notes under this vault folder")
+    p.add_argument("--tag", help="only notes with this tag (or a nested one below it)")
+    p.add_argument("--property", action="append", default=[], metavar="KEY=VALUE",
+                   help="only notes whose frontmatter KEY equals VALUE (repeatable)")  # fmt: skip
     p.add_argument("--full-text", action="store_true", help="do not truncate chunk text")
     _common(p)
 
-    p = sub.add_parser("related", help="notes related to a note (or to unsaved text)")
+    p = _add(sub, "related", "notes related to a note (or to unsaved text)",
+             "Notes related to NOTE by meaning, shared words and links, each with its link "
+             "status (linked, backlinked, both, unlinked) and an absolute relevance.",
+             'vaultheat related "Projects/Plan.md"',
+             'vaultheat related "Projects/Plan.md" --text - --cursor 120 < draft.md')  # fmt: skip
     p.add_argument("note", help="vault-relative path of the note")
     p.add_argument("--text", help="the note's current text ('-' reads stdin)")
     p.add_argument("--cursor", type=int, help="cursor byte offset into the text")
-    p.add_argument("--top", type=int, default=10)
-    p.add_argument("--unlinked-only", action="store_true")
-    p.add_argument("--explain", action="store_true")
-    p.add_argument("--no-graph", action="store_true")
-    p.add_argument("--no-lexical", action="store_true")
+    p.add_argument("--top", type=int, default=10, help="notes to return (default: %(default)s)")
+    p.add_argument("--unlinked-only", action="store_true", help="only notes not linked yet")
+    p.add_argument("--explain", action="store_true", help="attach each result's score trace")
+    p.add_argument("--no-graph", action="store_true", help="skip the graph stage")
+    p.add_argument("--no-lexical", action="store_true", help="skip the shared-words stage")
     _common(p)
 
-    p = sub.add_parser("explain", help="why one result is there")
+    p = _add(sub, "explain", "why one result is there",
+             "The score arithmetic and graph path of one search or related result: by rank "
+             "(as `search` or `search --files-only` numbers them) or by chunk id.",
+             'vaultheat explain "how do I get a refund" --files-only --rank 2',
+             'vaultheat explain --related "Projects/Plan.md" --rank 1')  # fmt: skip
     p.add_argument("query", nargs="?", help="the search query")
     p.add_argument("--chunk", type=int, help="chunk id of the search result to explain")
-    p.add_argument("--rank", type=int, help="explain the result at this rank (default 1)")
+    p.add_argument("--rank", type=int, help="explain the result at this rank (default: 1)")
     p.add_argument(
         "--files-only", action="store_true", help="rank notes as `search --files-only` does"
     )
@@ -101,35 +163,49 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target", help="with --related: the suggested note to explain")
     _common(p)
 
-    p = sub.add_parser("inspect", help="look at chunks, notes and graph edges")
-    p.add_argument("what", choices=["chunk", "note", "neighbors"])
+    p = _add(sub, "inspect", "look at chunks, notes and graph edges",
+             "Debugging views of the index: a note's chunks and links, one chunk, or a chunk's "
+             "graph neighbours.", 'vaultheat inspect note "Projects/Plan.md"',
+             "vaultheat inspect neighbors 42")  # fmt: skip
+    p.add_argument("what", choices=["chunk", "note", "neighbors"], help="what to look at")
     p.add_argument("ref", help="a chunk id or a note path")
     _common(p)
 
-    p = sub.add_parser("check", help="verify the index is consistent")
+    p = _add(sub, "check", "verify the index is consistent",
+             "Check that chunks, vectors, graph edges and the lexical index agree; exit 2 with "
+             "the problems found.", "vaultheat check")  # fmt: skip
     _common(p)
 
-    p = sub.add_parser("eval", help="measure search and related-notes quality")
+    p = _add(sub, "eval", "measure search and related-notes quality",
+             "Score search (nDCG, MRR, recall) on labelled queries and related notes as link "
+             "prediction; see docs/eval.md for the set formats.",
+             "vaultheat eval --queries set.jsonl --linkpred links.jsonl")  # fmt: skip
     p.add_argument("--queries", type=Path, help="search set (JSONL: query, relevant_files)")
     p.add_argument("--linkpred", type=Path, help="link-prediction set (JSONL: note, relevant)")
-    p.add_argument("--variant", choices=["links-removed", "links-as-text"])
-    p.add_argument("--mode", choices=["strict", "lenient"], default="strict")
+    p.add_argument("--variant", choices=["links-removed", "links-as-text"],
+                   help="how link queries are rendered (default: each line's own)")  # fmt: skip
+    p.add_argument("--mode", choices=["strict", "lenient"], default="strict",
+                   help="link leakage handling (default: %(default)s)")  # fmt: skip
     p.add_argument("--sample", type=int, help="evaluate a random sample of N link queries")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="sampling seed (default: %(default)s)")
     p.add_argument("--configs", help="comma-separated configurations to run")
-    p.add_argument("--split", choices=["all", "tune", "holdout"], default="all")
+    p.add_argument("--split", choices=["all", "tune", "holdout"], default="all",
+                   help="which part of the sets (default: %(default)s)")  # fmt: skip
     p.add_argument("--canary", action="store_true", help="also run the link-leak canary")
     p.add_argument(
         "--sweep", type=Path, metavar="GRID.toml", help="a parameter sweep (docs/eval.md)"
     )
     _common(p)
 
-    p = sub.add_parser("serve", help="run the localhost JSON API for the Obsidian plugin")
-    p.add_argument("--host", default=None)
-    p.add_argument("--port", type=int, default=None)
+    p = _add(sub, "serve", "run the localhost JSON API for the Obsidian plugin",
+             "Serve the JSON API (docs/api.md) on localhost and keep the index in step with the "
+             "vault while it runs.", "vaultheat serve", "vaultheat serve --port 0")  # fmt: skip
+    p.add_argument("--host", default=None, help="address (default: server.host, 127.0.0.1)")
+    p.add_argument("--port", type=int, default=None,
+                   help="port, 0 = any free one (default: server.port, 51764)")  # fmt: skip
     p.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
     p.add_argument("--low-priority", action="store_true", help="index at low CPU priority")
-    p.add_argument("--threads", type=int, help="threads for the model")
+    p.add_argument("--threads", type=int, help="threads for the model (default: the library's)")
     _common(p, json_flag=False)
     return parser
 

@@ -127,6 +127,16 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_config(args: argparse.Namespace) -> int:
+    if args.action == "keys":
+        from vaultheat.config_help import key_help
+
+        keys = key_help()
+        doc = {"schema": "vaultheat.config.v1",
+               "keys": {k: {"meaning": m, "default": d} for k, (m, d) in keys.items()}}  # fmt: skip
+        emit(args, doc, lambda: "\n".join(
+            f"{k} = {json.dumps(list(d) if isinstance(d, tuple) else d)}\n    {m}"
+            for k, (m, d) in keys.items()))  # fmt: skip
+        return EXIT_OK
     paths = index_paths(args.vault, args.index_dir)
     settings = load_settings(paths.config)
     if args.action == "list":

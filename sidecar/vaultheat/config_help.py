@@ -1,0 +1,119 @@
+"""What each setting means, for ``vaultheat config list --keys`` and ``config --help``.
+
+One line per key, written for a user. A key added to ``config.py`` without a line here falls
+back to its trailing ``# comment`` in the source (a test checks every key has one or the other).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import re
+
+from vaultheat import config
+
+KEY_HELP: dict[str, str] = {
+    "vault.include": "globs of notes to index; empty = every *.md",
+    "vault.exclude": "globs of notes never indexed",
+    "vault.max_file_bytes": "notes larger than this are skipped with a reason",
+    "vault.honor_obsidian_ignore": "skip Obsidian's 'Excluded files' (.obsidian/app.json)",
+    "vault.exclude_property": "frontmatter `<name>: exclude` opts a note out",
+    "chunking.max_tokens": "chunk size ceiling in tokens; 0 = the model's own window",
+    "chunking.target_tokens": "chunk size aimed at; 0 = 75% of max_tokens",
+    "chunking.min_chars": "fragments shorter than this merge into a neighbour",
+    "chunking.overlap_chars": "overlap between neighbouring chunks (byte ranges)",
+    "chunking.header_aliases_tags": "put aliases and tags in the embedded chunk header",
+    "embeddings.provider": "local (a model on this machine) | openai (any compatible server)",
+    "embeddings.model": "package name, sentence-transformers id or local path of the model",
+    "embeddings.backend": "auto (ONNX int8 on CPU, torch on GPU) | onnx | torch",
+    "embeddings.precision": "int8 | fp32 for the onnx backend",
+    "embeddings.device": "auto | cpu | cuda | mps (torch backend)",
+    "embeddings.languages": "auto | en | multi: languages the model understands",
+    "embeddings.batch_size": "texts per embedding call",
+    "embeddings.threads": "CPU threads for the model; 0 = the library's default",
+    "embeddings.query_prefix": "text put before every query (e5: 'query: ')",
+    "embeddings.document_prefix": "text put before every chunk (e5: 'passage: ')",
+    "embeddings.base_url": "the openai provider's server URL",
+    "embeddings.api_key_env": "name of the environment variable holding the API key",
+    "embeddings.max_input_tokens": "remote models: their input window; 0 = 512",
+    "embeddings.timeout_s": "remote calls: seconds before giving up",
+    "embeddings.retries": "remote calls: retries after a failure",
+    "graph.knn_k": "similarity edges per chunk",
+    "graph.knn_min_sim": "minimum cosine for a similarity edge",
+    "graph.same_note": "allow similarity edges between chunks of one note",
+    "graph.tag_edges": "connect notes that share a rare tag",
+    "graph.tag_max_share": "tags on more than this share of notes make no edges",
+    "graph.tag_max_notes": "tags on more notes than this make no edges",
+    "search.top": "results per query",
+    "search.vector_top": "candidates taken from the vector index",
+    "search.lexical_top": "candidates taken from the lexical (BM25) index",
+    "search.rrf_k": "reciprocal rank fusion constant",
+    "search.vector_weight": "fusion weight of the vector candidates",
+    "search.lexical_weight": "fusion weight of the lexical candidates",
+    "search.hops": "graph hops of heat propagation; 0 = the graph stage is off",
+    "search.decay": "heat kept per hop",
+    "search.query_floor": "a hop needs at least this similarity to the query",
+    "search.max_frontier": "most nodes expanded per hop",
+    "search.weight_similar": "heat weight of similarity edges",
+    "search.weight_link": "heat weight of link edges",
+    "search.weight_backlink": "heat weight of backlink edges",
+    "search.weight_tag": "heat weight of tag edges",
+    "search.hub_degree": "nodes with more edges than this pass on less heat",
+    "search.score_rerank": "weight of the reranker in the final score",
+    "search.score_heat": "weight of graph heat in the final score",
+    "search.score_vector": "weight of the vector similarity in the final score",
+    "search.score_lexical": "weight of the lexical score in the final score",
+    "search.files_top_chunks": "chunks per note counted in a note's score",
+    "search.snippet_chars": "characters of chunk text in a result",
+    "search.script_fallback": "weigh lexical evidence evenly for scripts the model lacks",
+    "rerank.enabled": "rerank the shortlist with a cross-encoder",
+    "rerank.model": "cross-encoder model id or path; empty = no reranker",
+    "rerank.shortlist": "candidates the reranker rescores",
+    "rerank.device": "auto | cpu | cuda | mps",
+    "expansion.enabled": "expand queries with a local LLM (variants, HyDE)",
+    "expansion.model": "the LLM's model name",
+    "expansion.base_url": "the LLM server's URL (openai-compatible)",
+    "expansion.api_key_env": "name of the environment variable holding its API key",
+    "expansion.variants": "query rewrites asked for",
+    "expansion.hyde": "also embed a made-up answer passage",
+    "expansion.timeout_s": "seconds before the LLM call gives up",
+    "related.top": "related notes shown",
+    "related.exclude": "globs of notes never suggested",
+    "related.damp": "globs of notes whose score is damped",
+    "related.damp_factor": "multiplier for damped notes",
+    "related.cursor_window_chars": "text around the cursor that weighs most",
+    "related.duplicate_sim": "notes this similar collapse into one suggestion",
+    "related.score_heat": "weight of graph heat in related scores",
+    "related.score_lexical": "weight of distinctive shared words in related scores",
+    "server.host": "address the API listens on (loopback only unless --allow-remote)",
+    "server.port": "port of the API",
+    "server.debounce_ms": "wait after a vault change before indexing",
+    "server.scan_interval_s": "seconds between scans for changes made while no events came",
+    "server.max_body_bytes": "largest request body accepted",
+}
+
+
+def _source_comments() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for section in config.SECTIONS:
+        cls = type(getattr(config.Settings(), section))
+        try:
+            src = inspect.getsource(cls)
+        except (OSError, TypeError):
+            continue
+        for m in re.finditer(r"^\s+(\w+): [^=\n]+=.*?#\s*(.+)$", src, re.M):
+            out[f"{section}.{m.group(1)}"] = m.group(2).strip()
+    return out
+
+
+def key_help() -> dict[str, tuple[str, object]]:
+    """``section.key`` -> (meaning, default) for every setting."""
+    comments = _source_comments()
+    defaults = config.Settings()
+    out: dict[str, tuple[str, object]] = {}
+    for section in config.SECTIONS:
+        for f in dataclasses.fields(getattr(defaults, section)):
+            key = f"{section}.{f.name}"
+            meaning = KEY_HELP.get(key) or comments.get(key, "")
+            out[key] = (meaning, defaults.get(key))
+    return out
