@@ -200,9 +200,12 @@ def test_default_model_metadata_known_without_export(tmp_path: Path) -> None:
     assert not emb.loaded and not any(tmp_path.iterdir())
 
 
-def test_uncached_hub_model_is_missing_not_downloaded(tmp_path: Path) -> None:
+def test_uncached_hub_model_offline_is_missing_not_downloaded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     emb = onnx_embedder("vaultheat-tests/no-such-model-anywhere", tmp_path)
-    with pytest.raises(ModelMissingError, match="never downloads"):
+    with pytest.raises(ModelMissingError, match="downloads are off"):
         emb.embed_query("x")
 
 

@@ -7,8 +7,8 @@ the configured sentence-transformers model once (``onnx_export``; that step does
 and every later start loads the cached graph.
 
 Behaviour mirrors ``SentenceTransformerEmbedder`` so the two are interchangeable:
-- same model resolution (package name, local directory, hub id -- a hub id only when it is
-  already in the local cache: this backend never downloads), same prefix presets
+- same model resolution (package name, local directory, hub id -- a hub id from the local
+  cache, else downloaded once unless the process is offline), same prefix presets
   (``local.resolve_prefixes``), L2-normalized float32 vectors;
 - ``fingerprint`` names the backend and precision, so switching backend or precision is a model
   change for the index (vectors differ slightly);
@@ -77,21 +77,48 @@ def normalize_rows(vectors: np.ndarray) -> np.ndarray:
     return (vectors / np.maximum(norms, 1e-12)).astype(np.float32)
 
 
+# what a sentence-transformers model needs; other frameworks' copies of the weights are skipped
+HUB_IGNORE = ["*.onnx", "onnx/*", "openvino/*", "*.msgpack", "*.h5", "tf_model*", "flax_model*",
+              "rust_model*", "*.ot"]  # fmt: skip
+
+
 def find_cached_hub_model(model_id: str) -> Path:
-    """The local snapshot of a hub model; ModelMissingError when it was never downloaded."""
+    """The local snapshot of a hub model, downloaded once where a network is allowed (not with
+    ``HF_HUB_OFFLINE``); ModelMissingError naming the next step when it cannot be had."""
     try:
         from huggingface_hub import snapshot_download
     except ImportError as exc:  # pragma: no cover - a dependency of transformers
         raise ModelMissingError(f"cannot look up {model_id!r}: huggingface_hub missing") from exc
+    from vaultheat.providers.local import is_offline
+
     candidates = [model_id] if "/" in model_id else [model_id, f"sentence-transformers/{model_id}"]
     for repo_id in candidates:
         try:
             return Path(snapshot_download(repo_id, local_files_only=True))
         except Exception:
             continue
+    save_hint = (
+        "On a machine with network access run `python -c \"from sentence_transformers import "
+        f"SentenceTransformer as S; S('{model_id}').save('DIR')\"`, copy DIR here and "
+        "`vaultheat config set embeddings.model DIR`; then `vaultheat index --full`"
+    )
+    if is_offline():
+        raise ModelMissingError(
+            f"model {model_id!r} is not in the local cache and downloads are off "
+            f"(HF_HUB_OFFLINE / TRANSFORMERS_OFFLINE). Unset them to download it once, or: "
+            f"{save_hint}",
+            model=model_id,
+        )
+    errors = []
+    for repo_id in candidates:
+        log.info("downloading embedding model %s once (it is cached afterwards)", repo_id)
+        try:
+            return Path(snapshot_download(repo_id, ignore_patterns=HUB_IGNORE))
+        except Exception as exc:
+            errors.append(f"{repo_id}: {exc}")
     raise ModelMissingError(
-        f"model {model_id!r} is not in the local cache; the onnx backend never downloads. "
-        'Load it once with embeddings.backend = "torch" or set embeddings.model to a directory',
+        f"model {model_id!r} is not in the local cache and could not be downloaded "
+        f"({'; '.join(errors)[:300]}). {save_hint}",
         model=model_id,
     )
 
