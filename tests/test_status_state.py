@@ -25,7 +25,8 @@ def _engine(vault: Path) -> Engine:
 def test_fresh_index_is_ready(fake_engine: Any) -> None:
     doc = fake_engine.status()
     assert doc["state"] == "ready"
-    assert "indexed" in doc["state_detail"]
+    on_disk = doc["freshness"]["on_disk"]
+    assert doc["state_detail"] == f"all {on_disk} notes on disk are in the index"
     assert doc["freshness"]["not_indexed"] == 0 and doc["freshness"]["changed"] == 0
 
 

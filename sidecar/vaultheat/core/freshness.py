@@ -95,4 +95,6 @@ def index_state(
         return "stale", ", ".join(changes) + " since the last index run; run `vaultheat index`"
     if not fresh.on_disk:
         return "ready", "the vault has no notes yet"
-    return "ready", f"all {plural(fresh.on_disk, 'note')} on disk are indexed"
+    if fresh.on_disk == 1:
+        return "ready", "the vault's one note is in the index"
+    return "ready", f"all {fresh.on_disk:,} notes on disk are in the index"

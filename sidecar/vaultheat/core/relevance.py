@@ -81,8 +81,10 @@ def annotate(results: Iterable[dict[str, Any]], curve: Curve) -> None:
     """Add ``relevance`` and ``relevance_label`` to search or related results in place."""
     for r in results:
         cosine = (r.get("components") or {}).get("vector")
-        rel = curve(cosine) if cosine is not None else 0.0
-        r["relevance"] = round(rel, 4)
+        # two decimals: the curves are fitted on hundreds of points, not more precise than
+        # that, and the label must agree with the number a user sees
+        rel = round(curve(cosine), 2) if cosine is not None else 0.0
+        r["relevance"] = rel
         r["relevance_label"] = label(rel)
 
 
