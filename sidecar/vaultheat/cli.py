@@ -122,6 +122,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _common(p)
 
+    for name, what in (("mcp", "an MCP server on stdio for agents (Claude, Cursor, ...)"),
+                       ("agent", "the JSON-lines agent protocol on stdin/stdout")):  # fmt: skip
+        p = sub.add_parser(name, help=what)
+        p.add_argument("--no-server", action="store_true",
+                       help="answer in this process even when `vaultheat serve` runs")  # fmt: skip
+        _common(p, json_flag=False)
+
     p = sub.add_parser("serve", help="run the localhost JSON API for the Obsidian plugin")
     p.add_argument("--host", default=None)
     p.add_argument("--port", type=int, default=None)

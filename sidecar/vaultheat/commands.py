@@ -281,4 +281,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
     )
 
 
+def _agent_backend(args: argparse.Namespace) -> Any:
+    from vaultheat.agents.backend import AutoBackend
+
+    return AutoBackend(index_paths(args.vault, args.index_dir), prefer_server=not args.no_server)
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from vaultheat.agents.mcp_server import serve_mcp
+
+    return serve_mcp(_agent_backend(args))
+
+
+def cmd_agent(args: argparse.Namespace) -> int:
+    from vaultheat.agents.jsonl import serve_jsonl
+
+    return serve_jsonl(_agent_backend(args))
+
+
 __all__ = ["EXIT_ERROR"]
