@@ -152,3 +152,27 @@ def test_mcp_through_running_server(agent_vault: Path) -> None:
     finally:
         server.terminate()
         server.wait(30)
+
+
+def test_mcp_refresh_reports_progress(agent_vault: Path) -> None:
+    note = agent_vault / NOTE
+    note.write_text(note.read_text(encoding="utf-8") + "\nA new line about kettles.\n", "utf-8")
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        seen.append((done, total, message))
+
+    async def run() -> Any:
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "vaultheat", "mcp", "--vault", str(agent_vault)],
+            env=subprocess_env(),
+        )  # fmt: skip
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return await session.call_tool("refresh", {}, progress_callback=progress)
+
+    result = asyncio.run(run())
+    assert not result.is_error, result.content
+    assert result.structured_content["report"]["notes"]["modified"] == 1
+    assert seen and all(total is not None and done <= total for done, total, _ in seen)
+    assert {m for _, _, m in seen} >= {"index"}

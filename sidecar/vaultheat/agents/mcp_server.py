@@ -108,7 +108,10 @@ def build_server(auto: AutoBackend) -> Server[Any]:
 
     async def call(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         def progress(stage: str, done: int, total: int) -> None:
-            anyio.from_thread.run(ctx.session.report_progress, done, total, stage)
+            try:  # a lost progress note must never stop an index run
+                anyio.from_thread.run(ctx.session.report_progress, done, total, stage)
+            except Exception as exc:
+                log.debug("progress notification failed: %s", exc)
 
         def timed() -> tuple[bool, dict[str, Any], float]:
             t0 = time.perf_counter()
