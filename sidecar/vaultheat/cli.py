@@ -197,6 +197,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _common(p)
 
+    for name, what, desc, ex in (
+        ("mcp", "an MCP server on stdio for agents (Claude, Cursor, ...)",
+         "Serve the vault's tools (search, related, explain, neighbors, open, research, status, "
+         "refresh) over the Model Context Protocol on stdio; uses a running `vaultheat serve` "
+         "when there is one (docs/agents.md).", "vaultheat mcp --vault ~/Notes"),
+        ("agent", "the JSON-lines agent protocol on stdin/stdout",
+         "One JSON request per line in ({\"action\": \"search\", ...}), one JSON reply per line "
+         "out, over the same tools as `vaultheat mcp` (docs/agents.md).",
+         "echo '{\"action\": \"search\", \"query\": \"refund\"}' | vaultheat agent"),
+    ):  # fmt: skip
+        p = _add(sub, name, what, desc, ex)
+        p.add_argument("--no-server", action="store_true",
+                       help="answer in this process even when `vaultheat serve` runs")  # fmt: skip
+        _common(p, json_flag=False)
+
     p = _add(sub, "serve", "run the localhost JSON API for the Obsidian plugin",
              "Serve the JSON API (docs/api.md) on localhost and keep the index in step with the "
              "vault while it runs.", "vaultheat serve", "vaultheat serve --port 0")  # fmt: skip

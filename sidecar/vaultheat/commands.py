@@ -354,6 +354,24 @@ def cmd_serve(args: argparse.Namespace) -> int:
     )
 
 
+def _agent_backend(args: argparse.Namespace) -> Any:
+    from vaultheat.agents.backend import AutoBackend
+
+    return AutoBackend(index_paths(args.vault, args.index_dir), prefer_server=not args.no_server)
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from vaultheat.agents.mcp_server import serve_mcp
+
+    return serve_mcp(_agent_backend(args))
+
+
+def cmd_agent(args: argparse.Namespace) -> int:
+    from vaultheat.agents.jsonl import serve_jsonl
+
+    return serve_jsonl(_agent_backend(args))
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "init": cmd_init,
     "index": cmd_index,
@@ -366,4 +384,6 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "check": cmd_check,
     "eval": cmd_eval,
     "serve": cmd_serve,
+    "mcp": cmd_mcp,
+    "agent": cmd_agent,
 }
