@@ -13,9 +13,10 @@ describe("splitCommand and sidecarArgv", () => {
 	])("%j", (line, want) => expect(splitCommand(line)).toEqual(want));
 
 	it.each([
-		["command on PATH", { command: "vaultheat", pythonPath: "", vaultPath: "/v", port: null }, ["vaultheat", "serve", "--vault", "/v"]],
+		["command on PATH", { command: "vaultheat", pythonPath: "", vaultPath: "/v", port: null }, ["vaultheat", "serve", "--vault", "/v", "--port", "0"]],
+		["index outside the vault and exclusions", { command: "vaultheat", pythonPath: "", vaultPath: "/v", port: null, indexDir: "/idx", exclude: ["Templates/**", "*.tmp.md"] }, ["vaultheat", "serve", "--vault", "/v", "--port", "0", "--index-dir", "/idx", "--exclude", "Templates/**", "--exclude", "*.tmp.md"]],
 		["explicit port", { command: "vaultheat", pythonPath: "", vaultPath: "/v", port: 5000 }, ["vaultheat", "serve", "--vault", "/v", "--port", "5000"]],
-		["python path wins", { command: "vaultheat", pythonPath: "/venv/bin/python", vaultPath: "/My Vault", port: null }, ["/venv/bin/python", "-m", "vaultheat.cli", "serve", "--vault", "/My Vault"]],
+		["python path wins", { command: "vaultheat", pythonPath: "/venv/bin/python", vaultPath: "/My Vault", port: null }, ["/venv/bin/python", "-m", "vaultheat.cli", "serve", "--vault", "/My Vault", "--port", "0"]],
 	])("%s", (_n, options, want) => expect(sidecarArgv(options)).toEqual(want));
 
 	it("quotes arguments with spaces for display", () => {
@@ -52,10 +53,10 @@ describe("SidecarManager", () => {
 	it("spawns serve for the vault and reports running", async () => {
 		const { children, calls, manager } = setup();
 		const started = manager.start();
-		expect(manager.store.get()).toMatchObject({ phase: "starting", commandLine: "vaultheat serve --vault /v" });
+		expect(manager.store.get()).toMatchObject({ phase: "starting", commandLine: "vaultheat serve --vault /v --port 0" });
 		children[0]?.emit("spawn");
 		await expect(started).resolves.toBe(true);
-		expect(calls[0]).toEqual({ command: "vaultheat", args: ["serve", "--vault", "/v"], cwd: "/v", env: { PATH: "/bin", PYTHONUNBUFFERED: "1" } });
+		expect(calls[0]).toEqual({ command: "vaultheat", args: ["serve", "--vault", "/v", "--port", "0"], cwd: "/v", env: { PATH: "/bin", PYTHONUNBUFFERED: "1" } });
 		expect(manager.store.get()).toMatchObject({ phase: "running", pid: 4242 });
 		expect(manager.running()).toBe(true);
 		await expect(manager.start()).resolves.toBe(true);

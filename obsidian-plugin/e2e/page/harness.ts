@@ -5,7 +5,7 @@
  * sidecar via its Origin-less proxy (like Obsidian's requestUrl), file writes to the tmp vault.
  */
 import * as obsidian from "../../test/stubs/obsidian";
-import { childProcess, http } from "./node-shims";
+import { childProcess, crypto, fs, http, knownHashes, os } from "./node-shims";
 
 interface BootOptions {
 	files: Record<string, string>;
@@ -13,6 +13,8 @@ interface BootOptions {
 	basePath: string;
 	manifest: obsidian.PluginManifest;
 	theme: "dark" | "light";
+	/** sha256 hex by input, computed in Node (the page has no synchronous sha256). */
+	hashes?: Record<string, string>;
 }
 
 interface PluginLike {
@@ -58,6 +60,7 @@ const vh = {
 		const vault = new obsidian.Vault(adapter);
 		vault.seed(options.files);
 		for (const [path, data] of Object.entries(options.hidden)) adapter.hidden.set(path, data);
+		for (const [input, hex] of Object.entries(options.hashes ?? {})) knownHashes.set(input, hex);
 		vault.persist = async (op) => {
 			const res = await fetch("/__fs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(op) });
 			if (!res.ok) throw new Error(`fs ${op.op} ${op.path}: ${await res.text()}`);
@@ -73,7 +76,7 @@ const vh = {
 	/** Loads main.js as Obsidian does and runs the plugin's onload, then lays out the workspace. */
 	async loadPlugin(code: string, manifest: obsidian.PluginManifest): Promise<void> {
 		const app = this.app!;
-		const modules: Record<string, unknown> = { obsidian, http, https: http, child_process: childProcess };
+		const modules: Record<string, unknown> = { obsidian, http, https: http, child_process: childProcess, crypto, fs, os };
 		const require = (name: string): unknown => {
 			const mod = modules[name.replace(/^node:/, "")];
 			if (!mod) throw new Error(`Cannot find module '${name}'`);

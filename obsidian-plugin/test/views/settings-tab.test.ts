@@ -21,7 +21,7 @@ describe("settings tab", () => {
 	it("has every setting with a one-line description, under headings", () => {
 		const { rows } = render();
 		const headings = rows.filter((r) => r.classList.contains("setting-item-heading")).map((r) => text(r.querySelector(".setting-item-name")));
-		expect(headings).toEqual(["Connection", "Sidecar", "Results"]);
+		expect(headings).toEqual(["Connection", "Sidecar", "Results", "Model", "Excluded from the index"]);
 		const settings = rows.filter((r) => !r.classList.contains("setting-item-heading"));
 		expect(settings.map((r) => text(r.querySelector(".setting-item-name")))).toEqual([
 			"Sidecar address",
@@ -29,10 +29,14 @@ describe("settings tab", () => {
 			"Start automatically",
 			"Command",
 			"Python path",
+			"Find the sidecar",
+			"Index folder",
 			"Result count",
 			"Typing pause",
+			"Hide weak matches",
 			"Unlinked only by default",
 			"Rerank results",
+			"Embedding model",
 			"Excluded folders and patterns",
 		]);
 		for (const r of settings) {
@@ -61,13 +65,32 @@ describe("settings tab", () => {
 		expect(world.settings()).toMatchObject({
 			serverUrl: "http://127.0.0.1:5000",
 			token: "abc",
-			autoStart: true,
+			autoStart: false,
 			resultCount: 25,
 			rerank: "off",
 			excluded: ["Templates", "Archive/**"],
 		});
 		expect(input("Token").type).toBe("password");
 		expect(input("Excluded folders and patterns").value).toBe("Templates\n\nArchive/**");
+	});
+
+	it("shows slider values, allows the whole range, and saves the threshold and index folder", async () => {
+		const { row } = render();
+		const slider = row("Typing pause").querySelector<HTMLInputElement>("input[type=range]")!;
+		expect(slider.max).toBe("2000");
+		expect(text(row("Typing pause").querySelector(".vaultheat-slider-value"))).toBe("500 ms");
+		slider.value = "1250";
+		slider.dispatchEvent(new Event("input"));
+		expect(text(row("Typing pause").querySelector(".vaultheat-slider-value"))).toBe("1250 ms");
+		expect(text(row("Result count").querySelector(".vaultheat-slider-value"))).toBe("10");
+		const threshold = row("Hide weak matches").querySelector("select")!;
+		threshold.value = "good";
+		threshold.dispatchEvent(new Event("change"));
+		const dir = row("Index folder").querySelector("input")!;
+		dir.value = " /home/me/idx ";
+		dir.dispatchEvent(new Event("input"));
+		await Promise.resolve();
+		expect(world.settings()).toMatchObject({ threshold: "good", indexDir: "/home/me/idx", debounceMs: 1250 });
 	});
 
 	it("reconnects once after the address stops changing", async () => {
