@@ -110,6 +110,30 @@ const vh = {
 		return view instanceof obsidian.MarkdownView ? view.editor.getCursor().line : null;
 	},
 
+	/** Plugin data as data.json would hold it, before loadPlugin. */
+	setPluginData(data: unknown): void {
+		this.app!.pluginData.set("vaultheat", data);
+	},
+
+	/** Changes settings as the settings tab does. */
+	async saveSettings(patch: Record<string, unknown>): Promise<void> {
+		await (this.plugin as unknown as { saveSettings(p: Record<string, unknown>): Promise<void> }).saveSettings(patch);
+	},
+
+	/** Obsidian's context menu, shown most recently: its item titles, or click one. */
+	menuTitles(): string[] {
+		return obsidian.Menu.lastShown?.titles() ?? [];
+	},
+
+	menuClick(title: string): void {
+		obsidian.Menu.lastShown?.click(title);
+	},
+
+	editorText(): string | null {
+		const view = this.app!.workspace.getMostRecentLeaf()?.view;
+		return view instanceof obsidian.MarkdownView ? view.editor.getValue() : null;
+	},
+
 	command(id: string): boolean {
 		return this.app!.commands.executeCommandById(id);
 	},

@@ -138,7 +138,14 @@ export const crypto = {
 export const fs = {
 	existsSync: (_path: string) => false,
 	realpathSync: (path: string) => path,
-	promises: { readFile: (path: string) => Promise.reject(new Error(`ENOENT: ${path}`)) },
+	/** Files outside the vault (an index folder's server.json) through the harness. */
+	promises: {
+		readFile: async (path: string) => {
+			const res = await fetch("/__ext", { method: "POST", body: path });
+			if (!res.ok) throw new Error(`ENOENT: ${path}`);
+			return res.text();
+		},
+	},
 };
 
 export const os = { homedir: () => "/home/e2e" };

@@ -39,6 +39,7 @@ export function renderRelatedRow(list: HTMLElement, hit: RelatedHit, handlers: R
 			"aria-label": rowLabel(hit),
 			"aria-selected": "false",
 			"data-path": hit.path,
+			"data-score": hit.score.toFixed(4),
 		},
 	});
 	const top = row.createDiv({ cls: "vaultheat-row-top" });

@@ -9,7 +9,7 @@
  * Space (or Shift+click) selects rows to insert as a list or copy as links. The controls sit
  * in the view header as icons, as in the Backlinks pane; a row's context menu has the rest.
  */
-import { type Editor, ItemView, Keymap, MarkdownView, Menu, Notice, Platform, type TFile, type WorkspaceLeaf } from "obsidian";
+import { type Editor, ItemView, Keymap, MarkdownView, Menu, Notice, Platform, setIcon, type TFile, type WorkspaceLeaf } from "obsidian";
 import type { RelatedHit } from "../api/types";
 import { rowAction, keyHelpSentence } from "../state/keys";
 import { hiddenNote } from "../state/relevance";
@@ -122,18 +122,17 @@ export class RelatedView extends ItemView {
 		const root = this.contentEl;
 		root.empty();
 		root.addClass("vaultheat-related");
+		// Icon toggles in a nav header, as the Backlinks pane has them (sidebars hide the view header).
+		const nav = root.createDiv({ cls: "nav-header" }).createDiv({ cls: "nav-buttons-container" });
+		this.toggleEl = navButton(nav, "unlink", "Unlinked only", () => {
+			this.ctx.related.setUnlinkedOnly(!this.ctx.related.store.get().unlinkedOnly);
+		});
+		this.toggleEl.addClass("vaultheat-toggle");
+		navButton(nav, "refresh-cw", "Refresh", () => this.ctx.related.refresh());
 		const header = root.createDiv({ cls: "vaultheat-header" });
 		const heading = header.createDiv({ cls: "vaultheat-header-heading" });
 		heading.createDiv({ cls: "vaultheat-header-label", text: "Related to" });
 		this.headerTitleEl = heading.createDiv({ cls: "vaultheat-header-title" });
-		// Icon toggles in the view header, like the Backlinks pane (added once per view).
-		if (!this.toggleEl) {
-			this.addAction("refresh-cw", "Refresh", () => this.ctx.related.refresh());
-			this.toggleEl = this.addAction("unlink", "Unlinked only", () => {
-				this.ctx.related.setUnlinkedOnly(!this.ctx.related.store.get().unlinkedOnly);
-			});
-			this.toggleEl.addClass("vaultheat-toggle");
-		}
 		header.createDiv({ cls: "vaultheat-activity", attr: { "aria-hidden": "true" } });
 		this.bannerEl = root.createDiv({ cls: "vaultheat-banner" });
 		this.selectionEl = root.createDiv({ cls: "vaultheat-selection" });
@@ -443,6 +442,19 @@ export class RelatedView extends ItemView {
 		evt.dataTransfer.setData("text/plain", link);
 		evt.dataTransfer.effectAllowed = "copy";
 	}
+}
+
+function navButton(parent: HTMLElement, icon: string, label: string, onClick: () => void): HTMLElement {
+	const button = parent.createDiv({ cls: "clickable-icon nav-action-button", attr: { "aria-label": label, role: "button", tabindex: "0" } });
+	setIcon(button, icon);
+	button.addEventListener("click", onClick);
+	button.addEventListener("keydown", (evt) => {
+		if (evt.key === "Enter" || evt.key === " ") {
+			evt.preventDefault();
+			onClick();
+		}
+	});
+	return button;
 }
 
 function recentMarkdown(leaf: WorkspaceLeaf | null): MarkdownView | null {

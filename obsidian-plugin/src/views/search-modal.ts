@@ -88,6 +88,8 @@ export class SearchModal extends SuggestModal<NoteGroup> {
 		el.addClass("vaultheat-suggestion");
 		el.setAttr("data-path", hit.path);
 		el.setAttr("data-line", hit.line_start);
+		el.setAttr("data-score", hit.score.toFixed(4));
+		if (hit.relevance_label) el.setAttr("data-relevance", hit.relevance_label);
 		const top = el.createDiv({ cls: "vaultheat-suggestion-top" });
 		renderHighlighted(top.createDiv({ cls: "vaultheat-suggestion-title" }), hit.title, terms);
 		renderRelevance(top, hit);

@@ -10,6 +10,32 @@ afterEach(() => {
 });
 
 describe("explain rendering", () => {
+	it("says the link votes in words, a row per voter, with the arithmetic", () => {
+		const el = document.createElement("div");
+		const opened: string[] = [];
+		const votes = {
+			count: 2,
+			k: 20,
+			weight: 2,
+			share: 0.2,
+			bonus: 0.4,
+			voters: [
+				{ path: "Bases/Views.md", title: "Views", score: 0.84 },
+				{ path: "Bases syntax.md", title: "Bases syntax", score: 0.82 },
+			],
+		};
+		renderExplain(el, { ...explainDoc(), votes }, (path) => opened.push(path));
+		const section = el.querySelector(".vaultheat-votes")!;
+		expect(text(section.querySelector(".vaultheat-explain-sentence"))).toBe("Linked from 2 of your 20 closest notes: Views (0.84), Bases syntax (0.82).");
+		expect([...section.querySelectorAll(".vaultheat-voters li")].map((li) => text(li))).toEqual(["Views 0.84", "Bases syntax 0.82"]);
+		expect(text(section.querySelector(".vaultheat-edge-math"))).toBe("share 1.66 / 8.30 = 0.200 × weight 2 = +0.400");
+		(section.querySelector("a") as HTMLElement).click();
+		expect(opened).toEqual(["Bases/Views.md"]);
+		const none = document.createElement("div");
+		renderExplain(none, { ...explainDoc(), votes: null }, () => undefined);
+		expect(none.querySelector(".vaultheat-votes")).toBeNull();
+	});
+
 	it("shows the score breakdown as rows that add up", () => {
 		const el = document.createElement("div");
 		renderExplain(el, explainDoc(), () => undefined);

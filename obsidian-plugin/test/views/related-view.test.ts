@@ -145,6 +145,68 @@ describe("related sidebar", () => {
 		expect(data.get("text/plain")).toBe("[[Gamma]]");
 	});
 
+	it("selects rows with Space or Shift+click and inserts them as a list of section links", async () => {
+		const { root, editor } = await ready();
+		const rows = [...root.querySelectorAll<HTMLElement>(".vaultheat-row")];
+		rows[0]!.focus();
+		key(rows[0]!, " ");
+		rows[1]!.dispatchEvent(new MouseEvent("click", { bubbles: true, shiftKey: true }));
+		expect(text(root.querySelector(".vaultheat-selection-count"))).toBe("2 selected");
+		expect([...root.querySelectorAll(".vaultheat-row.is-selected")]).toHaveLength(2);
+		expect(world.app.workspace.getActiveFile()?.path).toBe("Alpha.md");
+		editor.editor.setCursor({ line: 0, ch: 0 });
+		const insert = [...root.querySelectorAll<HTMLElement>(".vaultheat-selection button")].find((b) => text(b) === "Insert as list")!;
+		insert.click();
+		expect(editor.editor.getValue().startsWith("- [[Beta#Soil]]\n- [[Gamma]]\n# Alpha")).toBe(true);
+		expect(root.querySelector(".vaultheat-selection-count")).toBeNull();
+	});
+
+	it("has a row menu: open to the right, hide this suggestion for this note, exclude its folder", async () => {
+		const { Menu } = await import("obsidian");
+		const { root } = await ready();
+		const row = root.querySelector<HTMLElement>(".vaultheat-row")!;
+		row.dispatchEvent(new MouseEvent("contextmenu", { bubbles: true, clientX: 5, clientY: 5 }));
+		const menu = (Menu as unknown as { lastShown: { titles(): string[]; click(t: string): void } }).lastShown;
+		expect(menu.titles()).toEqual([
+			"Open in new tab",
+			"Open to the right",
+			"Insert link",
+			"Copy link",
+			"Why is this related?",
+			"Hide this suggestion for this note",
+			"Exclude folder “Projects”",
+		]);
+		menu.click("Hide this suggestion for this note");
+		await flush();
+		expect(world.settings().hiddenSuggestions).toEqual({ "Alpha.md": ["Projects/Beta.md"] });
+		expect([...root.querySelectorAll(".vaultheat-row")].map((r) => r.getAttribute("data-path"))).toEqual(["Gamma.md"]);
+		root.querySelector<HTMLElement>(".vaultheat-row")!.dispatchEvent(new MouseEvent("contextmenu", { bubbles: true }));
+		expect((Menu as unknown as { lastShown: { titles(): string[] } }).lastShown.titles()).not.toContain("Exclude folder “”");
+	});
+
+	it("shows honest relevance, the votes line, and hides weak matches with the threshold", async () => {
+		world = makeWorld({ settings: { threshold: "good" } });
+		const votes = { count: 9, k: 20, weight: 2, share: 0.5, bonus: 1, voters: [{ path: "Views.md", title: "Views", score: 0.84 }] };
+		world.transport.on("POST /v1/related", () =>
+			json(200, relatedDoc("Alpha.md", [
+				relatedHit("Projects/Beta.md", { title: "Beta", score: 1.0, relevance: 0.74, relevance_label: "strong", votes }),
+				relatedHit("Gamma.md", { title: "Gamma", score: 0.9, relevance: 0.2, relevance_label: "weak", votes: null }),
+			])),
+		);
+		await goOnline(world);
+		const { view } = await openSidebar(world);
+		await openNote(world, "Alpha.md");
+		await flush();
+		const root = view.contentEl;
+		const rows = [...root.querySelectorAll(".vaultheat-row")];
+		expect(rows.map((r) => r.getAttribute("data-path"))).toEqual(["Projects/Beta.md"]);
+		expect(text(rows[0]!.querySelector(".vaultheat-score-value"))).toBe("0.74");
+		expect(text(rows[0]!.querySelector(".vaultheat-relevance"))).toBe("Strong");
+		expect(text(rows[0]!.querySelector(".vaultheat-row-votes"))).toBe("Linked by 9 neighbours");
+		expect(rows[0]!.getAttribute("aria-label")).toBe("Beta in Projects, unlinked, strong match, relevance 0.74, linked by 9 neighbours");
+		expect(text(root.querySelector(".vaultheat-footer"))).toBe("1 note · 1 weak match hidden");
+	});
+
 	it("asks Obsidian's page preview on hover", async () => {
 		const { root } = await ready();
 		const seen: unknown[] = [];
@@ -154,10 +216,11 @@ describe("related sidebar", () => {
 	});
 
 	it("toggles unlinked only and explains an empty answer", async () => {
-		const { root, view } = await ready();
+		const { root } = await ready();
 		world.transport.on("POST /v1/related", () => json(200, relatedDoc("Alpha.md", [])));
-		// An icon toggle in the view header, like the Backlinks pane.
-		const toggle = view.containerEl.querySelector<HTMLButtonElement>(".view-actions .vaultheat-toggle")!;
+		// An icon toggle in the nav header, like the Backlinks pane.
+		const toggle = root.querySelector<HTMLElement>(".nav-header .nav-action-button.vaultheat-toggle")!;
+		expect(toggle.getAttribute("aria-label")).toBe("Unlinked only");
 		toggle.click();
 		await flush();
 		expect(toggle.getAttribute("aria-pressed")).toBe("true");
