@@ -356,9 +356,12 @@ async function main() {
 	page.on("pageerror", (e) => consoleErrors.push(String(e)));
 	rmSync(shotsDir, { recursive: true, force: true });
 	mkdirSync(shotsDir, { recursive: true });
+	// Screenshots in a reading view of the note (the editor is a plain textarea for typing).
 	const shot = async (name) => {
+		await page.evaluate(() => window.vh.reading(true));
 		await page.waitForTimeout(350);
 		await page.screenshot({ path: join(shotsDir, `${name}.png`) });
+		await page.evaluate(() => window.vh.reading(false));
 	};
 	const bothThemes = async (name) => {
 		await shot(`${name}-dark`);
