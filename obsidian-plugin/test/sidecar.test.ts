@@ -95,12 +95,37 @@ describe("SidecarManager", () => {
 		const { children, manager } = setup();
 		void manager.start();
 		children[0]?.emit("spawn");
-		manager.stop();
-		manager.stop();
+		void manager.stop();
+		void manager.stop();
 		expect(children[0]?.signals).toEqual(["SIGTERM"]);
 		expect(manager.store.get().phase).toBe("off");
 		children[0]?.emit("exit", null, "SIGTERM");
 		expect(manager.store.get().phase).toBe("off");
+	});
+
+	it("restart() waits for the old process to exit before starting the new one (the server lock)", async () => {
+		const { children, calls, manager } = setup();
+		void manager.start();
+		children[0]?.emit("spawn");
+		const restarted = manager.restart();
+		await Promise.resolve();
+		expect(calls).toHaveLength(1);
+		children[0]!.exitCode = 0;
+		children[0]?.emit("exit", 0, null);
+		await Promise.resolve();
+		await Promise.resolve();
+		expect(calls).toHaveLength(2);
+		children[1]?.emit("spawn");
+		await expect(restarted).resolves.toBe(true);
+	});
+
+	it("runs `config set` as a short process for the same index and reports its exit", async () => {
+		const { children, calls, manager } = setup();
+		const done = manager.runConfigSet("embeddings.model", "multilingual");
+		expect(calls[0]?.args).toEqual(["config", "set", "embeddings.model", "multilingual", "--vault", "/v"]);
+		children[0]?.stderr.emit("data", "set embeddings.model = multilingual\n");
+		children[0]?.emit("exit", 0, null);
+		await expect(done).resolves.toEqual({ code: 0, output: "set embeddings.model = multilingual" });
 	});
 
 	it("reports a spawn that throws", async () => {
