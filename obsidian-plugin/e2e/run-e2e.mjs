@@ -572,30 +572,43 @@ async function main() {
 			await page.keyboard.press("Escape");
 		});
 
-		await check("honest scores: a nonsense query reads weak, and the threshold hides it", async () => {
-			const ask = async (query) =>
-				(await (await fetch(`${server.url}/v1/search`, { method: "POST", headers: { Authorization: `Bearer ${server.token}`, "content-type": "application/json" }, body: JSON.stringify({ query, top: 5 }) })).json()).results;
-			const nonsense = await ask("xyzzy qwertyuiop");
-			const labelled = nonsense.length > 0 && typeof nonsense[0].relevance === "number";
-			await page.evaluate(() => window.vh.saveSettings({ threshold: "good" }));
-			await page.evaluate(() => window.vh.command("vaultheat:semantic-search"));
-			await page.waitForSelector(".vaultheat-search-modal .prompt-input");
-			await page.keyboard.type("xyzzy qwertyuiop", { delay: 5 });
-			await page.waitForTimeout(1500);
-			const shown = await page.$$eval(".vaultheat-suggestion", (els) => els.map((e) => ({ path: e.getAttribute("data-path"), label: e.getAttribute("data-relevance"), value: e.querySelector(".vaultheat-score-value")?.textContent })));
+		await check("honest scores: a mostly-nonsense query reads weak, and the threshold hides it", async () => {
+			const query = "compost xyzzy qwertyuiop zork";
+			const hits = (await (await fetch(`${server.url}/v1/search`, { method: "POST", headers: { Authorization: `Bearer ${server.token}`, "content-type": "application/json" }, body: JSON.stringify({ query, top: 20 }) })).json()).results;
+			const labelled = hits.length > 0 && typeof hits[0].relevance === "number";
+			const search = async () => {
+				await page.evaluate(() => window.vh.command("vaultheat:semantic-search"));
+				await page.waitForSelector(".vaultheat-search-modal .prompt-input");
+				await page.keyboard.type(query, { delay: 5 });
+				await page.waitForTimeout(1500);
+				return page.$$eval(".vaultheat-suggestion", (els) => els.map((e) => ({ path: e.getAttribute("data-path"), label: e.getAttribute("data-relevance"), score: Number(e.getAttribute("data-score")), value: Number(e.querySelector(".vaultheat-score-value")?.textContent) })));
+			};
+			const all = await search();
+			await page.keyboard.press("Escape");
 			if (labelled) {
-				const weak = nonsense.filter((h) => h.relevance_label === "weak").length;
-				assert(shown.every((h) => h.label !== "weak"), `weak matches shown under "Hide weak matches": ${JSON.stringify(shown)}`);
-				assert(nonsense[0].relevance < 0.9, `a nonsense query scores ${nonsense[0].relevance}`);
-				log(`nonsense query: top relevance ${nonsense[0].relevance} (${nonsense[0].relevance_label}), ${weak} weak hidden`);
+				// The bar shows the absolute relevance, not the relative score that tops out at 1.
+				const top = hits[0];
+				const row = all.find((r) => r.path === top.path);
+				assert(row && Math.abs(row.value - top.relevance) < 0.006, `row shows ${row?.value}, relevance is ${top.relevance}`);
+				assert(top.relevance < top.score, `top hit: score ${top.score}, relevance ${top.relevance}`);
+				await page.evaluate(() => window.vh.saveSettings({ threshold: "good" }));
+				const kept = await search();
+				const weakShownBefore = all.filter((r) => r.label === "weak").length;
+				assert(weakShownBefore > 0, "no weak match to hide for this query");
+				assert(kept.every((r) => r.label !== "weak"), `weak matches shown under "Hide weak matches": ${JSON.stringify(kept)}`);
+				const hint = await page.locator(".vaultheat-search-hint, .suggestion-empty").allInnerTexts();
+				assert(hint.some((t) => /weak match(es)? hidden/.test(t)), `no "hidden" note: ${hint.join(" | ")}`);
+				log(`"${query}": top relevance ${top.relevance} (${top.relevance_label}) vs relative score ${top.score}; ${weakShownBefore} weak rows hidden by the threshold`);
+				await page.keyboard.press("Escape");
+				await page.evaluate(() => window.vh.saveSettings({ threshold: "all" }));
 			} else {
 				// This server sends no relevance yet: every score bar must say it is relative.
-				const relative = await page.$$eval(".vaultheat-suggestion .vaultheat-score", (els) => els.every((e) => e.classList.contains("is-relative")));
-				assert(relative && shown.length > 0, "relative scores are not marked as relative");
-				log("this sidecar sends no relevance yet: relative scores shown and labelled as such; the threshold keeps unlabelled hits");
+				await search();
+				const marks = await page.$$eval(".vaultheat-suggestion .vaultheat-score", (els) => els.map((e) => e.classList.contains("is-relative")));
+				assert(marks.every(Boolean), "relative scores are not marked as relative");
+				log(`this sidecar sends no relevance yet: ${marks.length} relative scores shown and labelled as such`);
+				await page.keyboard.press("Escape");
 			}
-			await page.keyboard.press("Escape");
-			await page.evaluate(() => window.vh.saveSettings({ threshold: "all" }));
 		});
 
 		if (!MOCK) {

@@ -43,9 +43,10 @@ const ORDER: ComponentName[] = ["vector", "lexical", "heat", "rerank"];
 export function contributions(doc: ExplainDoc): Contribution[] {
 	const { raw, normalized, weights } = doc.components;
 	return ORDER.map((component) => {
-		const n = normalized[component];
+		// A component the document leaves out counts as not used (null), never as undefined.
+		const n = normalized[component] ?? null;
 		const weight = weights[component] ?? 0;
-		return { component, raw: raw[component], normalized: n, weight, value: n === null ? null : weight * n };
+		return { component, raw: raw[component] ?? null, normalized: n, weight, value: n === null ? null : weight * n };
 	});
 }
 

@@ -172,3 +172,14 @@ describe("status states in plain words", () => {
 		["paused while indexing", doc({ state: "indexing", paused: true }), "Indexing (paused)"],
 	])("%s", (_n, d, want) => expect(stateWords(d)).toBe(want));
 });
+
+describe("explain components a document leaves out", () => {
+	it("count as not used, never as undefined", async () => {
+		const { contributions } = await import("../../src/state/explain");
+		const { explainDoc } = await import("../helpers");
+		const doc = explainDoc();
+		const partial = { ...doc, components: { ...doc.components, raw: { vector: 0.7, lexical: 0, heat: 0.016 }, normalized: { vector: 0.9, lexical: 0, heat: 0.5 } } } as unknown as typeof doc;
+		const rerank = contributions(partial).find((c) => c.component === "rerank");
+		expect(rerank).toMatchObject({ raw: null, normalized: null, value: null });
+	});
+});
