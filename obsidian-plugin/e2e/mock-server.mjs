@@ -168,7 +168,9 @@ export class MockIndex {
 				for (const [w, v] of q) dot += v * (c.vec.get(w) ?? 0);
 				const shared = [...new Set(c.terms)].filter((w) => qset.has(w)).length;
 				const lexical = qset.size ? shared / qset.size : 0;
-				return { chunk: c, vector: dot, lexical };
+				// `absolute`: the mock's stand-in for the calibrated relevance (contract "relevance"):
+				// the share of the query's words the passage has, the same scale for every query.
+				return { chunk: c, vector: dot, lexical, absolute: lexical };
 			});
 	}
 
@@ -310,6 +312,7 @@ export async function startMockServer({ vault, port = 0, version = "0.1.0-mock",
 					title: note.title,
 					folder: note.folder,
 					score: Number(finalScore(r).toFixed(4)),
+					...relevanceOf(r),
 					link_status,
 					best_chunk: { chunk_id: c.chunk_id, heading_path: c.heading_path, line_start: c.line_start, line_end: c.line_end, byte_start: c.byte_start, byte_end: c.byte_end, text: snippetOf(c) },
 					duplicates: [],
@@ -318,6 +321,11 @@ export async function startMockServer({ vault, port = 0, version = "0.1.0-mock",
 				};
 			}),
 		};
+	};
+
+	const relevanceOf = (r) => {
+		const relevance = Number(Math.max(0, Math.min(1, r.absolute ?? 0)).toFixed(4));
+		return { relevance, relevance_label: relevance >= 0.6 ? "strong" : relevance >= 0.3 ? "good" : "weak" };
 	};
 
 	const search = (body) => {
@@ -352,6 +360,7 @@ export async function startMockServer({ vault, port = 0, version = "0.1.0-mock",
 				text: snippetOf(r.chunk),
 				text_truncated: r.chunk.text.length > 300,
 				score: Number(finalScore(r).toFixed(4)),
+				...relevanceOf(r),
 				found_by: r.lexical > 0 && r.vector > 0 ? "both" : "vector",
 				components: { vector: r.vector, lexical: r.lexical, heat: 0, rerank: null },
 				explain: null,

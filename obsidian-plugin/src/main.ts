@@ -4,14 +4,17 @@
  * up by itself), connect when the layout is ready, and stop the sidecar if we started it.
  */
 import * as childProcess from "child_process";
+import * as crypto from "crypto";
+import * as fs from "fs";
 import * as http from "http";
 import * as https from "https";
-import { FileSystemAdapter, Platform, Plugin, requestUrl, TFile, type TAbstractFile } from "obsidian";
+import * as os from "os";
+import { FileSystemAdapter, Notice, Platform, Plugin, requestUrl, TFile, type TAbstractFile } from "obsidian";
 import { nodeEventStream } from "./api/events";
 import { requestUrlTransport } from "./api/transport";
 import { createServices, type Services } from "./services";
-import { loadSettings, type VaultheatSettings } from "./settings";
-import { SidecarManager } from "./sidecar";
+import { loadSettings, sidecarExcludes, type VaultheatSettings } from "./settings";
+import { candidateCommands, detectCommand, SidecarManager } from "./sidecar";
 import { toChangeEvent } from "./state/changes";
 import { windowClock } from "./state/clock";
 import { VIEW_TYPE_RELATED } from "./views/context";
@@ -34,6 +37,8 @@ export default class VaultheatPlugin extends Plugin {
 		const adapter = this.app.vault.adapter;
 		const vaultPath = adapter instanceof FileSystemAdapter ? adapter.getBasePath() : "";
 		const desktop = Platform.isDesktopApp && vaultPath !== "";
+		const env = typeof process === "undefined" ? {} : process.env;
+		if (desktop) await this.detectSidecar(env);
 
 		const sidecar = desktop
 			? new SidecarManager(
@@ -43,8 +48,10 @@ export default class VaultheatPlugin extends Plugin {
 						pythonPath: this.config.pythonPath,
 						vaultPath,
 						port: explicitPort(this.config.serverUrl),
+						indexDir: this.config.indexDir,
+						exclude: sidecarExcludes(this.config.excluded),
 					}),
-					typeof process === "undefined" ? {} : process.env,
+					env,
 				)
 			: null;
 
@@ -67,6 +74,14 @@ export default class VaultheatPlugin extends Plugin {
 				setting?.openTabById(this.manifest.id);
 			},
 			showStatus: () => new StatusModal(services.viewContext()).open(),
+			readExternal: async (absPath) => {
+				try {
+					return await fs.promises.readFile(absPath, "utf8");
+				} catch {
+					return null;
+				}
+			},
+			vaultId: desktop ? vaultIdOf(vaultPath) : null,
 		});
 		this.services = services;
 		const ctx = services.viewContext();
@@ -81,6 +96,10 @@ export default class VaultheatPlugin extends Plugin {
 				saveSettings: (patch) => this.saveSettings(patch),
 				fix: (action) => services.fix(action),
 				canSpawn: sidecar !== null,
+				status: services.status,
+				changeModel: (preset) => services.changeModel(preset),
+				obsidianExcludes: () => obsidianExcludes(this.app),
+				commandExists: (path) => desktop && fs.existsSync(path),
 			}),
 		);
 
@@ -126,7 +145,7 @@ export default class VaultheatPlugin extends Plugin {
 
 	onunload(): void {
 		this.services?.dispose();
-		this.services?.sidecar?.stop();
+		void this.services?.sidecar?.stop();
 		this.services = null;
 	}
 
@@ -135,6 +154,18 @@ export default class VaultheatPlugin extends Plugin {
 		this.config = loadSettings({ ...previous, ...patch });
 		await this.saveData(this.config);
 		this.services?.settingsChanged(previous);
+	}
+
+	/**
+	 * First run: find `vaultheat` on the usual install paths (apps started from a dock do not
+	 * see the shell's PATH), remember the full path, and say that it now starts by itself.
+	 */
+	private async detectSidecar(env: Record<string, string | undefined>): Promise<void> {
+		if (this.config.setupDone || this.config.pythonPath) return;
+		const found = detectCommand(candidateCommands(this.config.command, env, typeof process === "undefined" ? "linux" : process.platform, os.homedir()), (p) => fs.existsSync(p));
+		if (!found) return;
+		await this.saveSettings({ command: found, setupDone: true });
+		new Notice(`Vaultheat: found the sidecar at ${found}. It starts with this vault from now on (settings → Start automatically).`);
 	}
 
 	private async openRelated(): Promise<void> {
@@ -157,4 +188,21 @@ function explicitPort(serverUrl: string): number | null {
 	} catch {
 		return null;
 	}
+}
+
+/** First 16 hex digits of sha256 of the vault's resolved path, as `/v1/health` reports it. */
+function vaultIdOf(vaultPath: string): string | null {
+	try {
+		const resolved = fs.realpathSync(vaultPath);
+		return crypto.createHash("sha256").update(resolved, "utf8").digest("hex").slice(0, 16);
+	} catch {
+		return null;
+	}
+}
+
+/** Obsidian's own "Excluded files" (Settings → Files and links), which the sidecar honours too. */
+function obsidianExcludes(app: unknown): string[] {
+	const vault = (app as { vault?: { getConfig?: (key: string) => unknown } }).vault;
+	const value = vault?.getConfig?.("userIgnoreFilters");
+	return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
 }

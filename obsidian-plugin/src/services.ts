@@ -6,7 +6,7 @@
  */
 import { type App, Notice } from "obsidian";
 import { VaultheatClient } from "./api/client";
-import { DISCOVERY_PATH, parseDiscovery, type ResolvedEndpoint } from "./api/discovery";
+import { DISCOVERY_PATH, discoveryFileIn, parseDiscovery, type ResolvedEndpoint } from "./api/discovery";
 import { toApiError } from "./api/errors";
 import type { EventStreamOpener } from "./api/events";
 import type { Transport } from "./api/transport";
@@ -35,6 +35,10 @@ export interface ServiceDeps {
 	saveSettings: (patch: Partial<VaultheatSettings>) => Promise<void>;
 	openSettings: () => void;
 	showStatus: () => void;
+	/** Reads a file outside the vault (the discovery file of an index elsewhere); null if absent. */
+	readExternal?: (absPath: string) => Promise<string | null>;
+	/** This vault's id, checked against `/v1/health` (contract "health"). */
+	vaultId?: string | null;
 }
 
 export interface Services {
@@ -47,6 +51,8 @@ export interface Services {
 	excluded(): PathFilter;
 	/** Call after settings changed, with the previous value. */
 	settingsChanged(previous: VaultheatSettings): void;
+	/** Switches `embeddings.model` to a preset and rebuilds the index (sidecar we started only). */
+	changeModel(preset: "english" | "multilingual"): Promise<string>;
 	fix(action: FixAction): void;
 	viewContext(): ViewContext;
 	dispose(): void;
@@ -67,6 +73,12 @@ export function createServices(deps: ServiceDeps): Services {
 	}
 
 	const readDiscovery = async (): Promise<DiscoveryDoc | null> => {
+		const indexDir = deps.settings().indexDir;
+		if (indexDir) {
+			// An index outside the vault keeps its server.json there too.
+			const text = deps.readExternal ? await deps.readExternal(discoveryFileIn(indexDir)) : null;
+			return text === null ? null : parseDiscovery(text);
+		}
 		const adapter = app.vault.adapter;
 		if (!(await adapter.exists(DISCOVERY_PATH))) return null;
 		return parseDiscovery(await adapter.read(DISCOVERY_PATH));
@@ -83,6 +95,7 @@ export function createServices(deps: ServiceDeps): Services {
 		sidecar: deps.sidecar,
 		store: status,
 		clock,
+		vaultId: deps.vaultId ?? null,
 	});
 
 	const related = new RelatedController(
@@ -90,9 +103,10 @@ export function createServices(deps: ServiceDeps): Services {
 			related: (request) => client.related(request),
 			options: () => {
 				const s = deps.settings();
-				return { top: s.resultCount, debounceMs: s.debounceMs, excluding: s.excluded.length > 0, rerank: rerankFlag(s.rerank) };
+				return { top: s.resultCount, debounceMs: s.debounceMs, excluding: s.excluded.length > 0, rerank: rerankFlag(s.rerank), threshold: s.threshold };
 			},
 			isExcluded: () => excluded,
+			isHidden: (source, target) => deps.settings().hiddenSuggestions[source]?.includes(target) ?? false,
 			clock,
 		},
 		deps.settings().unlinkedOnlyDefault,
@@ -110,6 +124,7 @@ export function createServices(deps: ServiceDeps): Services {
 					debounceMs: Math.max(100, Math.round(s.debounceMs / 2)),
 					rerank: rerankFlag(s.rerank),
 					excluding: s.excluded.length > 0,
+					threshold: s.threshold,
 				};
 			},
 			isExcluded: () => excluded,
@@ -120,10 +135,7 @@ export function createServices(deps: ServiceDeps): Services {
 		call().then(
 			() => {
 				new Notice(done);
-				void client.status().then(
-					(doc) => status.update((s) => ({ ...s, index: { ...s.index, status: doc, progress: doc.progress } })),
-					() => undefined,
-				);
+				connection.refreshStatus();
 			},
 			(err: unknown) => new Notice(`Vaultheat: ${toApiError(err).message}`),
 		);
@@ -135,8 +147,7 @@ export function createServices(deps: ServiceDeps): Services {
 				void connection.startSidecar();
 				break;
 			case "stop-sidecar":
-				deps.sidecar?.stop();
-				connection.connect();
+				void deps.sidecar?.stop().then(() => connection.connect());
 				break;
 			case "retry":
 				connection.connect();
@@ -164,9 +175,24 @@ export function createServices(deps: ServiceDeps): Services {
 	};
 
 	let reconnectTimer: number | null = null;
+	let restartTimer: number | null = null;
+	/** Restarts the sidecar we started (new --exclude or --index-dir), once typing stops. */
+	const restartSidecar = (): void => {
+		const sidecar = deps.sidecar;
+		if (!sidecar?.running()) return;
+		if (restartTimer !== null) clock.clearTimeout(restartTimer);
+		restartTimer = clock.setTimeout(() => {
+			restartTimer = null;
+			void sidecar.stop().then(() => connection.startSidecar());
+		}, 1500);
+	};
 	const settingsChanged = (previous: VaultheatSettings): void => {
 		const next = deps.settings();
-		if (next.excluded.join("\n") !== previous.excluded.join("\n")) excluded = compileExcludes(next.excluded);
+		const excludedChanged = next.excluded.join("\n") !== previous.excluded.join("\n");
+		if (excludedChanged) excluded = compileExcludes(next.excluded);
+		// Exclusions reach the index through `serve --exclude`: restart the sidecar we run.
+		if (excludedChanged || next.indexDir !== previous.indexDir) restartSidecar();
+		if (next.indexDir !== previous.indexDir && !deps.sidecar?.running()) connection.connect();
 		if (next.serverUrl !== previous.serverUrl || next.token !== previous.token) {
 			// Typing an address fires on every key: reconnect once the user stops.
 			if (reconnectTimer !== null) clock.clearTimeout(reconnectTimer);
@@ -176,9 +202,33 @@ export function createServices(deps: ServiceDeps): Services {
 			}, 800);
 		}
 		if (next.unlinkedOnlyDefault !== previous.unlinkedOnlyDefault) related.setUnlinkedOnly(next.unlinkedOnlyDefault);
-		if (next.resultCount !== previous.resultCount || next.rerank !== previous.rerank || next.excluded.join("\n") !== previous.excluded.join("\n")) {
+		if (
+			next.resultCount !== previous.resultCount ||
+			next.rerank !== previous.rerank ||
+			next.threshold !== previous.threshold ||
+			excludedChanged ||
+			JSON.stringify(next.hiddenSuggestions) !== JSON.stringify(previous.hiddenSuggestions)
+		) {
 			related.refresh();
 		}
+	};
+
+	const changeModel = async (preset: "english" | "multilingual"): Promise<string> => {
+		const sidecar = deps.sidecar;
+		if (!sidecar) return "Changing the model needs the desktop app (or, in a terminal: vaultheat config set embeddings.model " + preset + ").";
+		const result = await sidecar.runConfigSet("embeddings.model", preset);
+		if (result.code !== 0) return `The sidecar did not accept the model: ${result.output || `exit code ${result.code ?? "?"}`}`;
+		await deps.saveSettings({ model: preset });
+		// A new model means new vectors: restart with it, then rebuild from scratch.
+		if (sidecar.running()) await sidecar.stop();
+		await connection.startSidecar();
+		const until = clock.now() + 180000;
+		while (status.get().connection.phase !== "online" && clock.now() < until) {
+			await new Promise<void>((resolve) => clock.setTimeout(resolve, 500));
+		}
+		if (status.get().connection.phase !== "online") return "The model is set; the sidecar did not come back yet. Rebuild the index from the status window once it is online.";
+		fix("rebuild-index");
+		return `Model set to ${preset}; rebuilding the index.`;
 	};
 
 	const context: ViewContext = {
@@ -204,10 +254,12 @@ export function createServices(deps: ServiceDeps): Services {
 		sidecar: deps.sidecar,
 		excluded: () => excluded,
 		settingsChanged,
+		changeModel,
 		fix,
 		viewContext: () => context,
 		dispose: () => {
 			if (reconnectTimer !== null) clock.clearTimeout(reconnectTimer);
+			if (restartTimer !== null) clock.clearTimeout(restartTimer);
 			for (const unsubscribe of unsubscribers) unsubscribe();
 			connection.dispose();
 			related.dispose();

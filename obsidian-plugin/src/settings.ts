@@ -6,7 +6,11 @@
  * default, so a hand-edited or older settings file cannot break the plugin.
  */
 
+import type { RelevanceThreshold } from "./state/relevance";
+
 export type RerankMode = "server" | "on" | "off";
+/** `embeddings.model` presets (contract "model presets"); "server" leaves the config alone. */
+export type ModelPreset = "server" | "english" | "multilingual";
 
 export interface VaultheatSettings {
 	/** Sidecar address; empty = the one in the discovery file, else the default port. */
@@ -24,12 +28,22 @@ export interface VaultheatSettings {
 	/** Folders or globs (vault-relative) hidden from results and not forwarded as changes. */
 	excluded: string[];
 	rerank: RerankMode;
+	/** Keep the index outside the vault (synced vaults): passed as `--index-dir`. */
+	indexDir: string;
+	/** "Hide weak matches": which relevance labels are listed. */
+	threshold: RelevanceThreshold;
+	/** The model preset asked for; a change needs a rebuild, started from the plugin. */
+	model: ModelPreset;
+	/** Whether the one-time "found vaultheat, start it?" offer was answered. */
+	setupDone: boolean;
+	/** Related notes the user hid, by source note: source path → hidden target paths. */
+	hiddenSuggestions: Record<string, string[]>;
 }
 
 export const DEFAULT_SETTINGS: Readonly<VaultheatSettings> = Object.freeze({
 	serverUrl: "",
 	token: "",
-	autoStart: false,
+	autoStart: true,
 	command: "vaultheat",
 	pythonPath: "",
 	resultCount: 10,
@@ -37,11 +51,16 @@ export const DEFAULT_SETTINGS: Readonly<VaultheatSettings> = Object.freeze({
 	unlinkedOnlyDefault: false,
 	excluded: Object.freeze([]) as unknown as string[],
 	rerank: "server",
+	indexDir: "",
+	threshold: "all",
+	model: "server",
+	setupDone: false,
+	hiddenSuggestions: Object.freeze({}) as Record<string, string[]>,
 });
 
 export const LIMITS = {
 	resultCount: { min: 1, max: 50 },
-	debounceMs: { min: 100, max: 5000 },
+	debounceMs: { min: 100, max: 2000 },
 } as const;
 
 function str(value: unknown, fallback: string): string {
@@ -65,6 +84,8 @@ export function loadSettings(raw: unknown): VaultheatSettings {
 		? data.excluded.filter((p): p is string => typeof p === "string" && p.trim() !== "").map((p) => p.trim())
 		: [...d.excluded];
 	const rerank = data.rerank === "on" || data.rerank === "off" || data.rerank === "server" ? data.rerank : d.rerank;
+	const threshold = data.threshold === "good" || data.threshold === "strong" || data.threshold === "all" ? data.threshold : d.threshold;
+	const model = data.model === "english" || data.model === "multilingual" || data.model === "server" ? data.model : d.model;
 	return {
 		serverUrl: str(data.serverUrl, d.serverUrl).trim(),
 		token: str(data.token, d.token).trim(),
@@ -76,7 +97,23 @@ export function loadSettings(raw: unknown): VaultheatSettings {
 		unlinkedOnlyDefault: bool(data.unlinkedOnlyDefault, d.unlinkedOnlyDefault),
 		excluded,
 		rerank,
+		indexDir: str(data.indexDir, d.indexDir).trim(),
+		threshold,
+		model,
+		setupDone: bool(data.setupDone, d.setupDone),
+		hiddenSuggestions: hiddenMap(data.hiddenSuggestions),
 	};
+}
+
+function hiddenMap(value: unknown): Record<string, string[]> {
+	const out: Record<string, string[]> = {};
+	if (!value || typeof value !== "object" || Array.isArray(value)) return out;
+	for (const [source, targets] of Object.entries(value as Record<string, unknown>)) {
+		if (!Array.isArray(targets)) continue;
+		const list = targets.filter((t): t is string => typeof t === "string" && t !== "");
+		if (list.length > 0) out[source] = list;
+	}
+	return out;
 }
 
 /** `rerank` for a SearchRequest: omitted when the server's own default applies. */
@@ -90,4 +127,19 @@ export function parsePatternList(text: string): string[] {
 		.split(/\r?\n/)
 		.map((line) => line.trim())
 		.filter((line) => line !== "" && !line.startsWith("#"));
+}
+
+/**
+ * The excluded patterns as the sidecar's `vault.exclude` globs: a folder ("Templates" or
+ * "Templates/") becomes "Templates/**" (anchored at the vault root, as the plugin matches it);
+ * a glob is passed as written.
+ */
+export function sidecarExcludes(patterns: readonly string[]): string[] {
+	const out: string[] = [];
+	for (const raw of patterns) {
+		const p = raw.trim().replace(/^\/+/, "");
+		if (!p) continue;
+		out.push(/[*?]/.test(p) ? p.replace(/\/+$/, "") : `${p.replace(/\/+$/, "")}/**`);
+	}
+	return [...new Set(out)];
 }

@@ -32,8 +32,12 @@ export interface SidecarOptions {
 	command: string;
 	pythonPath: string;
 	vaultPath: string;
-	/** Port to ask for, from an explicit address in settings (else the server's own config). */
+	/** Port to ask for, from an explicit address in settings; null = a free one (`--port 0`). */
 	port: number | null;
+	/** `--index-dir` (an index outside the vault); "" = the default `<vault>/.vaultheat`. */
+	indexDir?: string;
+	/** Globs passed as `--exclude` (this run only; the sidecar writes them nowhere). */
+	exclude?: readonly string[];
 }
 
 /** Splits a command line on spaces, keeping quoted parts ("C:\\Program Files\\x.exe" --flag). */
@@ -47,7 +51,68 @@ export function splitCommand(line: string): string[] {
 export function sidecarArgv(options: SidecarOptions): string[] {
 	const base = options.pythonPath ? [options.pythonPath, "-m", "vaultheat.cli"] : splitCommand(options.command);
 	const argv = [...base, "serve", "--vault", options.vaultPath];
-	if (options.port !== null) argv.push("--port", String(options.port));
+	// A free port: a second vault's sidecar must not collide with the first one's; the plugin
+	// finds the port in the discovery file the sidecar writes.
+	argv.push("--port", String(options.port ?? 0));
+	if (options.indexDir) argv.push("--index-dir", options.indexDir);
+	for (const glob of options.exclude ?? []) argv.push("--exclude", glob);
+	return argv;
+}
+
+/**
+ * Where `vaultheat` is usually installed, most likely first: the command as set (a name on
+ * PATH or a full path), every PATH folder, `~/.local/bin` (pip --user, pipx), pipx's own venv,
+ * and on Windows the Scripts folders. `exists` is injected (fs.existsSync in Obsidian).
+ */
+export function candidateCommands(
+	command: string,
+	env: Record<string, string | undefined>,
+	platform: string,
+	home: string,
+): string[] {
+	const win = platform === "win32";
+	const sep = win ? "\\" : "/";
+	const exe = win ? "vaultheat.exe" : "vaultheat";
+	const join = (...parts: string[]): string => parts.filter(Boolean).join(sep);
+	const out: string[] = [];
+	const name = splitCommand(command)[0] ?? "";
+	if (name.includes("/") || name.includes("\\")) out.push(name);
+	const pathDirs = (env.PATH ?? env.Path ?? "").split(win ? ";" : ":").filter(Boolean);
+	for (const dir of pathDirs) out.push(join(dir, exe));
+	if (home) {
+		out.push(join(home, ".local", "bin", exe));
+		out.push(join(home, ".local", "pipx", "venvs", "vaultheat", win ? "Scripts" : "bin", exe));
+		out.push(join(home, ".local", "share", "pipx", "venvs", "vaultheat", win ? "Scripts" : "bin", exe));
+		if (!win) out.push("/opt/homebrew/bin/vaultheat", "/usr/local/bin/vaultheat");
+		if (win && env.APPDATA) out.push(join(env.APPDATA, "Python", "Scripts", exe));
+	}
+	return [...new Set(out)];
+}
+
+/** The first candidate that exists, or null. */
+export function detectCommand(candidates: readonly string[], exists: (path: string) => boolean): string | null {
+	for (const c of candidates) {
+		try {
+			if (exists(c)) return c;
+		} catch {
+			// unreadable folder: try the next one
+		}
+	}
+	return null;
+}
+
+/** The venv's vaultheat for a `.venv` folder (or a checkout holding one) the user points at. */
+export function venvCommand(folder: string, platform: string): string {
+	const win = platform === "win32";
+	const f = folder.replace(/[\\/]+$/, "");
+	const venv = /(^|[\\/])\.?venv$/.test(f) ? f : `${f}${win ? "\\" : "/"}.venv`;
+	return win ? `${venv}\\Scripts\\vaultheat.exe` : `${venv}/bin/vaultheat`;
+}
+
+export function configSetArgv(options: SidecarOptions, key: string, value: string): string[] {
+	const base = options.pythonPath ? [options.pythonPath, "-m", "vaultheat.cli"] : splitCommand(options.command);
+	const argv = [...base, "config", "set", key, value, "--vault", options.vaultPath];
+	if (options.indexDir) argv.push("--index-dir", options.indexDir);
 	return argv;
 }
 
@@ -133,16 +198,64 @@ export class SidecarManager implements SidecarControl {
 		});
 	}
 
-	/** Stops the process we started (SIGTERM, then SIGKILL after a grace period). */
-	stop(): void {
+	/**
+	 * Stops the process we started (SIGTERM, then SIGKILL after a grace period); resolves once
+	 * it has exited, so a restart does not meet the old server's lock.
+	 */
+	stop(): Promise<void> {
 		const child = this.child;
-		if (!child) return;
+		if (!child) return Promise.resolve();
 		this.child = null;
+		const exited = new Promise<void>((resolve) => {
+			if (child.exitCode !== null) return resolve();
+			child.on("exit", () => resolve());
+			window.setTimeout(() => {
+				if (child.exitCode === null) child.kill("SIGKILL");
+				window.setTimeout(resolve, 500);
+			}, STOP_GRACE_MS);
+		});
 		child.kill("SIGTERM");
-		window.setTimeout(() => {
-			if (child.exitCode === null) child.kill("SIGKILL");
-		}, STOP_GRACE_MS);
 		this.patch({ phase: "off", pid: null });
+		return exited;
+	}
+
+	/** Stops the sidecar we started and starts it again with the current options. */
+	async restart(): Promise<boolean> {
+		await this.stop();
+		return this.start();
+	}
+
+	/**
+	 * Runs `vaultheat config set KEY VALUE` for this vault's index (one short process; it writes
+	 * the index's config.toml, never the vault). Resolves with its exit code and output.
+	 */
+	runConfigSet(key: string, value: string): Promise<{ code: number | null; output: string }> {
+		const options = this.options();
+		const argv = configSetArgv(options, key, value);
+		const [command, ...args] = argv;
+		if (!command) return Promise.resolve({ code: null, output: "No command is set." });
+		return new Promise((resolve) => {
+			let output = "";
+			let child: ChildLike;
+			try {
+				child = this.spawn(command, args, {
+					cwd: options.vaultPath,
+					env: { ...this.env, PYTHONUNBUFFERED: "1" },
+					stdio: ["ignore", "pipe", "pipe"],
+					windowsHide: true,
+				});
+			} catch (err) {
+				resolve({ code: null, output: (err as Error).message });
+				return;
+			}
+			const keep = (chunk: Buffer | string): void => {
+				output += typeof chunk === "string" ? chunk : chunk.toString("utf8");
+			};
+			child.stdout?.on("data", keep);
+			child.stderr?.on("data", keep);
+			child.on("error", (err) => resolve({ code: null, output: err.message }));
+			child.on("exit", (code) => resolve({ code, output: output.trim() }));
+		});
 	}
 
 	private fail(err: Error & { code?: string }, commandLine: string): void {

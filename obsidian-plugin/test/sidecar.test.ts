@@ -13,9 +13,10 @@ describe("splitCommand and sidecarArgv", () => {
 	])("%j", (line, want) => expect(splitCommand(line)).toEqual(want));
 
 	it.each([
-		["command on PATH", { command: "vaultheat", pythonPath: "", vaultPath: "/v", port: null }, ["vaultheat", "serve", "--vault", "/v"]],
+		["command on PATH", { command: "vaultheat", pythonPath: "", vaultPath: "/v", port: null }, ["vaultheat", "serve", "--vault", "/v", "--port", "0"]],
+		["index outside the vault and exclusions", { command: "vaultheat", pythonPath: "", vaultPath: "/v", port: null, indexDir: "/idx", exclude: ["Templates/**", "*.tmp.md"] }, ["vaultheat", "serve", "--vault", "/v", "--port", "0", "--index-dir", "/idx", "--exclude", "Templates/**", "--exclude", "*.tmp.md"]],
 		["explicit port", { command: "vaultheat", pythonPath: "", vaultPath: "/v", port: 5000 }, ["vaultheat", "serve", "--vault", "/v", "--port", "5000"]],
-		["python path wins", { command: "vaultheat", pythonPath: "/venv/bin/python", vaultPath: "/My Vault", port: null }, ["/venv/bin/python", "-m", "vaultheat.cli", "serve", "--vault", "/My Vault"]],
+		["python path wins", { command: "vaultheat", pythonPath: "/venv/bin/python", vaultPath: "/My Vault", port: null }, ["/venv/bin/python", "-m", "vaultheat.cli", "serve", "--vault", "/My Vault", "--port", "0"]],
 	])("%s", (_n, options, want) => expect(sidecarArgv(options)).toEqual(want));
 
 	it("quotes arguments with spaces for display", () => {
@@ -52,10 +53,10 @@ describe("SidecarManager", () => {
 	it("spawns serve for the vault and reports running", async () => {
 		const { children, calls, manager } = setup();
 		const started = manager.start();
-		expect(manager.store.get()).toMatchObject({ phase: "starting", commandLine: "vaultheat serve --vault /v" });
+		expect(manager.store.get()).toMatchObject({ phase: "starting", commandLine: "vaultheat serve --vault /v --port 0" });
 		children[0]?.emit("spawn");
 		await expect(started).resolves.toBe(true);
-		expect(calls[0]).toEqual({ command: "vaultheat", args: ["serve", "--vault", "/v"], cwd: "/v", env: { PATH: "/bin", PYTHONUNBUFFERED: "1" } });
+		expect(calls[0]).toEqual({ command: "vaultheat", args: ["serve", "--vault", "/v", "--port", "0"], cwd: "/v", env: { PATH: "/bin", PYTHONUNBUFFERED: "1" } });
 		expect(manager.store.get()).toMatchObject({ phase: "running", pid: 4242 });
 		expect(manager.running()).toBe(true);
 		await expect(manager.start()).resolves.toBe(true);
@@ -94,12 +95,37 @@ describe("SidecarManager", () => {
 		const { children, manager } = setup();
 		void manager.start();
 		children[0]?.emit("spawn");
-		manager.stop();
-		manager.stop();
+		void manager.stop();
+		void manager.stop();
 		expect(children[0]?.signals).toEqual(["SIGTERM"]);
 		expect(manager.store.get().phase).toBe("off");
 		children[0]?.emit("exit", null, "SIGTERM");
 		expect(manager.store.get().phase).toBe("off");
+	});
+
+	it("restart() waits for the old process to exit before starting the new one (the server lock)", async () => {
+		const { children, calls, manager } = setup();
+		void manager.start();
+		children[0]?.emit("spawn");
+		const restarted = manager.restart();
+		await Promise.resolve();
+		expect(calls).toHaveLength(1);
+		children[0]!.exitCode = 0;
+		children[0]?.emit("exit", 0, null);
+		await Promise.resolve();
+		await Promise.resolve();
+		expect(calls).toHaveLength(2);
+		children[1]?.emit("spawn");
+		await expect(restarted).resolves.toBe(true);
+	});
+
+	it("runs `config set` as a short process for the same index and reports its exit", async () => {
+		const { children, calls, manager } = setup();
+		const done = manager.runConfigSet("embeddings.model", "multilingual");
+		expect(calls[0]?.args).toEqual(["config", "set", "embeddings.model", "multilingual", "--vault", "/v"]);
+		children[0]?.stderr.emit("data", "set embeddings.model = multilingual\n");
+		children[0]?.emit("exit", 0, null);
+		await expect(done).resolves.toEqual({ code: 0, output: "set embeddings.model = multilingual" });
 	});
 
 	it("reports a spawn that throws", async () => {

@@ -4,7 +4,7 @@
  */
 import { App, FileSystemAdapter, MarkdownView, TFile, Vault, type WorkspaceLeaf } from "obsidian";
 import { createServices, type Services } from "../src/services";
-import { loadSettings, type VaultheatSettings } from "../src/settings";
+import { loadSettings, sidecarExcludes, type VaultheatSettings } from "../src/settings";
 import { SidecarManager, type SpawnFn } from "../src/sidecar";
 import type { FixAction } from "../src/state/diagnosis";
 import { VIEW_TYPE_RELATED } from "../src/views/context";
@@ -28,7 +28,7 @@ export interface World {
 	spawned: string[][];
 }
 
-export function makeWorld(options: { settings?: Partial<VaultheatSettings>; withSidecar?: boolean } = {}): World {
+export function makeWorld(options: { settings?: Partial<VaultheatSettings>; withSidecar?: boolean; spawn?: SpawnFn } = {}): World {
 	document.body.innerHTML = "";
 	const vault = new Vault(new FileSystemAdapter("/vault"));
 	vault.seed(NOTES);
@@ -41,11 +41,18 @@ export function makeWorld(options: { settings?: Partial<VaultheatSettings>; with
 	let settings = loadSettings(options.settings ?? {});
 	const fixes: FixAction[] = [];
 	const spawned: string[][] = [];
-	const spawn: SpawnFn = (command, args) => {
+	const spawn: SpawnFn = (command, args, opts) => {
 		spawned.push([command, ...args]);
+		if (options.spawn) return options.spawn(command, args, opts);
 		throw Object.assign(new Error("spawn ENOENT"), { code: "ENOENT" });
 	};
-	const sidecar = options.withSidecar ? new SidecarManager(spawn, () => ({ command: "vaultheat", pythonPath: "", vaultPath: "/vault", port: null }), {}) : null;
+	const sidecar = options.withSidecar
+		? new SidecarManager(
+				spawn,
+				() => ({ command: "vaultheat", pythonPath: "", vaultPath: "/vault", port: null, indexDir: settings.indexDir, exclude: sidecarExcludes(settings.excluded) }),
+				{},
+			)
+		: null;
 	const services: Services = createServices({
 		app,
 		transport,

@@ -221,6 +221,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
     p.add_argument("--low-priority", action="store_true", help="index at low CPU priority")
     p.add_argument("--threads", type=int, help="threads for the model (default: the library's)")
+    p.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="also exclude these vault-relative globs for this run (repeatable; not saved)",
+    )
     _common(p, json_flag=False)
     return parser
 

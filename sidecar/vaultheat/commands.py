@@ -350,6 +350,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             allow_remote=args.allow_remote,
             low_priority=args.low_priority,
             threads=args.threads,
+            exclude=tuple(getattr(args, "exclude", ()) or ()),
         )
     )
 

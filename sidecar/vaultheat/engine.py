@@ -307,6 +307,7 @@ class Engine:
                 "name": self.settings.embeddings.model,
                 "backend": self.settings.embeddings.backend,
             },
+            "exclude": list(self.settings.vault.exclude),
         }
         if not self.paths.db.exists():
             out.update(

@@ -36,6 +36,16 @@ def test_health_answers_without_token(live: Live) -> None:
     assert resp.json()["state"] == "ready"
 
 
+def test_health_names_the_vault_by_an_id_that_hides_its_path(live: Live) -> None:
+    import hashlib
+
+    doc = live.get("/v1/health", auth=False).json()
+    vault = Path(live.get("/v1/status").json()["vault"]).resolve()
+    assert doc["vault_id"] == hashlib.sha256(str(vault).encode()).hexdigest()[:16]
+    assert set(doc) == {"schema", "status", "version", "state", "vault_id"}
+    assert all(str(vault) not in str(v) for v in doc.values())
+
+
 def test_status_reports_counts_and_server_fields(live: Live) -> None:
     doc = live.get("/v1/status").json()
     assert doc["state"] == "ready"

@@ -187,6 +187,56 @@ def test_second_server_on_the_same_vault_exits_2(vault: Path, spawn: Any) -> Non
         assert c.get("/v1/status").status_code == 200
 
 
+def test_two_vaults_serve_side_by_side_on_free_ports(tmp_path: Path, spawn: Any) -> None:
+    ids = []
+    infos = []
+    for name in ("work", "personal"):
+        vault = tmp_path / name
+        write_notes(vault, 3, prefix=name.title())
+        configure(vault)
+        server = spawn(vault)
+        infos.append(server.info())
+        with server.client() as c:
+            ids.append(c.get("/v1/health").json()["vault_id"])
+    assert infos[0]["port"] != infos[1]["port"]
+    assert ids[0] != ids[1] and all(len(i) == 16 for i in ids)
+
+
+def test_serve_exclude_keeps_those_notes_out_of_the_index(tmp_path: Path, spawn: Any) -> None:
+    vault = tmp_path / "vault"
+    write_notes(vault, 4, prefix="Keep")
+    write_notes(vault, 3, prefix="Templates")
+    configure(vault)
+    before = {p.relative_to(vault) for p in vault.rglob("*") if p.is_file()}
+    server = spawn(vault, "--exclude", "Templates/**")
+    with server.client() as c:
+        doc = wait_ready(c)
+        assert doc["notes"] == 4
+        assert "Templates/**" in doc["exclude"]
+        hits = c.post("/v1/search", json={"query": "Templates coffee", "top": 20}).json()
+        assert hits["results"] and all(h["path"].startswith("Keep/") for h in hits["results"])
+    server.stop()
+    after = {p.relative_to(vault) for p in vault.rglob("*") if p.is_file()}
+    assert {p for p in after - before if p.parts[0] != ".vaultheat"} == set()
+    config = (vault / ".vaultheat" / "config.toml").read_text()
+    assert "Templates" not in config  # for this run only, never saved
+
+
+def test_index_outside_the_vault_publishes_its_discovery_file_there(
+    tmp_path: Path, spawn: Any
+) -> None:
+    vault = tmp_path / "vault"
+    write_notes(vault, 3)
+    index = tmp_path / "elsewhere"
+    index.mkdir()
+    (index / "config.toml").write_text(CONFIG)
+    server = spawn(vault, "--index-dir", str(index))
+    server.discovery_path = index / "server.json"
+    with server.client() as c:
+        assert wait_ready(c)["notes"] == 3
+    assert not (vault / ".vaultheat").exists()
+
+
 def test_stale_discovery_file_does_not_block_a_start(vault: Path, spawn: Any) -> None:
     index = configure(vault)
     dead = subprocess.Popen([sys.executable, "-c", "pass"])

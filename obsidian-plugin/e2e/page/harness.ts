@@ -5,7 +5,7 @@
  * sidecar via its Origin-less proxy (like Obsidian's requestUrl), file writes to the tmp vault.
  */
 import * as obsidian from "../../test/stubs/obsidian";
-import { childProcess, http } from "./node-shims";
+import { childProcess, crypto, fs, http, knownHashes, os } from "./node-shims";
 
 interface BootOptions {
 	files: Record<string, string>;
@@ -13,6 +13,8 @@ interface BootOptions {
 	basePath: string;
 	manifest: obsidian.PluginManifest;
 	theme: "dark" | "light";
+	/** sha256 hex by input, computed in Node (the page has no synchronous sha256). */
+	hashes?: Record<string, string>;
 }
 
 interface PluginLike {
@@ -45,6 +47,117 @@ function layout(app: obsidian.App): void {
 	main.className = "horizontal-main-container";
 	main.append(app.ribbonEl, app.workspace.containerEl);
 	body.append(main, app.statusBarEl);
+	// Obsidian's chrome for the screenshots: a file explorer on the left, a tab header above
+	// the note. Both follow the open note.
+	const left = document.createElement("div");
+	left.className = "workspace-split mod-left-split vh-explorer";
+	app.workspace.containerEl.prepend(left);
+	const tabs = document.createElement("div");
+	tabs.className = "workspace-tab-header-container";
+	const root = app.workspace.containerEl.querySelector(".mod-root");
+	root?.prepend(tabs);
+	const refresh = (opened?: obsidian.TFile | null): void => {
+		const active = opened?.path ?? app.workspace.getActiveFile()?.path ?? null;
+		// Like Obsidian's explorer: no dot folders.
+		const visible = app.vault.getMarkdownFiles().map((f) => f.path).filter((p) => !p.split("/").some((part) => part.startsWith(".")));
+		renderExplorer(left, visible, active);
+		tabs.replaceChildren();
+		if (active) {
+			const tab = document.createElement("div");
+			tab.className = "workspace-tab-header is-active";
+			tab.textContent = active.replace(/^.*\//, "").replace(/\.md$/, "");
+			tabs.append(tab);
+		}
+	};
+	app.workspace.on("file-open", (file) => refresh(file));
+	app.vault.on("create", () => refresh());
+	refresh();
+}
+
+function renderExplorer(el: HTMLElement, paths: string[], active: string | null): void {
+	el.replaceChildren();
+	const head = document.createElement("div");
+	head.className = "vh-explorer-title";
+	head.textContent = "Files";
+	el.append(head);
+	const seen = new Set<string>();
+	for (const path of [...paths].sort((a, b) => a.localeCompare(b))) {
+		const parts = path.split("/");
+		for (let i = 0; i < parts.length - 1; i++) {
+			const folder = parts.slice(0, i + 1).join("/");
+			if (seen.has(folder)) continue;
+			seen.add(folder);
+			const row = document.createElement("div");
+			row.className = "nav-folder-title";
+			row.style.paddingLeft = `${12 + i * 14}px`;
+			row.textContent = `▾ ${parts[i]}`;
+			el.append(row);
+		}
+		const row = document.createElement("div");
+		row.className = `nav-file-title${path === active ? " is-active" : ""}`;
+		row.style.paddingLeft = `${24 + (parts.length - 1) * 14}px`;
+		row.textContent = (parts[parts.length - 1] ?? path).replace(/\.md$/, "");
+		el.append(row);
+	}
+}
+
+/** Just enough Markdown for a reading-view screenshot: properties, headings, lists, links. */
+function renderMarkdown(source: string): HTMLElement {
+	const out = document.createElement("div");
+	out.className = "markdown-rendered vh-reading";
+	const inline = (text: string, parent: HTMLElement): void => {
+		const re = /\*\*(.+?)\*\*|\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]|`([^`]+)`/g;
+		let last = 0;
+		for (const m of text.matchAll(re)) {
+			parent.append(text.slice(last, m.index));
+			if (m[1] !== undefined) parent.append(Object.assign(document.createElement("strong"), { textContent: m[1] }));
+			else if (m[2] !== undefined) parent.append(Object.assign(document.createElement("a"), { className: "internal-link", textContent: m[3] ?? m[2] }));
+			else parent.append(Object.assign(document.createElement("code"), { textContent: m[4] ?? "" }));
+			last = m.index + m[0].length;
+		}
+		parent.append(text.slice(last));
+	};
+	let lines = source.replace(/\r\n?/g, "\n").split("\n");
+	if (lines[0] === "---") {
+		const end = lines.indexOf("---", 1);
+		const props = document.createElement("div");
+		props.className = "metadata-container";
+		for (const line of lines.slice(1, end)) {
+			const [key, ...rest] = line.split(":");
+			if (!key || rest.length === 0) continue;
+			const row = document.createElement("div");
+			row.className = "metadata-property";
+			row.append(Object.assign(document.createElement("span"), { className: "metadata-property-key", textContent: key.trim() }));
+			row.append(Object.assign(document.createElement("span"), { className: "metadata-property-value", textContent: rest.join(":").trim() }));
+			props.append(row);
+		}
+		out.append(props);
+		lines = lines.slice(end + 1);
+	}
+	let list: HTMLElement | null = null;
+	for (const line of lines) {
+		const heading = /^(#{1,6})\s+(.*)$/.exec(line);
+		const item = /^\s*[-*]\s+(.*)$/.exec(line);
+		if (!item) list = null;
+		if (heading) {
+			const h = document.createElement(`h${heading[1]!.length}`);
+			inline(heading[2] ?? "", h);
+			out.append(h);
+		} else if (item) {
+			if (!list) {
+				list = document.createElement("ul");
+				out.append(list);
+			}
+			const li = document.createElement("li");
+			inline(item[1] ?? "", li);
+			list.append(li);
+		} else if (line.trim()) {
+			const p = document.createElement("p");
+			inline(line, p);
+			out.append(p);
+		}
+	}
+	return out;
 }
 
 const vh = {
@@ -58,6 +171,7 @@ const vh = {
 		const vault = new obsidian.Vault(adapter);
 		vault.seed(options.files);
 		for (const [path, data] of Object.entries(options.hidden)) adapter.hidden.set(path, data);
+		for (const [input, hex] of Object.entries(options.hashes ?? {})) knownHashes.set(input, hex);
 		vault.persist = async (op) => {
 			const res = await fetch("/__fs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(op) });
 			if (!res.ok) throw new Error(`fs ${op.op} ${op.path}: ${await res.text()}`);
@@ -73,7 +187,7 @@ const vh = {
 	/** Loads main.js as Obsidian does and runs the plugin's onload, then lays out the workspace. */
 	async loadPlugin(code: string, manifest: obsidian.PluginManifest): Promise<void> {
 		const app = this.app!;
-		const modules: Record<string, unknown> = { obsidian, http, https: http, child_process: childProcess };
+		const modules: Record<string, unknown> = { obsidian, http, https: http, child_process: childProcess, crypto, fs, os };
 		const require = (name: string): unknown => {
 			const mod = modules[name.replace(/^node:/, "")];
 			if (!mod) throw new Error(`Cannot find module '${name}'`);
@@ -107,6 +221,30 @@ const vh = {
 		return view instanceof obsidian.MarkdownView ? view.editor.getCursor().line : null;
 	},
 
+	/** Plugin data as data.json would hold it, before loadPlugin. */
+	setPluginData(data: unknown): void {
+		this.app!.pluginData.set("vaultheat", data);
+	},
+
+	/** Changes settings as the settings tab does. */
+	async saveSettings(patch: Record<string, unknown>): Promise<void> {
+		await (this.plugin as unknown as { saveSettings(p: Record<string, unknown>): Promise<void> }).saveSettings(patch);
+	},
+
+	/** Obsidian's context menu, shown most recently: its item titles, or click one. */
+	menuTitles(): string[] {
+		return obsidian.Menu.lastShown?.titles() ?? [];
+	},
+
+	menuClick(title: string): void {
+		obsidian.Menu.lastShown?.click(title);
+	},
+
+	editorText(): string | null {
+		const view = this.app!.workspace.getMostRecentLeaf()?.view;
+		return view instanceof obsidian.MarkdownView ? view.editor.getValue() : null;
+	},
+
 	command(id: string): boolean {
 		return this.app!.commands.executeCommandById(id);
 	},
@@ -121,6 +259,15 @@ const vh = {
 
 	notes(): string[] {
 		return this.app!.vault.getMarkdownFiles().map((f) => f.path);
+	},
+
+	/** Reading view for screenshots: the open note rendered over its editor, or back to editing. */
+	reading(on: boolean): void {
+		document.querySelectorAll(".vh-reading").forEach((el) => el.remove());
+		document.body.classList.toggle("is-reading", on);
+		if (!on) return;
+		const view = this.app!.workspace.getMostRecentLeaf()?.view;
+		if (view instanceof obsidian.MarkdownView) view.contentEl.append(renderMarkdown(view.editor.getValue()));
 	},
 
 	setTheme(theme: "dark" | "light"): void {

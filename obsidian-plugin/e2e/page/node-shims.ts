@@ -114,3 +114,38 @@ export const childProcess = {
 		return child;
 	},
 };
+
+/** The vault ids the harness computed in Node (sha256 of the vault path), by input string. */
+export const knownHashes = new Map<string, string>();
+
+export const crypto = {
+	createHash(_algorithm: string) {
+		let input = "";
+		const hash = {
+			update(data: string) {
+				input += data;
+				return hash;
+			},
+			digest(_encoding: string) {
+				return knownHashes.get(input) ?? "0".repeat(64);
+			},
+		};
+		return hash;
+	},
+};
+
+/** No file system in the page: nothing outside the vault exists, paths are already real. */
+export const fs = {
+	existsSync: (_path: string) => false,
+	realpathSync: (path: string) => path,
+	/** Files outside the vault (an index folder's server.json) through the harness. */
+	promises: {
+		readFile: async (path: string) => {
+			const res = await fetch("/__ext", { method: "POST", body: path });
+			if (!res.ok) throw new Error(`ENOENT: ${path}`);
+			return res.text();
+		},
+	},
+};
+
+export const os = { homedir: () => "/home/e2e" };

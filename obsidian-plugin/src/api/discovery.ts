@@ -8,6 +8,12 @@ import type { DiscoveryDoc } from "./types";
 export const DISCOVERY_PATH = ".vaultheat/server.json";
 export const DEFAULT_URL = "http://127.0.0.1:51764";
 
+/** `<indexDir>/server.json` for an index kept outside the vault (`--index-dir`). */
+export function discoveryFileIn(indexDir: string): string {
+	const dir = indexDir.replace(/[\\/]+$/, "");
+	return `${dir}${dir.includes("\\") && !dir.includes("/") ? "\\" : "/"}server.json`;
+}
+
 export function parseDiscovery(text: string): DiscoveryDoc | null {
 	let doc: unknown;
 	try {

@@ -8,7 +8,10 @@
  */
 
 export type LinkStatus = "linked" | "backlinked" | "both" | "unlinked";
-export type IndexState = "empty" | "ready" | "indexing" | "stale";
+/** "incomplete" comes with the truth contract (status state + state_detail). */
+export type IndexState = "empty" | "ready" | "indexing" | "stale" | "incomplete";
+/** Contract "relevance": an absolute, calibrated relevance in [0, 1] and its label. */
+export type RelevanceLabel = "strong" | "good" | "weak";
 export type ChangeType = "create" | "modify" | "delete" | "rename";
 
 export const ERROR_CODES = [
@@ -48,6 +51,8 @@ export interface HealthDoc {
 	status: "ok";
 	version: string;
 	state: IndexState;
+	/** First 16 hex digits of sha256 of the vault's resolved path (contract "health"). */
+	vault_id?: string;
 }
 
 export interface Progress {
@@ -84,6 +89,10 @@ export interface StatusDoc {
 	pending?: { knn: number; links: number };
 	queue?: number;
 	excluded?: number;
+	/** The `vault.exclude` globs in effect on the server (config and `serve --exclude`). */
+	exclude?: string[];
+	/** Why the state is what it is, in plain words (contract "status state"). */
+	state_detail?: string;
 }
 
 export interface NoteStatusDoc {
@@ -125,6 +134,9 @@ export interface SearchHit {
 	text: string;
 	text_truncated: boolean;
 	score: number;
+	/** Contract "relevance" (absolute, comparable across queries); absent on older servers. */
+	relevance?: number;
+	relevance_label?: RelevanceLabel;
 	found_by: string;
 	components: Components;
 	explain: ExplainDoc | null;
@@ -167,11 +179,31 @@ export interface RelatedHit {
 	title: string;
 	folder: string;
 	score: number;
+	relevance?: number;
+	relevance_label?: RelevanceLabel;
 	link_status: LinkStatus;
 	best_chunk: BestChunk;
 	duplicates: string[];
 	components: Components;
 	explain: ExplainDoc | null;
+	/** Contract "votes": null when no close neighbour links to this note. */
+	votes?: Votes | null;
+}
+
+export interface Voter {
+	path: string;
+	title: string;
+	score: number;
+}
+
+/** Of the source note's k closest notes, `count` link to this result (contract "votes"). */
+export interface Votes {
+	count: number;
+	k: number;
+	weight: number;
+	share: number;
+	bonus: number;
+	voters: Voter[];
 }
 
 export interface RelatedDoc {
@@ -224,6 +256,8 @@ export interface ExplainDoc {
 	seed: ExplainSeed | null;
 	hops: ExplainHop[];
 	components: ScoreBreakdown;
+	/** The related result's link votes (contract "votes"); absent for search. */
+	votes?: Votes | null;
 }
 
 export interface ChangeEvent {

@@ -23,19 +23,24 @@ import type {
 	StatusDoc,
 } from "./types";
 
-export type Presence = "required" | "optional";
+/**
+ * "pending": a field from a shared contract that the server on this branch may not send yet;
+ * the plugin treats it as optional, and the contract check reports it without failing.
+ */
+export type Presence = "required" | "optional" | "pending";
 type Fields<T> = Record<keyof T, Presence>;
 
 const R: Presence = "required";
 const O: Presence = "optional";
+const P: Presence = "pending";
 
 export const WIRE_FIELDS = {
-	HealthDoc: { schema: R, status: R, version: R, state: R } satisfies Fields<HealthDoc>,
+	HealthDoc: { schema: R, status: R, version: R, state: R, vault_id: O } satisfies Fields<HealthDoc>,
 	Progress: { stage: R, done: R, total: R, rate: R, eta_s: R } satisfies Fields<Progress>,
 	StatusDoc: {
 		schema: R, vault: R, index_dir: R, state: R, notes: R, chunks: R, links: R, tags: R,
 		skipped: R, vectors: R, edges: R, model: R, progress: R, last_error: R, paused: R,
-		version: O, pending: O, queue: O, excluded: O,
+		version: O, pending: O, queue: O, excluded: O, exclude: O, state_detail: P,
 	} satisfies Fields<StatusDoc>,
 	NoteStatusDoc: {
 		schema: R, path: R, exists: R, indexed: R, reason: R, chunks: R, indexed_hash: R,
@@ -48,7 +53,7 @@ export const WIRE_FIELDS = {
 	SearchHit: {
 		rank: R, chunk_id: R, path: R, title: R, heading_path: R, line_start: R, line_end: R,
 		byte_start: R, byte_end: R, text: R, text_truncated: R, score: R, found_by: R,
-		components: R, explain: R,
+		components: R, explain: R, relevance: P, relevance_label: P,
 	} satisfies Fields<SearchHit>,
 	SearchDoc: { schema: R, query: R, took_ms: R, files_only: R, results: R } satisfies Fields<SearchDoc>,
 	RelatedRequest: {
@@ -59,7 +64,7 @@ export const WIRE_FIELDS = {
 	} satisfies Fields<BestChunk>,
 	RelatedHit: {
 		rank: R, path: R, title: R, folder: R, score: R, link_status: R, best_chunk: R,
-		duplicates: R, components: R, explain: R,
+		duplicates: R, components: R, explain: R, relevance: P, relevance_label: P, votes: P,
 	} satisfies Fields<RelatedHit>,
 	RelatedDoc: { schema: R, path: R, took_ms: R, results: R } satisfies Fields<RelatedDoc>,
 	Components: { vector: R, lexical: R, heat: R, rerank: R } satisfies Fields<Components>,
@@ -73,6 +78,7 @@ export const WIRE_FIELDS = {
 	ScoreBreakdown: { raw: R, normalized: R, weights: R, final: R } satisfies Fields<ScoreBreakdown>,
 	ExplainDoc: {
 		schema: R, query: R, chunk_id: R, path: R, score: R, seed: R, hops: R, components: R,
+		votes: P,
 	} satisfies Fields<ExplainDoc>,
 } as const;
 

@@ -10,7 +10,7 @@
  */
 import type { VaultheatClient } from "../api/client";
 import { type ResolvedEndpoint, resolveEndpoint } from "../api/discovery";
-import { type ApiError, toApiError } from "../api/errors";
+import { ApiError, toApiError } from "../api/errors";
 import type { EventStream, EventStreamOpener } from "../api/events";
 import type { DiscoveryDoc } from "../api/types";
 import { backoffDelay, RECONNECT, STARTUP } from "./backoff";
@@ -43,7 +43,12 @@ export interface ConnectionDeps {
 	store: Store<AppStatus>;
 	clock: Clock;
 	random?: () => number;
+	/** This vault's id (sha256 of its resolved path, 16 hex); null = do not check. */
+	vaultId?: string | null;
 }
+
+/** The server answers, but for another vault (two vaults open side by side). */
+export const OTHER_VAULT = "other_vault";
 
 /** How long to keep polling a sidecar we started before calling it offline. */
 const STARTUP_LIMIT_MS = 180000;
@@ -119,7 +124,17 @@ export class ConnectionManager {
 
 		let version: string;
 		try {
-			version = (await client.health()).version;
+			const health = await client.health();
+			version = health.version;
+			const mine = this.deps.vaultId ?? null;
+			if (mine && health.vault_id && health.vault_id !== mine) {
+				throw new ApiError(
+					"http",
+					`The sidecar at ${endpoint.url} serves another vault; this vault needs its own.`,
+					0,
+					OTHER_VAULT,
+				);
+			}
 		} catch (err) {
 			if (epoch !== this.epoch) return;
 			return this.failed(epoch, toApiError(err), mayAutoStart);
@@ -141,7 +156,8 @@ export class ConnectionManager {
 
 	private failed(epoch: number, error: ApiError, mayAutoStart: boolean): void {
 		const { sidecar, clock } = this.deps;
-		const unreachable = error.kind === "unreachable" || error.kind === "timeout";
+		// Another vault's server at our address means ours is not running: same as nothing there.
+		const unreachable = error.kind === "unreachable" || error.kind === "timeout" || error.code === OTHER_VAULT;
 		if (unreachable && mayAutoStart && sidecar && this.deps.settings().autoStart && !sidecar.running()) {
 			void this.startSidecarFor(epoch);
 			return;
@@ -195,6 +211,9 @@ export class ConnectionManager {
 				if (epoch !== this.epoch) return;
 				const event = parseServerEvent(name, data);
 				if (event) this.deps.store.update((s) => ({ ...s, index: applyServerEvent(s.index, event) }));
+				// "ready" carries notes and chunks only: fetch the whole document so vectors,
+				// links, tags, edges and the model are current too.
+				if (event?.name === "ready") this.refreshStatus(epoch);
 			},
 			onClose: () => {
 				if (epoch !== this.epoch) return;
@@ -204,6 +223,16 @@ export class ConnectionManager {
 				this.schedule(epoch, backoffDelay(RECONNECT, this.attempt++, 0), "connecting", null);
 			},
 		});
+	}
+
+	/** Fetches the status document once and folds it in (after an index pass, a button). */
+	refreshStatus(epoch = this.epoch): void {
+		this.deps.client.status().then(
+			(status) => {
+				if (epoch === this.epoch) this.deps.store.update((s) => ({ ...s, index: applyStatusDoc(s.index, status) }));
+			},
+			() => undefined,
+		);
 	}
 
 	private pollStatus(epoch: number): void {
@@ -250,5 +279,6 @@ export function phaseFor(error: ApiError): ConnectionPhase {
 	if (error.kind === "protocol") return "incompatible";
 	if (error.code === "unauthorized" || error.status === 401) return "unauthorized";
 	if (error.code === "forbidden" || error.status === 403) return "forbidden";
+	if (error.code === OTHER_VAULT) return "other-vault";
 	return "offline";
 }

@@ -27,10 +27,14 @@ export interface Diagnosis {
 	tone: "info" | "busy" | "error";
 }
 
-export const INSTALL_COMMAND = "scripts/setup.sh (run in a vaultheat checkout; then set the command path to its .venv/bin/vaultheat)";
+/**
+ * Runnable as it is, in a terminal opened in a vaultheat checkout: installs the sidecar into the
+ * checkout's `.venv` and prints the executable's path for the "Command" setting.
+ */
+export const INSTALL_COMMAND = 'scripts/setup.sh && echo "Command: $PWD/.venv/bin/vaultheat"';
 
 export function serveCommand(vaultPath: string): string {
-	return `vaultheat serve --vault "${vaultPath}"`;
+	return `vaultheat serve --vault "${vaultPath}" --port 0`;
 }
 
 /** What is wrong with the connection or the index itself, or null when queries can run. */
@@ -50,7 +54,7 @@ export function diagnoseStatus(status: AppStatus, vaultPath: string, canSpawn: b
 			if (sidecar.phase === "missing") {
 				return {
 					title: "The vaultheat sidecar is not installed",
-					detail: `Install it, then start it from here. If it is installed, set its full path in settings (apps started from the dock may not see your shell's PATH). Tried: ${sidecar.commandLine}`,
+					detail: `In a terminal, in a vaultheat checkout, run the command below, then paste the path it prints into settings → Command (or point "Find the sidecar" at the checkout). Tried: ${sidecar.commandLine}`,
 					command: INSTALL_COMMAND,
 					actions: ["open-settings", "retry"],
 					tone: "error",
@@ -91,6 +95,16 @@ export function diagnoseStatus(status: AppStatus, vaultPath: string, canSpawn: b
 				actions: ["open-settings", "retry"],
 				tone: "error",
 			};
+		case "other-vault":
+			return {
+				title: "That sidecar serves another vault",
+				detail: canSpawn
+					? `${connection.message ?? ""} Start this vault's own sidecar here (it picks a free port), or in a terminal:`.trim()
+					: `${connection.message ?? ""} Start this vault's own sidecar in a terminal:`.trim(),
+				command: serveCommand(vaultPath),
+				actions: canSpawn ? ["start-sidecar", "retry"] : ["retry"],
+				tone: "error",
+			};
 		case "incompatible":
 			return {
 				title: "Plugin and sidecar versions do not match",
@@ -105,7 +119,7 @@ export function diagnoseStatus(status: AppStatus, vaultPath: string, canSpawn: b
 	if (doc?.paused && doc.state !== "ready") {
 		return { title: "Indexing is paused", detail: "Resume it to finish the index.", actions: ["resume-index"], tone: "info" };
 	}
-	if (doc?.state === "empty" && !index.progress) {
+	if ((doc?.state === "empty" || (doc?.state === "incomplete" && doc.notes === 0)) && !index.progress) {
 		return { title: "No index yet", detail: "Build it once; it then follows your edits.", actions: ["build-index"], tone: "info" };
 	}
 	return null;

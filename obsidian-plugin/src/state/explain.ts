@@ -6,10 +6,10 @@
 import type { ComponentName, ExplainDoc } from "../api/types";
 
 export const COMPONENT_LABELS: Record<ComponentName, { name: string; help: string }> = {
-	vector: { name: "Meaning", help: "Vector similarity of the embeddings" },
-	lexical: { name: "Keywords", help: "Shared words (lexical match)" },
-	heat: { name: "Graph", help: "Heat spread along links, tags and similar passages" },
-	rerank: { name: "Reranker", help: "A cross-encoder reread the pair" },
+	vector: { name: "Similar meaning", help: "Says the same thing in other words (embedding similarity)" },
+	lexical: { name: "Matched your words", help: "Shares the words you used (keyword match, BM25)" },
+	heat: { name: "Linked from a match", help: "Reached through links, tags or similar passages of a match" },
+	rerank: { name: "Reread", help: "A second model reread the pair and judged it (cross-encoder)" },
 };
 
 const EDGE_LABELS: Record<string, string> = {
@@ -43,9 +43,10 @@ const ORDER: ComponentName[] = ["vector", "lexical", "heat", "rerank"];
 export function contributions(doc: ExplainDoc): Contribution[] {
 	const { raw, normalized, weights } = doc.components;
 	return ORDER.map((component) => {
-		const n = normalized[component];
+		// A component the document leaves out counts as not used (null), never as undefined.
+		const n = normalized[component] ?? null;
 		const weight = weights[component] ?? 0;
-		return { component, raw: raw[component], normalized: n, weight, value: n === null ? null : weight * n };
+		return { component, raw: raw[component] ?? null, normalized: n, weight, value: n === null ? null : weight * n };
 	});
 }
 

@@ -6,6 +6,7 @@
  * set, so the sidebar never jumps while the user writes. Answers go through LatestRunner, and
  * an answer for a note that is no longer the target is dropped.
  */
+import { passesThreshold, type RelevanceThreshold } from "./relevance";
 import { ApiError, toApiError } from "../api/errors";
 import type { RelatedDoc, RelatedHit, RelatedRequest } from "../api/types";
 import type { Clock } from "./clock";
@@ -32,12 +33,16 @@ export interface RelatedState {
 	error: ApiError | null;
 	unlinkedOnly: boolean;
 	tookMs: number | null;
+	/** Results left out by "hide weak matches" in the last answer. */
+	hiddenWeak: number;
 }
 
 export interface RelatedDeps {
 	related(request: RelatedRequest): Promise<RelatedDoc>;
-	options(): { top: number; debounceMs: number; excluding: boolean; rerank?: boolean };
+	options(): { top: number; debounceMs: number; excluding: boolean; rerank?: boolean; threshold?: RelevanceThreshold };
 	isExcluded: () => PathFilter;
+	/** Suggestions the user hid for a note ("Hide this suggestion for this note"). */
+	isHidden?: (source: string, target: string) => boolean;
 	clock: Clock;
 }
 
@@ -53,6 +58,7 @@ export function initialRelatedState(unlinkedOnly: boolean): RelatedState {
 		error: null,
 		unlinkedOnly,
 		tookMs: null,
+		hiddenWeak: 0,
 	};
 }
 
@@ -168,9 +174,11 @@ export class RelatedController {
 		if (request.path !== this.context?.path) return;
 		if (Boolean(request.unlinked_only) !== this.state.unlinkedOnly && !latest) return;
 		const excluded = this.deps.isExcluded();
-		const { top } = this.deps.options();
-		const results = doc.results.filter((hit) => !excluded(hit.path) && hit.path !== request.path).slice(0, top);
-		this.patch({ results, resultsFor: request, error: null, tookMs: doc.took_ms });
+		const { top, threshold = "all" } = this.deps.options();
+		const hidden = this.deps.isHidden ?? (() => false);
+		const kept = doc.results.filter((hit) => !excluded(hit.path) && hit.path !== request.path && !hidden(request.path, hit.path)).slice(0, top);
+		const results = kept.filter((hit) => passesThreshold(hit, threshold));
+		this.patch({ results, resultsFor: request, error: null, tookMs: doc.took_ms, hiddenWeak: kept.length - results.length });
 	}
 
 	private onError(request: RelatedRequest, error: unknown, latest: boolean): void {

@@ -12,6 +12,8 @@ import type { Clock } from "./clock";
 import type { PathFilter } from "./exclude";
 import { type ParsedQuery, parseSearchInput } from "./filters";
 import { LatestRunner } from "./latest";
+import { groupByNote, type NoteGroup } from "./group";
+import { passesThreshold, type RelevanceThreshold } from "./relevance";
 import { Store } from "./store";
 
 export interface SearchState {
@@ -21,11 +23,13 @@ export interface SearchState {
 	loading: boolean;
 	error: ApiError | null;
 	tookMs: number | null;
+	/** Notes left out by "hide weak matches" in the last answer. */
+	hiddenWeak: number;
 }
 
 export interface SearchDeps {
 	search(request: SearchRequest): Promise<SearchDoc>;
-	options(): { top: number; debounceMs: number; rerank: boolean | undefined; excluding: boolean };
+	options(): { top: number; debounceMs: number; rerank: boolean | undefined; excluding: boolean; threshold?: RelevanceThreshold };
 	isExcluded: () => PathFilter;
 	clock: Clock;
 }
@@ -47,10 +51,11 @@ export class SearchController {
 		loading: false,
 		error: null,
 		tookMs: null,
+		hiddenWeak: 0,
 	});
 	private readonly deps: SearchDeps;
 	private readonly runner: LatestRunner<SearchRequest, SearchDoc>;
-	private waiters: ((hits: SearchHit[]) => void)[] = [];
+	private waiters: ((groups: NoteGroup[]) => void)[] = [];
 
 	constructor(deps: SearchDeps) {
 		this.deps = deps;
@@ -59,9 +64,13 @@ export class SearchController {
 			{
 				onResult: (_request, doc, latest) => {
 					const excluded = deps.isExcluded();
-					const results = doc.results.filter((hit) => !excluded(hit.path)).slice(0, deps.options().top);
-					this.patch({ results, error: null, tookMs: doc.took_ms });
-					if (latest) this.release(results);
+					const { top, threshold = "all" } = deps.options();
+					// One row per note (its other passages folded in), `top` notes.
+					const groups = groupByNote(doc.results.filter((hit) => !excluded(hit.path))).slice(0, top);
+					const shown = groups.filter((g) => passesThreshold(g.hit, threshold));
+					const results = shown.flatMap((g) => [g.hit, ...g.more]);
+					this.patch({ results, error: null, tookMs: doc.took_ms, hiddenWeak: groups.length - shown.length });
+					if (latest) this.release(shown);
 				},
 				onError: (_request, error, latest) => {
 					if (!latest) return;
@@ -74,8 +83,8 @@ export class SearchController {
 		);
 	}
 
-	/** Results for `input`, debounced; resolves with the newest query's results. */
-	query(input: string): Promise<SearchHit[]> {
+	/** Results for `input` by note, debounced; resolves with the newest query's results. */
+	query(input: string): Promise<NoteGroup[]> {
 		const parsed = parseSearchInput(input);
 		this.patch({ input, parsed });
 		if (parsed.query.length < 2) {
@@ -85,7 +94,8 @@ export class SearchController {
 			return Promise.resolve([]);
 		}
 		const { top, debounceMs, rerank, excluding } = this.deps.options();
-		this.runner.submit(buildSearchRequest(parsed, top, rerank, excluding ? 10 : 0), debounceMs);
+		// Passages are grouped by note: ask for more so `top` distinct notes remain.
+		this.runner.submit(buildSearchRequest(parsed, top * 3, rerank, excluding ? 10 : 0), debounceMs);
 		return new Promise((resolve) => this.waiters.push(resolve));
 	}
 
@@ -94,10 +104,10 @@ export class SearchController {
 		this.release([]);
 	}
 
-	private release(hits: SearchHit[]): void {
+	private release(groups: NoteGroup[]): void {
 		const waiters = this.waiters;
 		this.waiters = [];
-		for (const resolve of waiters) resolve(hits);
+		for (const resolve of waiters) resolve(groups);
 	}
 
 	private patch(patch: Partial<SearchState>): void {

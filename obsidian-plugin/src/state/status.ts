@@ -15,6 +15,7 @@ export type ConnectionPhase =
 	| "offline" // nothing answers at the address
 	| "unauthorized" // the server refused the token
 	| "forbidden" // the server refused this client (address or origin)
+	| "other-vault" // a server answers at the address, but for another vault
 	| "incompatible"; // it answers, but not with documents this plugin knows
 
 export interface ConnectionState {
@@ -157,6 +158,8 @@ export function statusBarText(status: AppStatus): { text: string; tone: "ok" | "
 			return { text: "Connection refused", tone: "error" };
 		case "incompatible":
 			return { text: "Version mismatch", tone: "error" };
+		case "other-vault":
+			return { text: "Another vault's sidecar", tone: "error" };
 		case "online":
 			break;
 	}
@@ -168,8 +171,24 @@ export function statusBarText(status: AppStatus): { text: string; tone: "ok" | "
 		if (p && p.total > 0) return { text: `Indexing ${p.done}/${p.total}`, tone: "busy" };
 		return { text: "Indexing…", tone: "busy" };
 	}
-	if (doc.state === "empty") return { text: "No index yet", tone: "warn" };
+	if (doc.state === "empty" || (doc.state === "incomplete" && doc.notes === 0)) return { text: "No index yet", tone: "warn" };
 	const notes = `${doc.notes.toLocaleString("en-US")} ${doc.notes === 1 ? "note" : "notes"}`;
 	if (doc.state === "stale") return { text: `${notes} (out of date)`, tone: "warn" };
+	if (doc.state === "incomplete") return { text: `${notes} (incomplete)`, tone: "warn" };
 	return { text: notes, tone: "ok" };
+}
+
+/** The index state in plain words, with the server's reason when it sends one. */
+export function stateWords(doc: StatusDoc): string {
+	const base: Record<string, string> = {
+		ready: "Ready: every note is indexed",
+		indexing: "Indexing",
+		incomplete: "Incomplete: some notes are not indexed yet",
+		stale: "Out of date: notes changed since the last index",
+		empty: "No index yet",
+	};
+	const words = base[doc.state] ?? doc.state;
+	const detail = doc.state_detail?.trim();
+	const paused = doc.paused ? " (paused)" : "";
+	return detail ? `${words.split(":")[0]}${paused}: ${detail}` : `${words}${paused}`;
 }

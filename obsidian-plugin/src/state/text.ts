@@ -31,11 +31,20 @@ export function utf8Length(text: string): number {
 /**
  * A chunk's text as a one-paragraph snippet: frontmatter, the leading heading line, heading
  * marks, quote and callout marks, list bullets, emphasis and link brackets are dropped,
- * whitespace collapsed, the result cut at a word.
+ * fenced code blocks, comments, HTML tags, block ids, footnote marks and table rules too
+ * (a passage that is only code keeps its code, without the fences), whitespace collapsed, the
+ * result cut at a word.
  */
 export function toSnippet(text: string, maxChars = 240): string {
 	let s = text.replace(/\r\n?/g, "\n").replace(/^\uFEFF/, "");
 	s = s.replace(/^---\n[\s\S]*?\n---\n?/, "");
+	s = s.replace(/%%[\s\S]*?%%/g, " ").replace(/<!--[\s\S]*?-->/g, " ");
+	const withoutCode = s.replace(/^(\s*)(`{3,}|~{3,})[^\n]*\n[\s\S]*?(?:\n\s*\2[^\n]*|$(?![\s\S]))/gm, " ");
+	s = withoutCode.trim() ? withoutCode : s.replace(/^\s*(`{3,}|~{3,})[^\n]*$/gm, " ");
+	s = s.replace(/<\/?[a-zA-Z][^>]*>/g, " ");
+	s = s.replace(/^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/gm, " ").replace(/^[ \t]*\||\|[ \t]*$/gm, " ").replace(/[ \t]\|[ \t]/g, " · ");
+	s = s.replace(/\s\^[\w-]+$/gm, "").replace(/\[\^[^\]]+\]/g, "");
+	s = s.replace(/\$\$[\s\S]*?\$\$/g, " ");
 	// The chunk's own heading is shown beside the snippet already.
 	s = s.replace(/^\s*#{1,6}\s+[^\n]*\n+(?=\s*\S)/, "");
 	s = s.replace(/^#{1,6}\s+/gm, "");

@@ -2,6 +2,7 @@
  * Small DOM pieces shared by the views. Note content only ever enters the DOM as text
  * (createEl's `text`, setText): never as HTML.
  */
+import { type Scored, shownScore } from "../state/relevance";
 import { setIcon, setTooltip } from "obsidian";
 import type { LinkStatus } from "../api/types";
 import type { Diagnosis, FixAction } from "../state/diagnosis";
@@ -140,4 +141,22 @@ export function headingTrail(path: readonly string[], title = ""): string {
 	const parts = path.filter(Boolean);
 	if (title && parts[0]?.trim().toLowerCase() === title.trim().toLowerCase()) parts.shift();
 	return parts.join(" › ");
+}
+
+/**
+ * An honest score: the absolute relevance as a bar, its label as a readable badge ("Strong"),
+ * the arithmetic in the tooltip; a server without relevance shows the relative score, said so.
+ */
+export function renderRelevance(parent: HTMLElement, hit: Scored): HTMLElement {
+	const shown = shownScore(hit);
+	const wrap = renderScore(parent, shown.value, shown.words);
+	wrap.addClass(shown.absolute ? "is-absolute" : "is-relative");
+	wrap.setAttr("title", shown.words);
+	const value = wrap.querySelector(".vaultheat-score-value");
+	if (value) value.textContent = shown.text;
+	if (shown.label) {
+		wrap.createSpan({ cls: `vaultheat-relevance is-${shown.label}`, text: shown.label.charAt(0).toUpperCase() + shown.label.slice(1) });
+		wrap.addClass(`is-${shown.label}`);
+	}
+	return wrap;
 }

@@ -6,10 +6,11 @@
  */
 import { Modal, setIcon } from "obsidian";
 import { toApiError } from "../api/errors";
-import type { ExplainDoc, ExplainRequest } from "../api/types";
+import type { ExplainDoc, ExplainRequest, Votes } from "../api/types";
 import { diagnoseQueryError } from "../state/diagnosis";
 import { COMPONENT_LABELS, contributions, edgeLabel, scoreSentence, stageLabel } from "../state/explain";
 import { basename, toSnippet } from "../state/text";
+import { votesArithmetic, votesSentence } from "../state/votes";
 import type { ViewContext } from "./context";
 import { formatScore, headingTrail, renderDiagnosis, renderScore } from "./dom";
 import { openNoteAtLine } from "./navigation";
@@ -22,6 +23,8 @@ export interface ExplainTarget {
 	score: number;
 	/** Where "open" goes (1-based line). */
 	line?: number;
+	/** Where closing returns to (the search it was opened from), unless a note was opened. */
+	back?: { label: string; run: () => void };
 }
 
 export function openExplain(ctx: ViewContext, target: ExplainTarget): ExplainModal {
@@ -34,6 +37,7 @@ export class ExplainModal extends Modal {
 	private readonly ctx: ViewContext;
 	private readonly target: ExplainTarget;
 	private closed = false;
+	private leaving = false;
 
 	constructor(ctx: ViewContext, target: ExplainTarget) {
 		super(ctx.app);
@@ -53,6 +57,11 @@ export class ExplainModal extends Modal {
 		} else {
 			context.setText(`To ${basename(target.request.path)}${target.request.cursor !== undefined ? ", around your cursor" : ""}`);
 		}
+		const back = target.back;
+		if (back) {
+			const button = context.createEl("button", { cls: "vaultheat-explain-back", text: `← ${back.label}`, attr: { type: "button" } });
+			button.addEventListener("click", () => this.close());
+		}
 		const loading = body.createDiv({ cls: "vaultheat-state is-busy", attr: { role: "status" } });
 		setIcon(loading.createDiv({ cls: "vaultheat-state-icon" }), "loader");
 		loading.createDiv({ cls: "vaultheat-state-title", text: "Tracing the path…" });
@@ -61,6 +70,7 @@ export class ExplainModal extends Modal {
 				if (this.closed) return;
 				loading.remove();
 				renderExplain(body, doc, (path, line) => {
+					this.leaving = true;
 					this.close();
 					void openNoteAtLine(this.app, path, line);
 				});
@@ -70,6 +80,7 @@ export class ExplainModal extends Modal {
 				loading.remove();
 				const diagnosis = diagnoseQueryError(toApiError(err), this.ctx.status.get(), this.ctx.vaultPath, this.ctx.canSpawn);
 				renderDiagnosis(body, diagnosis, (a) => {
+					this.leaving = true;
 					this.close();
 					this.ctx.fix(a);
 				});
@@ -80,13 +91,33 @@ export class ExplainModal extends Modal {
 	onClose(): void {
 		this.closed = true;
 		this.contentEl.empty();
+		if (!this.leaving) this.target.back?.run();
 	}
 }
 
 /** Renders an explain document into `parent` (exported for the unit tests). */
 export function renderExplain(parent: HTMLElement, doc: ExplainDoc, open: (path: string, line: number) => void): void {
 	renderBreakdown(parent, doc);
+	if (doc.votes) renderVotes(parent, doc.votes, open);
 	renderPath(parent, doc, open);
+}
+
+/** The link votes in words, each voter a row, and the arithmetic that added the bonus. */
+function renderVotes(parent: HTMLElement, votes: Votes, open: (path: string, line: number) => void): void {
+	const section = parent.createDiv({ cls: "vaultheat-explain-section vaultheat-votes" });
+	section.createDiv({ cls: "vaultheat-explain-heading", text: "Linked by your closest notes" });
+	section.createDiv({ cls: "vaultheat-explain-sentence", text: votesSentence(votes) });
+	const list = section.createEl("ul", { cls: "vaultheat-voters" });
+	for (const voter of votes.voters) {
+		const li = list.createEl("li");
+		const link = li.createEl("a", { cls: "vaultheat-step-note", text: voter.title, attr: { href: "#", title: voter.path } });
+		link.addEventListener("click", (evt) => {
+			evt.preventDefault();
+			open(voter.path, 1);
+		});
+		li.createSpan({ cls: "vaultheat-num", text: ` ${voter.score.toFixed(2)}` });
+	}
+	section.createDiv({ cls: "vaultheat-edge-math", text: votesArithmetic(votes) });
 }
 
 function renderBreakdown(parent: HTMLElement, doc: ExplainDoc): void {
@@ -144,7 +175,7 @@ function renderPath(parent: HTMLElement, doc: ExplainDoc, open: (path: string, l
 	const steps = section.createEl("ol", { cls: "vaultheat-path" });
 	const seed = doc.seed;
 	const first = step(steps, "is-seed", stageLabel(seed.stage), seed.path, seed.heading_path, seed.text, open);
-	first.createDiv({ cls: "vaultheat-step-score", text: `Seed score ${seed.seed_score.toFixed(3)}` });
+	first.createDiv({ cls: "vaultheat-step-score", text: `Where the search started (raw score ${seed.seed_score.toFixed(3)})` });
 	if (doc.hops.length === 0) {
 		steps.createEl("li", {
 			cls: "vaultheat-edge is-direct",

@@ -22,19 +22,42 @@ export async function openNoteAtLine(app: App, path: string, line: number, newLe
 	}
 }
 
-/** The link text for `path` as written from `sourcePath`, or null when the note is gone. */
-export function linkTo(app: App, path: string, sourcePath: string): string | null {
-	const file = app.vault.getFileByPath(path);
-	return file ? app.fileManager.generateMarkdownLink(file, sourcePath) : null;
+/**
+ * The heading a link should point at: the matching passage's own section ("#Heading"), or ""
+ * when the match is the note's top (no heading, or only the title heading).
+ */
+export function sectionSubpath(headingPath: readonly string[], title: string): string {
+	const parts = headingPath.filter((h) => h.trim() !== "");
+	if (parts.length === 0) return "";
+	const last = parts[parts.length - 1] ?? "";
+	if (parts.length === 1 && last.trim().toLowerCase() === title.trim().toLowerCase()) return "";
+	// Obsidian's heading links drop the characters a link cannot hold.
+	const clean = last.replace(/[#|^[\]]/g, " ").replace(/\s+/g, " ").trim();
+	return clean ? `#${clean}` : "";
 }
 
-/** Inserts a link to `path` at the cursor of `editor` (replacing any selection). */
-export function insertLink(app: App, editor: Editor | null, path: string, sourcePath: string): boolean {
+/** The link text for `path` (at `subpath`, "#Heading") as written from `sourcePath`, or null when the note is gone. */
+export function linkTo(app: App, path: string, sourcePath: string, subpath = ""): string | null {
+	const file = app.vault.getFileByPath(path);
+	return file ? app.fileManager.generateMarkdownLink(file, sourcePath, subpath || undefined) : null;
+}
+
+/** Links to several notes as a Markdown list, one per line. */
+export function linkList(app: App, targets: readonly { path: string; subpath?: string }[], sourcePath: string): string {
+	return targets
+		.map((t) => linkTo(app, t.path, sourcePath, t.subpath ?? ""))
+		.filter((l): l is string => l !== null)
+		.map((l) => `- ${l}`)
+		.join("\n");
+}
+
+/** Inserts a link to `path` (at `subpath`) at the cursor of `editor` (replacing any selection). */
+export function insertLink(app: App, editor: Editor | null, path: string, sourcePath: string, subpath = ""): boolean {
 	if (!editor) {
 		new Notice("Open a note in an editor to insert the link.");
 		return false;
 	}
-	const link = linkTo(app, path, sourcePath);
+	const link = linkTo(app, path, sourcePath, subpath);
 	if (!link) {
 		new Notice(`${path} is not in the vault any more.`);
 		return false;

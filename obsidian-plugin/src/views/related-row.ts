@@ -1,12 +1,14 @@
 /**
  * One row of the related-notes list. Hierarchy, top to bottom: title and link badge (what and
- * whether it is linked), score and folder (how close, where), heading (which part matched),
- * snippet (the words that matched). Actions sit on the meta line and appear on hover or focus
- * without moving anything.
+ * whether it is linked), relevance and folder (how close, where), heading (which part matched),
+ * snippet (the words that matched), and "Linked by 9 neighbours" when close notes link to it.
+ * Actions sit on the meta line and appear on hover or focus without moving anything.
  */
 import type { RelatedHit } from "../api/types";
+import { shownScore } from "../state/relevance";
 import { toSnippet } from "../state/text";
-import { headingTrail, iconButton, LINK_BADGES, renderBadge, renderScore } from "./dom";
+import { votesLine } from "../state/votes";
+import { headingTrail, iconButton, LINK_BADGES, renderBadge, renderRelevance } from "./dom";
 
 export interface RowHandlers {
 	open(hit: RelatedHit, evt: MouseEvent | KeyboardEvent): void;
@@ -14,11 +16,17 @@ export interface RowHandlers {
 	explain(hit: RelatedHit): void;
 	hover(hit: RelatedHit, evt: MouseEvent, el: HTMLElement): void;
 	dragStart(hit: RelatedHit, evt: DragEvent): void;
+	/** Shift+click: add to or remove from the selection. */
+	toggleSelect(hit: RelatedHit): void;
+	contextMenu(hit: RelatedHit, evt: MouseEvent): void;
 }
 
 export function rowLabel(hit: RelatedHit): string {
 	const where = hit.folder ? ` in ${hit.folder}` : "";
-	return `${hit.title}${where}, ${LINK_BADGES[hit.link_status]?.label.toLowerCase() ?? hit.link_status}, score ${hit.score.toFixed(2)}`;
+	const shown = shownScore(hit);
+	const score = shown.label ? `${shown.label} match, relevance ${shown.text}` : `score ${shown.text}`;
+	const votes = votesLine(hit.votes);
+	return `${hit.title}${where}, ${LINK_BADGES[hit.link_status]?.label.toLowerCase() ?? hit.link_status}, ${score}${votes ? `, ${votes.toLowerCase()}` : ""}`;
 }
 
 export function renderRelatedRow(list: HTMLElement, hit: RelatedHit, handlers: RowHandlers): HTMLElement {
@@ -29,7 +37,9 @@ export function renderRelatedRow(list: HTMLElement, hit: RelatedHit, handlers: R
 			tabindex: "-1",
 			draggable: "true",
 			"aria-label": rowLabel(hit),
+			"aria-selected": "false",
 			"data-path": hit.path,
+			"data-score": hit.score.toFixed(4),
 		},
 	});
 	const top = row.createDiv({ cls: "vaultheat-row-top" });
@@ -37,24 +47,40 @@ export function renderRelatedRow(list: HTMLElement, hit: RelatedHit, handlers: R
 	renderBadge(top, hit.link_status);
 
 	const meta = row.createDiv({ cls: "vaultheat-row-meta" });
-	renderScore(meta, hit.score, `Relatedness ${hit.score.toFixed(2)}`);
+	renderRelevance(meta, hit);
 	meta.createSpan({ cls: "vaultheat-row-folder", text: hit.folder || "Vault root" });
 	const actions = meta.createDiv({ cls: "vaultheat-row-actions" });
-	iconButton(actions, "link", "Insert link at cursor", () => handlers.insertLink(hit));
-	iconButton(actions, "help-circle", "Why is this related?", () => handlers.explain(hit));
+	iconButton(actions, "link", "Insert link at cursor (Alt+Enter)", () => handlers.insertLink(hit));
+	iconButton(actions, "help-circle", "Why is this related? (Shift+Enter)", () => handlers.explain(hit));
 
 	const trail = headingTrail(hit.best_chunk.heading_path, hit.title);
 	if (trail) row.createDiv({ cls: "vaultheat-row-heading", text: trail });
 	const snippet = toSnippet(hit.best_chunk.text, 220);
 	if (snippet) row.createDiv({ cls: "vaultheat-row-snippet", text: snippet });
+	const votes = votesLine(hit.votes);
+	if (votes) {
+		const names = (hit.votes?.voters ?? []).map((v) => v.title).join(", ");
+		row.createDiv({ cls: "vaultheat-row-votes", text: votes, attr: { title: names ? `Linked from ${names}` : votes } });
+	}
 	if (hit.duplicates.length > 0) {
 		const n = hit.duplicates.length;
 		row.createDiv({ cls: "vaultheat-row-duplicates", text: `+${n} near-identical ${n === 1 ? "note" : "notes"}` });
 	}
 
-	row.addEventListener("click", (evt) => handlers.open(hit, evt));
+	row.addEventListener("click", (evt) => {
+		if (evt.shiftKey) {
+			evt.preventDefault();
+			handlers.toggleSelect(hit);
+			return;
+		}
+		handlers.open(hit, evt);
+	});
 	row.addEventListener("auxclick", (evt) => {
 		if (evt.button === 1) handlers.open(hit, evt);
+	});
+	row.addEventListener("contextmenu", (evt) => {
+		evt.preventDefault();
+		handlers.contextMenu(hit, evt);
 	});
 	row.addEventListener("mouseover", (evt) => handlers.hover(hit, evt, row));
 	row.addEventListener("dragstart", (evt) => handlers.dragStart(hit, evt));

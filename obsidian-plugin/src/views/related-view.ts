@@ -4,17 +4,22 @@
  *
  * Rendering is split so typing causes no jank: the list is rebuilt only when the results
  * change; `updating` only toggles a class (a 2 px activity line fades in after a short delay,
- * with no layout shift). Keyboard: arrows/Home/End move between rows, Enter opens, Mod+Enter
- * opens in a new tab, Shift+Enter inserts a link, Alt+Enter explains.
+ * with no layout shift). Keys as in the search modal (state/keys.ts): arrows/Home/End move,
+ * Enter opens, Mod+Enter opens in a new tab, Alt+Enter inserts a link, Shift+Enter explains,
+ * Space (or Shift+click) selects rows to insert as a list or copy as links. The controls sit
+ * in the view header as icons, as in the Backlinks pane; a row's context menu has the rest.
  */
-import { type Editor, ItemView, Keymap, MarkdownView, type TFile, type WorkspaceLeaf } from "obsidian";
+import { type Editor, ItemView, Keymap, MarkdownView, Menu, Notice, Platform, setIcon, type TFile, type WorkspaceLeaf } from "obsidian";
 import type { RelatedHit } from "../api/types";
+import { rowAction, keyHelpSentence } from "../state/keys";
+import { hiddenNote } from "../state/relevance";
+import { folderOf } from "../state/text";
 import { diagnoseQueryError, diagnoseStatus, type Diagnosis } from "../state/diagnosis";
 import type { NoteContext, RelatedState } from "../state/related";
 import type { AppStatus } from "../state/status";
-import { iconButton, renderDiagnosis, renderProgress } from "./dom";
+import { renderDiagnosis, renderProgress } from "./dom";
 import { openExplain } from "./explain-modal";
-import { insertLink, linkTo, openNoteAtLine } from "./navigation";
+import { insertLink, linkList, linkTo, openNoteAtLine, sectionSubpath } from "./navigation";
 import { renderRelatedRow } from "./related-row";
 import { VIEW_TYPE_RELATED, type ViewContext } from "./context";
 
@@ -22,7 +27,9 @@ export class RelatedView extends ItemView {
 	private readonly ctx: ViewContext;
 	private source: MarkdownView | null = null;
 	private headerTitleEl!: HTMLElement;
-	private toggleEl!: HTMLButtonElement;
+	private toggleEl!: HTMLElement;
+	private selectionEl!: HTMLElement;
+	private readonly selected = new Set<string>();
 	private bannerEl!: HTMLElement;
 	private bodyEl!: HTMLElement;
 	private footerEl!: HTMLElement;
@@ -115,22 +122,20 @@ export class RelatedView extends ItemView {
 		const root = this.contentEl;
 		root.empty();
 		root.addClass("vaultheat-related");
+		// Icon toggles in a nav header, as the Backlinks pane has them (sidebars hide the view header).
+		const nav = root.createDiv({ cls: "nav-header" }).createDiv({ cls: "nav-buttons-container" });
+		this.toggleEl = navButton(nav, "unlink", "Unlinked only", () => {
+			this.ctx.related.setUnlinkedOnly(!this.ctx.related.store.get().unlinkedOnly);
+		});
+		this.toggleEl.addClass("vaultheat-toggle");
+		navButton(nav, "refresh-cw", "Refresh", () => this.ctx.related.refresh());
 		const header = root.createDiv({ cls: "vaultheat-header" });
 		const heading = header.createDiv({ cls: "vaultheat-header-heading" });
 		heading.createDiv({ cls: "vaultheat-header-label", text: "Related to" });
 		this.headerTitleEl = heading.createDiv({ cls: "vaultheat-header-title" });
-		const controls = header.createDiv({ cls: "vaultheat-header-controls" });
-		this.toggleEl = controls.createEl("button", {
-			cls: "vaultheat-toggle",
-			text: "Unlinked only",
-			attr: { type: "button", "aria-pressed": "false" },
-		});
-		this.toggleEl.addEventListener("click", () => {
-			this.ctx.related.setUnlinkedOnly(!this.ctx.related.store.get().unlinkedOnly);
-		});
-		iconButton(controls, "refresh-cw", "Refresh", () => this.ctx.related.refresh());
 		header.createDiv({ cls: "vaultheat-activity", attr: { "aria-hidden": "true" } });
 		this.bannerEl = root.createDiv({ cls: "vaultheat-banner" });
+		this.selectionEl = root.createDiv({ cls: "vaultheat-selection" });
 		this.bodyEl = root.createDiv({ cls: "vaultheat-body" });
 		this.footerEl = root.createDiv({ cls: "vaultheat-footer", attr: { "aria-live": "polite" } });
 	}
@@ -146,7 +151,108 @@ export class RelatedView extends ItemView {
 		this.headerTitleEl.setAttr("title", state.target?.path ?? "");
 		this.renderBanner(state, status);
 		this.renderBody(state, status);
+		this.renderSelection(state.results);
 		this.renderFooter(state);
+	}
+
+	private renderSelection(results: readonly RelatedHit[]): void {
+		for (const path of [...this.selected]) if (!results.some((h) => h.path === path)) this.selected.delete(path);
+		this.listEl?.querySelectorAll(".vaultheat-row").forEach((row) => {
+			const on = this.selected.has(row.getAttribute("data-path") ?? "");
+			row.toggleClass("is-selected", on);
+			row.setAttr("aria-selected", String(on));
+		});
+		this.selectionEl.empty();
+		const n = this.selected.size;
+		if (n === 0) return;
+		this.selectionEl.createSpan({ cls: "vaultheat-selection-count", text: `${n} selected` });
+		const chosen = results.filter((h) => this.selected.has(h.path));
+		const button = (text: string, run: () => void): void => {
+			this.selectionEl.createEl("button", { text, attr: { type: "button" } }).addEventListener("click", run);
+		};
+		button("Insert as list", () => this.insertList(chosen));
+		button("Copy as links", () => void this.copyLinks(chosen));
+		button("Clear", () => {
+			this.selected.clear();
+			this.render();
+		});
+	}
+
+	private toggleSelect(hit: RelatedHit): void {
+		if (this.selected.has(hit.path)) this.selected.delete(hit.path);
+		else this.selected.add(hit.path);
+		this.render();
+	}
+
+	private targets(hits: readonly RelatedHit[]): { path: string; subpath: string }[] {
+		return hits.map((h) => ({ path: h.path, subpath: sectionSubpath(h.best_chunk.heading_path, h.title) }));
+	}
+
+	private insertList(hits: readonly RelatedHit[]): void {
+		const editor = this.sourceEditor;
+		if (!editor) {
+			new Notice("Open a note in an editor to insert the links.");
+			return;
+		}
+		const text = linkList(this.app, this.targets(hits), this.ctx.related.current?.path ?? "");
+		if (!text) return;
+		editor.replaceSelection(`${text}\n`);
+		this.selected.clear();
+		this.render();
+	}
+
+	private async copyLinks(hits: readonly RelatedHit[]): Promise<void> {
+		const text = linkList(this.app, this.targets(hits), this.ctx.related.current?.path ?? "").replace(/^- /gm, "");
+		await navigator.clipboard.writeText(text);
+		new Notice(`Copied ${hits.length} ${hits.length === 1 ? "link" : "links"}.`);
+	}
+
+	private contextMenu(hit: RelatedHit, evt: MouseEvent): void {
+		const source = this.ctx.related.current?.path ?? "";
+		const menu = new Menu();
+		menu.addItem((i) => i.setTitle("Open in new tab").setIcon("file-plus").onClick(() => void openNoteAtLine(this.app, hit.path, hit.best_chunk.line_start, "tab")));
+		menu.addItem((i) => i.setTitle("Open to the right").setIcon("separator-vertical").onClick(() => void openNoteAtLine(this.app, hit.path, hit.best_chunk.line_start, "split")));
+		menu.addSeparator();
+		menu.addItem((i) => i.setTitle("Insert link").setIcon("link").onClick(() => this.insert(hit)));
+		menu.addItem((i) =>
+			i
+				.setTitle("Copy link")
+				.setIcon("copy")
+				.onClick(() => void this.copyLinks([hit])),
+		);
+		menu.addItem((i) => i.setTitle("Why is this related?").setIcon("help-circle").onClick(() => this.explain(hit)));
+		menu.addSeparator();
+		if (source) {
+			menu.addItem((i) =>
+				i
+					.setTitle("Hide this suggestion for this note")
+					.setIcon("eye-off")
+					.onClick(() => void this.hideFor(source, hit.path)),
+			);
+		}
+		const folder = folderOf(hit.path);
+		if (folder) {
+			menu.addItem((i) =>
+				i
+					.setTitle(`Exclude folder “${folder}”`)
+					.setIcon("folder-x")
+					.onClick(() => void this.excludeFolder(folder)),
+			);
+		}
+		menu.showAtMouseEvent(evt);
+	}
+
+	private async hideFor(source: string, target: string): Promise<void> {
+		const hidden = { ...this.ctx.settings().hiddenSuggestions };
+		hidden[source] = [...new Set([...(hidden[source] ?? []), target])];
+		await this.ctx.saveSettings({ hiddenSuggestions: hidden });
+		this.ctx.related.refresh();
+	}
+
+	private async excludeFolder(folder: string): Promise<void> {
+		const excluded = this.ctx.settings().excluded;
+		if (!excluded.includes(`${folder}/`)) await this.ctx.saveSettings({ excluded: [...excluded, `${folder}/`] });
+		new Notice(`“${folder}” is excluded (settings → Excluded folders).`);
 	}
 
 	private diagnosis(state: RelatedState, status: AppStatus): Diagnosis | null {
@@ -229,7 +335,7 @@ export class RelatedView extends ItemView {
 			cls: "vaultheat-list",
 			attr: {
 				role: "list",
-				"aria-label": "Related notes. Arrow keys move, Enter opens, Shift+Enter inserts a link, Alt+Enter explains.",
+				"aria-label": `Related notes. Arrow keys move, ${keyHelpSentence(Platform.isMacOS)}, Space selects.`,
 			},
 		});
 		this.listEl = list;
@@ -240,6 +346,8 @@ export class RelatedView extends ItemView {
 				explain: (h) => this.explain(h),
 				hover: (h, evt, el) => this.hover(h, evt, el),
 				dragStart: (h, evt) => this.dragStart(h, evt),
+				toggleSelect: (h) => this.toggleSelect(h),
+				contextMenu: (h, evt) => this.contextMenu(h, evt),
 			}),
 		);
 		const index = focusedPath ? results.findIndex((h) => h.path === focusedPath) : -1;
@@ -268,12 +376,18 @@ export class RelatedView extends ItemView {
 			case "End":
 				this.moveFocus(rows, rows.length - 1, true);
 				break;
-			case "Enter":
+			case " ":
 				if (!hit) return;
-				if (evt.shiftKey) this.insert(hit);
-				else if (evt.altKey) this.explain(hit);
-				else void openNoteAtLine(this.app, hit.path, hit.best_chunk.line_start, Keymap.isModEvent(evt));
+				this.toggleSelect(hit);
 				break;
+			case "Enter": {
+				if (!hit) return;
+				const action = rowAction(evt, Platform.isMacOS);
+				if (action === "insert-link") this.insert(hit);
+				else if (action === "explain") this.explain(hit);
+				else void openNoteAtLine(this.app, hit.path, hit.best_chunk.line_start, action === "open-tab" ? "tab" : false);
+				break;
+			}
 			default:
 				return;
 		}
@@ -292,14 +406,17 @@ export class RelatedView extends ItemView {
 
 	private renderFooter(state: RelatedState): void {
 		this.footerEl.empty();
-		if (state.results.length === 0 || state.tookMs === null) return;
+		const hidden = hiddenNote(state.hiddenWeak);
+		if ((state.results.length === 0 && !hidden) || state.tookMs === null) return;
 		const n = state.results.length;
-		this.footerEl.setText(`${n} ${n === 1 ? "note" : "notes"} · ${Math.round(state.tookMs)} ms`);
+		this.footerEl.setText([`${n} ${n === 1 ? "note" : "notes"}`, hidden].filter(Boolean).join(" · "));
+		// Timings are for the curious: a tooltip, not the footer.
+		this.footerEl.setAttr("title", `Answered in ${Math.round(state.tookMs)} ms`);
 	}
 
 	private insert(hit: RelatedHit): void {
 		const source = this.ctx.related.current?.path ?? "";
-		insertLink(this.app, this.sourceEditor, hit.path, source);
+		insertLink(this.app, this.sourceEditor, hit.path, source, sectionSubpath(hit.best_chunk.heading_path, hit.title));
 	}
 
 	private explain(hit: RelatedHit): void {
@@ -320,11 +437,24 @@ export class RelatedView extends ItemView {
 	}
 
 	private dragStart(hit: RelatedHit, evt: DragEvent): void {
-		const link = linkTo(this.app, hit.path, this.ctx.related.current?.path ?? "");
+		const link = linkTo(this.app, hit.path, this.ctx.related.current?.path ?? "", sectionSubpath(hit.best_chunk.heading_path, hit.title));
 		if (!link || !evt.dataTransfer) return;
 		evt.dataTransfer.setData("text/plain", link);
 		evt.dataTransfer.effectAllowed = "copy";
 	}
+}
+
+function navButton(parent: HTMLElement, icon: string, label: string, onClick: () => void): HTMLElement {
+	const button = parent.createDiv({ cls: "clickable-icon nav-action-button", attr: { "aria-label": label, role: "button", tabindex: "0" } });
+	setIcon(button, icon);
+	button.addEventListener("click", onClick);
+	button.addEventListener("keydown", (evt) => {
+		if (evt.key === "Enter" || evt.key === " ") {
+			evt.preventDefault();
+			onClick();
+		}
+	});
+	return button;
 }
 
 function recentMarkdown(leaf: WorkspaceLeaf | null): MarkdownView | null {

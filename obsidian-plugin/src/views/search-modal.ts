@@ -1,55 +1,56 @@
 /**
- * "Semantic search": a SuggestModal whose suggestions come from POST /v1/search as you type.
- * Enter opens the note at the passage, Mod+Enter inserts a link into the note being edited,
- * Alt+Enter explains. Inline filters (tag:, path:, prop:) are parsed by state/filters.ts and
- * echoed under the input so the user sees what was understood.
+ * "Semantic search": a SuggestModal whose suggestions come from POST /v1/search as you type,
+ * one row per note (its other matching passages as "+2 more passages"). The keys are the
+ * sidebar's (state/keys.ts): Enter opens at the passage, Mod+Enter opens in a new tab,
+ * Alt+Enter inserts a link (to the section when the match is one), Shift+Enter explains; the
+ * explain view returns to this search. Inline filters (tag:, path:, prop:) are parsed by
+ * state/filters.ts and echoed under the input so the user sees what was understood.
  */
 import { type Editor, type Instruction, Keymap, Platform, SuggestModal } from "obsidian";
-import type { SearchHit } from "../api/types";
 import { diagnoseQueryError, diagnoseStatus } from "../state/diagnosis";
 import { describeFilters } from "../state/filters";
+import { morePassagesText, type NoteGroup } from "../state/group";
+import { keyHelp, type RowAction, rowAction } from "../state/keys";
+import { hiddenNote } from "../state/relevance";
 import type { SearchController } from "../state/search";
 import { folderOf, queryTerms, toSnippet } from "../state/text";
 import type { ViewContext } from "./context";
-import { formatScore, headingTrail, iconButton, renderDiagnosis, renderHighlighted } from "./dom";
+import { headingTrail, iconButton, renderDiagnosis, renderHighlighted, renderRelevance } from "./dom";
 import { openExplain } from "./explain-modal";
-import { insertLink, lastMarkdownView, openNoteAtLine } from "./navigation";
+import { insertLink, lastMarkdownView, openNoteAtLine, sectionSubpath } from "./navigation";
 
-export class SearchModal extends SuggestModal<SearchHit> {
+export class SearchModal extends SuggestModal<NoteGroup> {
 	private readonly ctx: ViewContext;
 	private readonly search: SearchController;
 	private readonly editor: Editor | null;
 	private readonly sourcePath: string;
+	private readonly initialQuery: string;
 	private hintEl!: HTMLElement;
 	private unsubscribe: (() => void) | null = null;
 
-	constructor(ctx: ViewContext) {
+	constructor(ctx: ViewContext, initialQuery = "") {
 		super(ctx.app);
 		this.ctx = ctx;
 		this.search = ctx.newSearch();
+		this.initialQuery = initialQuery;
 		const view = lastMarkdownView(ctx.app);
 		this.editor = view?.editor ?? null;
 		this.sourcePath = view?.file?.path ?? "";
 		this.limit = 50;
 		this.emptyStateText = "Type at least two letters. Filters: tag:name path:folder prop:key=value";
 		this.setPlaceholder("Search by meaning…");
-		const mod = Platform.isMacOS ? "⌘" : "Ctrl";
 		const instructions: Instruction[] = [
 			{ command: "↑↓", purpose: "to navigate" },
-			{ command: "↵", purpose: "to open" },
-			{ command: `${mod} ↵`, purpose: "to insert a link" },
-			{ command: "Alt ↵", purpose: "to explain" },
+			...keyHelp(Platform.isMacOS).map((k) => ({ command: k.keys, purpose: k.action })),
 			{ command: "esc", purpose: "to dismiss" },
 		];
 		this.setInstructions(instructions);
-		this.scope.register(["Mod"], "Enter", (evt) => {
-			this.selectActiveSuggestion(evt);
-			return false;
-		});
-		this.scope.register(["Alt"], "Enter", (evt) => {
-			this.selectActiveSuggestion(evt);
-			return false;
-		});
+		for (const mods of [["Mod"], ["Alt"], ["Shift"]] as const) {
+			this.scope.register([...mods], "Enter", (evt) => {
+				this.selectActiveSuggestion(evt);
+				return false;
+			});
+		}
 	}
 
 	onOpen(): void {
@@ -60,9 +61,15 @@ export class SearchModal extends SuggestModal<SearchHit> {
 		this.unsubscribe = this.search.store.subscribe((state) => {
 			this.modalEl.toggleClass("is-loading", state.loading);
 			const filters = describeFilters(state.parsed);
-			this.hintEl.setText(filters ? `Filtered: ${filters}` : "");
-			this.hintEl.toggleClass("is-visible", filters !== "");
+			const hidden = hiddenNote(state.hiddenWeak);
+			const text = [filters ? `Filtered: ${filters}` : "", hidden].filter(Boolean).join(" · ");
+			this.hintEl.setText(text);
+			this.hintEl.toggleClass("is-visible", text !== "");
 		});
+		if (this.initialQuery) {
+			this.inputEl.value = this.initialQuery;
+			this.inputEl.dispatchEvent(new Event("input"));
+		}
 	}
 
 	onClose(): void {
@@ -71,23 +78,31 @@ export class SearchModal extends SuggestModal<SearchHit> {
 		super.onClose();
 	}
 
-	getSuggestions(query: string): Promise<SearchHit[]> {
+	getSuggestions(query: string): Promise<NoteGroup[]> {
 		return this.search.query(query);
 	}
 
-	renderSuggestion(hit: SearchHit, el: HTMLElement): void {
+	renderSuggestion(group: NoteGroup, el: HTMLElement): void {
+		const { hit } = group;
 		const terms = queryTerms(this.search.store.get().parsed.query);
 		el.addClass("vaultheat-suggestion");
 		el.setAttr("data-path", hit.path);
 		el.setAttr("data-line", hit.line_start);
+		el.setAttr("data-score", hit.score.toFixed(4));
+		if (hit.relevance_label) el.setAttr("data-relevance", hit.relevance_label);
 		const top = el.createDiv({ cls: "vaultheat-suggestion-top" });
 		renderHighlighted(top.createDiv({ cls: "vaultheat-suggestion-title" }), hit.title, terms);
-		top.createSpan({ cls: "vaultheat-suggestion-score", text: formatScore(hit.score), attr: { "aria-label": `Score ${formatScore(hit.score)}` } });
-		iconButton(top, "help-circle", "Why does this match?", () => this.explain(hit));
+		renderRelevance(top, hit);
+		iconButton(top, "help-circle", "Why does this match? (Shift+Enter)", () => this.explain(group));
 		const where = [folderOf(hit.path), headingTrail(hit.heading_path, hit.title)].filter(Boolean).join(" › ");
 		if (where) el.createDiv({ cls: "vaultheat-suggestion-path", text: where });
 		const snippet = toSnippet(hit.text, 200);
 		if (snippet) renderHighlighted(el.createDiv({ cls: "vaultheat-suggestion-snippet" }), snippet, terms);
+		const more = morePassagesText(group);
+		if (more) {
+			const headings = group.more.map((h) => headingTrail(h.heading_path, h.title) || `line ${h.line_start}`);
+			el.createDiv({ cls: "vaultheat-suggestion-more", text: more, attr: { title: headings.join("\n") } });
+		}
 	}
 
 	onNoSuggestion(): void {
@@ -102,24 +117,41 @@ export class SearchModal extends SuggestModal<SearchHit> {
 			return;
 		}
 		if (this.showStatusProblem()) return;
-		const text = state.parsed.query.length >= 2 && !state.loading ? "No matching passages." : this.emptyStateText;
+		const hidden = state.hiddenWeak > 0 ? `No strong enough match (${hiddenNote(state.hiddenWeak)}; see settings → Hide weak matches).` : "No matching passages.";
+		const text = state.parsed.query.length >= 2 && !state.loading ? hidden : this.emptyStateText;
 		this.resultContainerEl.createDiv({ cls: "suggestion-empty", text });
 	}
 
-	onChooseSuggestion(hit: SearchHit, evt: MouseEvent | KeyboardEvent): void {
-		if (evt.altKey) {
-			this.explain(hit);
-			return;
-		}
-		if (evt instanceof KeyboardEvent && (evt.ctrlKey || evt.metaKey)) {
-			insertLink(this.app, this.editor, hit.path, this.sourcePath);
-			return;
-		}
-		void openNoteAtLine(this.app, hit.path, hit.line_start, evt instanceof MouseEvent ? Keymap.isModEvent(evt) : false);
+	onChooseSuggestion(group: NoteGroup, evt: MouseEvent | KeyboardEvent): void {
+		const action: RowAction =
+			evt instanceof KeyboardEvent
+				? (rowAction(evt, Platform.isMacOS) ?? "open")
+				: Keymap.isModEvent(evt)
+					? "open-tab"
+					: "open";
+		this.act(group, action);
 	}
 
-	private explain(hit: SearchHit): void {
+	private act(group: NoteGroup, action: RowAction): void {
+		const { hit } = group;
+		switch (action) {
+			case "explain":
+				this.explain(group);
+				return;
+			case "insert-link":
+				insertLink(this.app, this.editor, hit.path, this.sourcePath, sectionSubpath(hit.heading_path, hit.title));
+				return;
+			case "open-tab":
+			case "open":
+				void openNoteAtLine(this.app, hit.path, hit.line_start, action === "open-tab" ? "tab" : false);
+				return;
+		}
+	}
+
+	private explain(group: NoteGroup): void {
+		const { hit } = group;
 		const query = this.search.store.get().parsed.query;
+		const input = this.search.store.get().input;
 		this.close();
 		openExplain(this.ctx, {
 			kind: "search",
@@ -128,6 +160,8 @@ export class SearchModal extends SuggestModal<SearchHit> {
 			path: hit.path,
 			score: hit.score,
 			line: hit.line_start,
+			// Escape or "Back to search" returns to this search, as typed.
+			back: { label: "Back to search", run: () => new SearchModal(this.ctx, input).open() },
 		});
 	}
 

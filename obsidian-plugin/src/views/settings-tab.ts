@@ -2,17 +2,34 @@
  * The settings tab: every option with a one-line description. Values are saved as they change;
  * main.ts decides what a change means (reconnect, re-query, restart the sidecar).
  */
-import { type App, type Plugin, PluginSettingTab, Setting } from "obsidian";
+import { type App, Modal, Notice, type Plugin, PluginSettingTab, Setting, TFolder } from "obsidian";
 import { DEFAULT_URL, DISCOVERY_PATH } from "../api/discovery";
 import { LIMITS, parsePatternList, type RerankMode, type VaultheatSettings } from "../settings";
+import { venvCommand } from "../sidecar";
 import type { FixAction } from "../state/diagnosis";
+import type { RelevanceThreshold } from "../state/relevance";
+import type { AppStatus } from "../state/status";
+import type { Store } from "../state/store";
 
 export interface SettingsHost {
 	settings(): VaultheatSettings;
 	saveSettings(patch: Partial<VaultheatSettings>): Promise<void>;
 	fix(action: FixAction): void;
 	canSpawn: boolean;
+	/** For the sidecar's own exclusions and the model in use. */
+	status?: Store<AppStatus>;
+	/** Switches the model preset (writes the index's config, restarts, rebuilds). */
+	changeModel?: (preset: "english" | "multilingual") => Promise<string>;
+	/** Obsidian's "Excluded files" (Files and links). */
+	obsidianExcludes?: () => string[];
+	/** Whether a file exists (desktop); used by "Find the sidecar". */
+	commandExists?: (path: string) => boolean;
 }
+
+export const MODEL_PRESETS = {
+	english: "English (small, fast; the default)",
+	multilingual: "Multilingual (many languages; larger, slower)",
+} as const;
 
 export class VaultheatSettingTab extends PluginSettingTab {
 	private readonly host: SettingsHost;
@@ -60,7 +77,7 @@ export class VaultheatSettingTab extends PluginSettingTab {
 		}
 		new Setting(containerEl)
 			.setName("Start automatically")
-			.setDesc("Start the sidecar when Obsidian opens this vault and none is running; stop it on quit.")
+			.setDesc("Start this vault's sidecar (on a free port) when Obsidian opens the vault and none is running; stop it on quit.")
 			.addToggle((toggle) => toggle.setValue(s.autoStart).setDisabled(!this.host.canSpawn).onChange((value) => save({ autoStart: value })));
 		new Setting(containerEl)
 			.setName("Command")
@@ -81,9 +98,36 @@ export class VaultheatSettingTab extends PluginSettingTab {
 					.onChange((value) => save({ pythonPath: value.trim() })),
 			)
 			.addButton((button) => button.setButtonText("Start now").setDisabled(!this.host.canSpawn).onClick(() => this.host.fix("start-sidecar")));
+		new Setting(containerEl)
+			.setName("Find the sidecar")
+			.setDesc("Point at a vaultheat checkout or its .venv folder once: the plugin uses its vaultheat from then on.")
+			.addText((text) => {
+				text.setPlaceholder("/path/to/vaultheat");
+				text.inputEl.addEventListener("change", () => {
+					const folder = text.getValue().trim();
+					if (!folder) return;
+					const command = venvCommand(folder, typeof process === "undefined" ? "linux" : process.platform);
+					if (this.host.commandExists && !this.host.commandExists(command)) {
+						new Notice(`No vaultheat at ${command}. Run scripts/setup.sh in that checkout first.`);
+						return;
+					}
+					void this.host.saveSettings({ command, pythonPath: "", setupDone: true }).then(() => {
+						new Notice(`Vaultheat: using ${command}.`);
+					});
+				});
+			});
+		new Setting(containerEl)
+			.setName("Index folder")
+			.setDesc("Leave empty to keep the index in .vaultheat inside the vault. For a synced vault, pick a folder outside it; the sidecar is started with --index-dir and its server.json is read from there.")
+			.addText((text) =>
+				text
+					.setPlaceholder("/home/me/.cache/vaultheat/work")
+					.setValue(s.indexDir)
+					.onChange((value) => save({ indexDir: value.trim() })),
+			);
 
 		new Setting(containerEl).setName("Results").setHeading();
-		new Setting(containerEl)
+		const count = new Setting(containerEl)
 			.setName("Result count")
 			.setDesc("How many related notes and search results to show.")
 			.addSlider((slider) =>
@@ -92,14 +136,25 @@ export class VaultheatSettingTab extends PluginSettingTab {
 					.setValue(s.resultCount)
 					.onChange((value) => save({ resultCount: value })),
 			);
-		new Setting(containerEl)
+		sliderValue(count, s.resultCount, (v) => String(v));
+		const pause = new Setting(containerEl)
 			.setName("Typing pause")
 			.setDesc("Milliseconds without typing before related notes refresh; search waits about half as long.")
 			.addSlider((slider) =>
 				slider
-					.setLimits(LIMITS.debounceMs.min, 2000, 50)
-					.setValue(Math.min(2000, s.debounceMs))
+					.setLimits(LIMITS.debounceMs.min, LIMITS.debounceMs.max, 50)
+					.setValue(s.debounceMs)
 					.onChange((value) => save({ debounceMs: value })),
+			);
+		sliderValue(pause, s.debounceMs, (v) => `${v} ms`);
+		new Setting(containerEl)
+			.setName("Hide weak matches")
+			.setDesc("Relevance is absolute (the same scale for every note and query), so a list can honestly be empty: hide matches below the level you pick.")
+			.addDropdown((dropdown) =>
+				dropdown
+					.addOptions({ all: "Show all matches", good: "Hide weak matches", strong: "Strong matches only" })
+					.setValue(s.threshold)
+					.onChange((value) => save({ threshold: value as RelevanceThreshold })),
 			);
 		new Setting(containerEl)
 			.setName("Unlinked only by default")
@@ -114,15 +169,147 @@ export class VaultheatSettingTab extends PluginSettingTab {
 					.setValue(s.rerank)
 					.onChange((value) => save({ rerank: value as RerankMode })),
 			);
+		this.displayModel(containerEl);
+		this.displayExclusions(containerEl);
+	}
+
+	private displayModel(containerEl: HTMLElement): void {
+		const s = this.host.settings();
+		new Setting(containerEl).setName("Model").setHeading();
+		const inUse = this.host.status?.get().index.status?.model;
+		const setting = new Setting(containerEl)
+			.setName("Embedding model")
+			.setDesc(
+				`${inUse ? `In use: ${inUse.name}. ` : ""}Changing it rebuilds the index from scratch (every note is embedded again; minutes on a large vault). The plugin sets it in the index's config, restarts the sidecar and starts the rebuild.`,
+			);
+		setting.addDropdown((dropdown) => {
+			dropdown.addOptions({ server: "As configured in the sidecar", ...MODEL_PRESETS }).setValue(s.model);
+			dropdown.onChange((value) => {
+				if (value === "server") {
+					void this.host.saveSettings({ model: "server" });
+					return;
+				}
+				const preset = value as "english" | "multilingual";
+				new ConfirmModal(this.app, `Switch to the ${preset} model?`, "The index is rebuilt from scratch with the new model; search and related notes use the old results until it is done.", "Switch and rebuild", () => {
+					if (!this.host.changeModel) return;
+					void this.host.changeModel(preset).then((message) => new Notice(`Vaultheat: ${message}`));
+				}, () => {
+					dropdown.setValue(s.model);
+				}).open();
+			});
+			dropdown.selectEl.disabled = !this.host.canSpawn;
+		});
+	}
+
+	private displayExclusions(containerEl: HTMLElement): void {
+		const s = this.host.settings();
+		new Setting(containerEl).setName("Excluded from the index").setHeading();
+		let area: HTMLTextAreaElement | null = null;
 		new Setting(containerEl)
 			.setName("Excluded folders and patterns")
-			.setDesc("One per line: a folder (templates/) or a glob (**/drafts/*.md). Hidden from results and not sent to the index.")
-			.addTextArea((area) => {
-				area.inputEl.rows = 4;
-				area
+			.setDesc("One per line: a folder (templates/) or a glob (**/drafts/*.md). The sidecar this plugin starts leaves them out of its index (passed as --exclude; restarted when you change them; nothing is written to the vault), and they are hidden from results.")
+			.addTextArea((text) => {
+				text.inputEl.rows = 4;
+				area = text.inputEl;
+				text
 					.setPlaceholder("Templates/")
 					.setValue(s.excluded.join("\n"))
-					.onChange((value) => save({ excluded: parsePatternList(value) }));
+					.onChange((value) => save(this.host, { excluded: parsePatternList(value) }));
+			})
+			.addButton((button) =>
+				button.setButtonText("Add folder…").onClick(() => {
+					new FolderPicker(this.app, (folder) => {
+						const next = [...new Set([...this.host.settings().excluded, `${folder}/`])];
+						if (area) area.value = next.join("\n");
+						save(this.host, { excluded: next });
+					}).open();
+				}),
+			);
+		const sidecar = this.host.status?.get().index.status?.exclude ?? null;
+		const obsidian = this.host.obsidianExcludes?.() ?? [];
+		const list = containerEl.createDiv({ cls: "vaultheat-exclusions setting-item-description" });
+		const row = (title: string, items: readonly string[] | null, none: string): void => {
+			const el = list.createDiv({ cls: "vaultheat-exclusions-row" });
+			el.createSpan({ cls: "vaultheat-exclusions-title", text: `${title}: ` });
+			el.createSpan({ text: items === null ? "unknown (not connected)" : items.length ? items.join(", ") : none });
+		};
+		row("In effect in the sidecar's index", sidecar, "none");
+		row("Obsidian's Excluded files (Files and links; the sidecar honours them too)", obsidian, "none");
+	}
+}
+
+/**
+ * The slider's value as text beside it, kept current while dragging: `setDynamicTooltip` is
+ * deprecated (Obsidian 1.13 shows values inline) and minAppVersion is older than that.
+ */
+function sliderValue(setting: Setting, initial: number, format: (value: number) => string): void {
+	const input = setting.controlEl.querySelector<HTMLInputElement>("input[type=range]");
+	const label = setting.controlEl.createSpan({ cls: "vaultheat-slider-value", text: format(initial) });
+	if (input) {
+		setting.controlEl.prepend(label);
+		input.addEventListener("input", () => label.setText(format(Number(input.value))));
+	}
+}
+
+function save(host: SettingsHost, patch: Partial<VaultheatSettings>): void {
+	void host.saveSettings(patch);
+}
+
+/** Yes/no before a long operation. */
+class ConfirmModal extends Modal {
+	constructor(
+		app: App,
+		private readonly title: string,
+		private readonly body: string,
+		private readonly yes: string,
+		private readonly onYes: () => void,
+		private readonly onNo: () => void,
+	) {
+		super(app);
+	}
+	private answered = false;
+	onOpen(): void {
+		this.setTitle(this.title);
+		this.contentEl.createEl("p", { text: this.body });
+		const buttons = this.contentEl.createDiv({ cls: "modal-button-container" });
+		buttons.createEl("button", { cls: "mod-cta", text: this.yes, attr: { type: "button" } }).addEventListener("click", () => {
+			this.answered = true;
+			this.close();
+			this.onYes();
+		});
+		buttons.createEl("button", { text: "Cancel", attr: { type: "button" } }).addEventListener("click", () => this.close());
+	}
+	onClose(): void {
+		if (!this.answered) this.onNo();
+		this.contentEl.empty();
+	}
+}
+
+/** A list of the vault's folders to pick one from. */
+class FolderPicker extends Modal {
+	constructor(
+		app: App,
+		private readonly pick: (folder: string) => void,
+	) {
+		super(app);
+	}
+	onOpen(): void {
+		this.setTitle("Exclude a folder");
+		const folders = this.app.vault
+			.getAllLoadedFiles()
+			.filter((f): f is TFolder => f instanceof TFolder && f.path !== "/" && f.path !== "")
+			.map((f) => f.path)
+			.sort((a, b) => a.localeCompare(b));
+		const list = this.contentEl.createDiv({ cls: "vaultheat-folder-picker" });
+		if (folders.length === 0) list.createDiv({ cls: "vaultheat-muted", text: "This vault has no folders." });
+		for (const folder of folders) {
+			list.createEl("button", { cls: "vaultheat-folder-option", text: folder, attr: { type: "button" } }).addEventListener("click", () => {
+				this.close();
+				this.pick(folder);
 			});
+		}
+	}
+	onClose(): void {
+		this.contentEl.empty();
 	}
 }

@@ -22,7 +22,7 @@ class FakeEvents implements EventStreamOpener {
 	}
 }
 
-function setup(opts: { discovery?: DiscoveryDoc | null; autoStart?: boolean; sidecar?: SidecarControl | null; events?: boolean } = {}) {
+function setup(opts: { discovery?: DiscoveryDoc | null; autoStart?: boolean; sidecar?: SidecarControl | null; events?: boolean; vaultId?: string } = {}) {
 	const clock = new ManualClock();
 	const transport = new FakeTransport().on("GET /v1/health", health).on("GET /v1/status", () => json(200, statusDoc()));
 	let endpoint: ResolvedEndpoint = { url: "", token: "", tokenSource: "none" };
@@ -43,6 +43,7 @@ function setup(opts: { discovery?: DiscoveryDoc | null; autoStart?: boolean; sid
 		store,
 		clock,
 		random: () => 0,
+		vaultId: opts.vaultId ?? null,
 	});
 	return {
 		clock,
@@ -59,6 +60,51 @@ function setup(opts: { discovery?: DiscoveryDoc | null; autoStart?: boolean; sid
 }
 
 describe("ConnectionManager", () => {
+	it("does not take another vault's sidecar for its own: it starts this vault's", async () => {
+		let starts = 0;
+		let running = false;
+		const sidecar: SidecarControl = {
+			running: () => running,
+			start: async () => {
+				starts++;
+				running = true;
+				return true;
+			},
+		};
+		const { transport, manager, conn, clock, setDiscovery } = setup({ autoStart: true, sidecar, vaultId: "aaaaaaaaaaaaaaaa", discovery: null });
+		let served = "bbbbbbbbbbbbbbbb";
+		transport.on("GET /v1/health", () => json(200, { schema: "vaultheat.health.v1", status: "ok", version: "0.1.0", state: "ready", vault_id: served }));
+		manager.connect();
+		await clock.advance(0);
+		expect(starts).toBe(1);
+		expect(conn().phase).toBe("starting");
+		// Our sidecar publishes its own (free) port; the health check now names this vault.
+		setDiscovery({ url: "http://127.0.0.1:40001", token: "mine", host: "", port: 40001, pid: 2, vault: "", started_at: "" });
+		served = "aaaaaaaaaaaaaaaa";
+		await clock.advance(1000);
+		expect(conn()).toMatchObject({ phase: "online", url: "http://127.0.0.1:40001" });
+	});
+
+	it("says so when another vault's sidecar answers and none may be started", async () => {
+		const { transport, manager, conn, clock } = setup({ vaultId: "aaaaaaaaaaaaaaaa" });
+		transport.on("GET /v1/health", () => json(200, { schema: "vaultheat.health.v1", status: "ok", version: "0.1.0", state: "ready", vault_id: "bbbbbbbbbbbbbbbb" }));
+		manager.connect();
+		await clock.advance(0);
+		expect(conn().phase).toBe("other-vault");
+		expect(conn().message).toContain("serves another vault");
+		expect(transport.requests.filter((r) => r.req.url.endsWith("/v1/status"))).toHaveLength(0);
+	});
+
+	it("reloads the whole status after an index pass (vectors, links, tags, edges, model)", async () => {
+		const { transport, events, manager, store, clock } = setup();
+		manager.connect();
+		await clock.advance(0);
+		transport.on("GET /v1/status", () => json(200, statusDoc({ notes: 13, vectors: 40, tags: 7, edges: { similar: 9, link: 5, tag: 3 } })));
+		events.last.handlers.onMessage("ready", JSON.stringify({ notes: 13, chunks: 40 }));
+		await clock.advance(0);
+		expect(store.get().index.status).toMatchObject({ notes: 13, vectors: 40, tags: 7, edges: { similar: 9, link: 5, tag: 3 } });
+	});
+
 	it("connects with the discovery address and token, loads the status and opens the event stream", async () => {
 		const { transport, events, manager, conn, store, clock } = setup();
 		manager.connect();

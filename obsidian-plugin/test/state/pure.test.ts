@@ -113,7 +113,7 @@ describe("explain in words", () => {
 		expect(contributionTotal(items)).toBeCloseTo(doc.components.final, 10);
 	});
 	it.each([
-		["dominant component", explainDoc(), "Mostly: meaning (0.72 of 0.77), then graph (0.05)."],
+		["dominant component", explainDoc(), "Mostly: similar meaning (0.72 of 0.77), then linked from a match (0.05)."],
 		[
 			"no dominant component",
 			explainDoc({
@@ -124,7 +124,7 @@ describe("explain in words", () => {
 					final: 0.5,
 				},
 			}),
-			"Largest part: meaning (0.25 of 0.50), then keywords (0.25).",
+			"Largest part: similar meaning (0.25 of 0.50), then matched your words (0.25).",
 		],
 		[
 			"nothing",
@@ -154,8 +154,8 @@ const status = (phase: AppStatus["connection"]["phase"], patch: Partial<AppStatu
 
 describe("diagnoseStatus", () => {
 	it.each<[string, AppStatus, boolean, string, string[], string | undefined]>([
-		["offline, can spawn", status("offline"), true, "The sidecar is not running", ["start-sidecar", "retry"], 'vaultheat serve --vault "/v"'],
-		["offline, cannot spawn", status("offline"), false, "The sidecar is not running", ["retry"], 'vaultheat serve --vault "/v"'],
+		["offline, can spawn", status("offline"), true, "The sidecar is not running", ["start-sidecar", "retry"], 'vaultheat serve --vault "/v" --port 0'],
+		["offline, cannot spawn", status("offline"), false, "The sidecar is not running", ["retry"], 'vaultheat serve --vault "/v" --port 0'],
 		["sidecar missing", status("offline", { sidecar: { ...INITIAL_STATUS.sidecar, phase: "missing", commandLine: "vaultheat serve" } }), true, "The vaultheat sidecar is not installed", ["open-settings", "retry"], INSTALL_COMMAND],
 		["sidecar exited", status("offline", { sidecar: { ...INITIAL_STATUS.sidecar, phase: "exited", exitCode: 2, output: ["a", "Error: model missing"] } }), true, "The sidecar stopped", ["start-sidecar", "show-status"], undefined],
 		["unauthorized", status("unauthorized"), true, "The sidecar refused the token", ["open-settings", "retry"], undefined],

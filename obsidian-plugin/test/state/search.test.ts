@@ -45,7 +45,7 @@ describe("buildSearchRequest", () => {
 	});
 });
 
-function setup(excluded: string[] = []) {
+function setup(excluded: string[] = [], threshold: "all" | "good" | "strong" = "all") {
 	const clock = new ManualClock();
 	const calls: { request: SearchRequest; d: ReturnType<typeof deferred<SearchDoc>> }[] = [];
 	const filter = compileExcludes(excluded);
@@ -55,7 +55,7 @@ function setup(excluded: string[] = []) {
 			calls.push({ request, d });
 			return d.promise;
 		},
-		options: () => ({ top: 3, debounceMs: 250, rerank: undefined, excluding: excluded.length > 0 }),
+		options: () => ({ top: 3, debounceMs: 250, rerank: undefined, excluding: excluded.length > 0, threshold }),
 		isExcluded: () => filter,
 		clock,
 	});
@@ -70,10 +70,10 @@ describe("SearchController", () => {
 		const p2 = controller.query("install tag:setup");
 		await clock.advance(250);
 		expect(calls).toHaveLength(1);
-		expect(calls[0]?.request).toEqual({ query: "install", tag: "setup", top: 3 });
+		expect(calls[0]?.request).toEqual({ query: "install", tag: "setup", top: 9 });
 		calls[0]?.d.resolve(searchDoc("install", [searchHit("A.md"), searchHit("B.md")]));
 		const [r1, r2] = await Promise.all([p1, p2]);
-		expect(r1.map((h) => h.path)).toEqual(["A.md", "B.md"]);
+		expect(r1.map((g) => g.hit.path)).toEqual(["A.md", "B.md"]);
 		expect(r2).toEqual(r1);
 		expect(controller.store.get()).toMatchObject({ loading: false, tookMs: 12 });
 	});
@@ -98,9 +98,36 @@ describe("SearchController", () => {
 		const { clock, calls, controller } = setup(["Archive/**"]);
 		const p = controller.query("hello");
 		await clock.advance(250);
-		expect(calls[0]?.request.top).toBe(13);
+		expect(calls[0]?.request.top).toBe(19);
 		calls[0]?.d.resolve(searchDoc("hello", ["Archive/x.md", "A.md", "Archive/y/z.md", "B.md", "C.md", "D.md"].map((p) => searchHit(p))));
-		expect((await p).map((h) => h.path)).toEqual(["A.md", "B.md", "C.md"]);
+		expect((await p).map((g) => g.hit.path)).toEqual(["A.md", "B.md", "C.md"]);
+	});
+
+	it("groups passages by note: one row per note, the others as `more`, top counted in notes", async () => {
+		const { clock, calls, controller } = setup();
+		const p = controller.query("hello");
+		await clock.advance(250);
+		const hits = ["A.md", "B.md", "A.md", "C.md", "A.md", "D.md"].map((path, i) => ({ ...searchHit(path), chunk_id: i }));
+		calls[0]?.d.resolve(searchDoc("hello", hits));
+		const groups = await p;
+		expect(groups.map((g) => g.hit.path)).toEqual(["A.md", "B.md", "C.md"]);
+		expect(groups[0]?.hit.chunk_id).toBe(0);
+		expect(groups[0]?.more.map((h) => h.chunk_id)).toEqual([2, 4]);
+		expect(new Set(groups.map((g) => g.hit.path)).size).toBe(groups.length);
+	});
+
+	it("hides weak matches under the threshold and counts them", async () => {
+		const { clock, calls, controller } = setup([], "good");
+		const p = controller.query("hello");
+		await clock.advance(250);
+		const hits = [
+			{ ...searchHit("A.md"), relevance: 0.81, relevance_label: "strong" as const },
+			{ ...searchHit("B.md"), relevance: 0.2, relevance_label: "weak" as const },
+			{ ...searchHit("C.md"), relevance: 0.5, relevance_label: "good" as const },
+		];
+		calls[0]?.d.resolve(searchDoc("hello", hits));
+		expect((await p).map((g) => g.hit.path)).toEqual(["A.md", "C.md"]);
+		expect(controller.store.get().hiddenWeak).toBe(1);
 	});
 
 	it("dispose() settles pending calls", async () => {

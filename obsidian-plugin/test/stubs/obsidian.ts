@@ -12,6 +12,7 @@ installDomHelpers(window as Window & typeof globalThis);
 export { App, Plugin, type Command, type PluginManifest } from "./obsidian/app";
 export { Component, Events, type EventRef } from "./obsidian/events";
 export { setIcon, setTooltip } from "./obsidian/icons";
+export { Menu, MenuItem } from "./obsidian/menu";
 export { Keymap, Modal, Notice, notices, Scope, SuggestModal, type Instruction, type Modifier } from "./obsidian/modal";
 export {
 	ButtonComponent,

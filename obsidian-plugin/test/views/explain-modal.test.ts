@@ -10,22 +10,48 @@ afterEach(() => {
 });
 
 describe("explain rendering", () => {
+	it("says the link votes in words, a row per voter, with the arithmetic", () => {
+		const el = document.createElement("div");
+		const opened: string[] = [];
+		const votes = {
+			count: 2,
+			k: 20,
+			weight: 2,
+			share: 0.2,
+			bonus: 0.4,
+			voters: [
+				{ path: "Bases/Views.md", title: "Views", score: 0.84 },
+				{ path: "Bases syntax.md", title: "Bases syntax", score: 0.82 },
+			],
+		};
+		renderExplain(el, { ...explainDoc(), votes }, (path) => opened.push(path));
+		const section = el.querySelector(".vaultheat-votes")!;
+		expect(text(section.querySelector(".vaultheat-explain-sentence"))).toBe("Linked from 2 of your 20 closest notes: Views (0.84), Bases syntax (0.82).");
+		expect([...section.querySelectorAll(".vaultheat-voters li")].map((li) => text(li))).toEqual(["Views 0.84", "Bases syntax 0.82"]);
+		expect(text(section.querySelector(".vaultheat-edge-math"))).toBe("share 1.66 / 8.30 = 0.200 × weight 2 = +0.400");
+		(section.querySelector("a") as HTMLElement).click();
+		expect(opened).toEqual(["Bases/Views.md"]);
+		const none = document.createElement("div");
+		renderExplain(none, { ...explainDoc(), votes: null }, () => undefined);
+		expect(none.querySelector(".vaultheat-votes")).toBeNull();
+	});
+
 	it("shows the score breakdown as rows that add up", () => {
 		const el = document.createElement("div");
 		renderExplain(el, explainDoc(), () => undefined);
 		expect(text(el.querySelector(".vaultheat-explain-final"))).toBe("0.77");
-		expect(text(el.querySelector(".vaultheat-explain-sentence"))).toBe("Mostly: meaning (0.72 of 0.77), then graph (0.05).");
+		expect(text(el.querySelector(".vaultheat-explain-sentence"))).toBe("Mostly: similar meaning (0.72 of 0.77), then linked from a match (0.05).");
 		const rows = [...el.querySelectorAll(".vaultheat-breakdown-row:not(.is-header)")].map((r) =>
 			[...r.children].map((c) => text(c.firstElementChild?.matches(".vaultheat-score, div:not(.vaultheat-breakdown-help)") ? c.firstElementChild : c)),
 		);
 		expect(rows).toEqual([
-			["Meaning", "0.90", "0.700", "× 0.80", "+ 0.72"],
-			["Keywords", "0.00", "0.000", "× 0.10", "+ 0.00"],
-			["Graph", "0.50", "0.016", "× 0.10", "+ 0.05"],
-			["Reranker", "Not used", "–", "× 0.00", "–"],
+			["Similar meaning", "0.90", "0.700", "× 0.80", "+ 0.72"],
+			["Matched your words", "0.00", "0.000", "× 0.10", "+ 0.00"],
+			["Linked from a match", "0.50", "0.016", "× 0.10", "+ 0.05"],
+			["Reread", "Not used", "–", "× 0.00", "–"],
 			["Final score", "", "", "", "= 0.77"],
 		]);
-		expect(text(el.querySelector(".vaultheat-breakdown-help"))).toBe("Vector similarity of the embeddings");
+		expect(text(el.querySelector(".vaultheat-breakdown-help"))).toBe("Says the same thing in other words (embedding similarity)");
 		expect(el.querySelectorAll(".is-unused")).toHaveLength(1);
 		expect(el.querySelector(".vaultheat-explain-passage")).toBeNull();
 	});
@@ -56,7 +82,7 @@ describe("explain rendering", () => {
 		expect(text(seed.querySelector(".vaultheat-step-label"))).toBe("Meaning match");
 		expect(text(seed.querySelector(".vaultheat-step-note"))).toBe("A");
 		expect(text(seed.querySelector(".vaultheat-row-heading"))).toBe("Start");
-		expect(text(seed.querySelector(".vaultheat-step-score"))).toBe("Seed score 0.032");
+		expect(text(seed.querySelector(".vaultheat-step-score"))).toBe("Where the search started (raw score 0.032)");
 		const edges = [...el.querySelectorAll(".vaultheat-edge")].map((e) => text(e));
 		expect(edges).toEqual([
 			"has a similar passage in weight 0.90 × type 1.00 × decay 0.50 → heat 0.200",

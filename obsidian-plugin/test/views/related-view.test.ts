@@ -49,10 +49,14 @@ describe("related sidebar", () => {
 		expect(text(beta.querySelector(".vaultheat-row-snippet"))).toBe("Beta is about compost and soil.");
 		expect(beta.querySelector("[role=meter]")?.getAttribute("aria-valuenow")).toBe("0.82");
 		expect(beta.getAttribute("aria-label")).toBe("Beta in Projects, unlinked, score 0.82");
+		// An older server without relevance: the relative score, said to be relative.
+		expect(beta.querySelector(".vaultheat-score")?.classList.contains("is-relative")).toBe(true);
 		expect(text(rows[1]!.querySelector(".vaultheat-badge"))).toBe("Links here");
 		expect(text(rows[1]!.querySelector(".vaultheat-row-folder"))).toBe("Vault root");
 		expect(rows[1]!.querySelector(".vaultheat-row-heading")).toBeNull();
-		expect(text(root.querySelector(".vaultheat-footer"))).toBe("2 notes · 8 ms");
+		expect(text(root.querySelector(".vaultheat-footer"))).toBe("2 notes");
+		// The timing is a tooltip, not footer text.
+		expect(root.querySelector(".vaultheat-footer")?.getAttribute("title")).toBe("Answered in 8 ms");
 		expect(root.querySelector("[role=list]")?.getAttribute("aria-label")).toContain("Arrow keys");
 	});
 
@@ -101,7 +105,7 @@ describe("related sidebar", () => {
 		expect(world.app.workspace.getActiveFile()?.path).toBe("Gamma.md");
 	});
 
-	it("moves with the arrow keys and acts on Enter, Shift+Enter and Alt+Enter", async () => {
+	it("moves with the arrow keys and acts on Enter, Alt+Enter (link) and Shift+Enter (explain)", async () => {
 		const { root, editor } = await ready();
 		world.transport.on("POST /v1/explain", () => json(200, explainDoc()));
 		const rows = [...root.querySelectorAll<HTMLElement>(".vaultheat-row")];
@@ -115,9 +119,10 @@ describe("related sidebar", () => {
 		key(rows[1]!, "Home");
 		expect(document.activeElement).toBe(rows[0]);
 		editor.editor.setCursor({ line: 0, ch: 0 });
-		key(rows[0]!, "Enter", { shiftKey: true });
-		expect(editor.editor.getValue().startsWith("[[Beta]]# Alpha")).toBe(true);
 		key(rows[0]!, "Enter", { altKey: true });
+		// The match is Beta's "Soil" section: the link points at it.
+		expect(editor.editor.getValue().startsWith("[[Beta#Soil]]# Alpha")).toBe(true);
+		key(rows[0]!, "Enter", { shiftKey: true });
 		await flush();
 		expect(document.querySelector(".vaultheat-explain-modal .modal-title")?.textContent).toBe("Why “Beta” is related");
 		expect(world.transport.bodies("POST /v1/explain")[0]).toMatchObject({ path: "Alpha.md", target: "Projects/Beta.md" });
@@ -131,13 +136,75 @@ describe("related sidebar", () => {
 	it("inserts a link from the row button and sets a link for drag and drop", async () => {
 		const { root, editor } = await ready();
 		editor.editor.setCursor({ line: 2, ch: 0 });
-		(root.querySelector('[aria-label="Insert link at cursor"]') as HTMLElement).click();
-		expect(editor.editor.getLine(2)).toBe("[[Beta]]Alpha talks about gardening and tomatoes.");
+		(root.querySelector('[aria-label="Insert link at cursor (Alt+Enter)"]') as HTMLElement).click();
+		expect(editor.editor.getLine(2)).toBe("[[Beta#Soil]]Alpha talks about gardening and tomatoes.");
 		const data = new Map<string, string>();
 		const evt = new Event("dragstart", { bubbles: true });
 		Object.defineProperty(evt, "dataTransfer", { value: { setData: (t: string, v: string) => data.set(t, v), effectAllowed: "" } });
 		root.querySelectorAll(".vaultheat-row")[1]!.dispatchEvent(evt);
 		expect(data.get("text/plain")).toBe("[[Gamma]]");
+	});
+
+	it("selects rows with Space or Shift+click and inserts them as a list of section links", async () => {
+		const { root, editor } = await ready();
+		const rows = [...root.querySelectorAll<HTMLElement>(".vaultheat-row")];
+		rows[0]!.focus();
+		key(rows[0]!, " ");
+		rows[1]!.dispatchEvent(new MouseEvent("click", { bubbles: true, shiftKey: true }));
+		expect(text(root.querySelector(".vaultheat-selection-count"))).toBe("2 selected");
+		expect([...root.querySelectorAll(".vaultheat-row.is-selected")]).toHaveLength(2);
+		expect(world.app.workspace.getActiveFile()?.path).toBe("Alpha.md");
+		editor.editor.setCursor({ line: 0, ch: 0 });
+		const insert = [...root.querySelectorAll<HTMLElement>(".vaultheat-selection button")].find((b) => text(b) === "Insert as list")!;
+		insert.click();
+		expect(editor.editor.getValue().startsWith("- [[Beta#Soil]]\n- [[Gamma]]\n# Alpha")).toBe(true);
+		expect(root.querySelector(".vaultheat-selection-count")).toBeNull();
+	});
+
+	it("has a row menu: open to the right, hide this suggestion for this note, exclude its folder", async () => {
+		const { Menu } = await import("obsidian");
+		const { root } = await ready();
+		const row = root.querySelector<HTMLElement>(".vaultheat-row")!;
+		row.dispatchEvent(new MouseEvent("contextmenu", { bubbles: true, clientX: 5, clientY: 5 }));
+		const menu = (Menu as unknown as { lastShown: { titles(): string[]; click(t: string): void } }).lastShown;
+		expect(menu.titles()).toEqual([
+			"Open in new tab",
+			"Open to the right",
+			"Insert link",
+			"Copy link",
+			"Why is this related?",
+			"Hide this suggestion for this note",
+			"Exclude folder “Projects”",
+		]);
+		menu.click("Hide this suggestion for this note");
+		await flush();
+		expect(world.settings().hiddenSuggestions).toEqual({ "Alpha.md": ["Projects/Beta.md"] });
+		expect([...root.querySelectorAll(".vaultheat-row")].map((r) => r.getAttribute("data-path"))).toEqual(["Gamma.md"]);
+		root.querySelector<HTMLElement>(".vaultheat-row")!.dispatchEvent(new MouseEvent("contextmenu", { bubbles: true }));
+		expect((Menu as unknown as { lastShown: { titles(): string[] } }).lastShown.titles()).not.toContain("Exclude folder “”");
+	});
+
+	it("shows honest relevance, the votes line, and hides weak matches with the threshold", async () => {
+		world = makeWorld({ settings: { threshold: "good" } });
+		const votes = { count: 9, k: 20, weight: 2, share: 0.5, bonus: 1, voters: [{ path: "Views.md", title: "Views", score: 0.84 }] };
+		world.transport.on("POST /v1/related", () =>
+			json(200, relatedDoc("Alpha.md", [
+				relatedHit("Projects/Beta.md", { title: "Beta", score: 1.0, relevance: 0.74, relevance_label: "strong", votes }),
+				relatedHit("Gamma.md", { title: "Gamma", score: 0.9, relevance: 0.2, relevance_label: "weak", votes: null }),
+			])),
+		);
+		await goOnline(world);
+		const { view } = await openSidebar(world);
+		await openNote(world, "Alpha.md");
+		await flush();
+		const root = view.contentEl;
+		const rows = [...root.querySelectorAll(".vaultheat-row")];
+		expect(rows.map((r) => r.getAttribute("data-path"))).toEqual(["Projects/Beta.md"]);
+		expect(text(rows[0]!.querySelector(".vaultheat-score-value"))).toBe("0.74");
+		expect(text(rows[0]!.querySelector(".vaultheat-relevance"))).toBe("Strong");
+		expect(text(rows[0]!.querySelector(".vaultheat-row-votes"))).toBe("Linked by 9 neighbours");
+		expect(rows[0]!.getAttribute("aria-label")).toBe("Beta in Projects, unlinked, strong match, relevance 0.74, linked by 9 neighbours");
+		expect(text(root.querySelector(".vaultheat-footer"))).toBe("1 note · 1 weak match hidden");
 	});
 
 	it("asks Obsidian's page preview on hover", async () => {
@@ -151,7 +218,9 @@ describe("related sidebar", () => {
 	it("toggles unlinked only and explains an empty answer", async () => {
 		const { root } = await ready();
 		world.transport.on("POST /v1/related", () => json(200, relatedDoc("Alpha.md", [])));
-		const toggle = root.querySelector<HTMLButtonElement>(".vaultheat-toggle")!;
+		// An icon toggle in the nav header, like the Backlinks pane.
+		const toggle = root.querySelector<HTMLElement>(".nav-header .nav-action-button.vaultheat-toggle")!;
+		expect(toggle.getAttribute("aria-label")).toBe("Unlinked only");
 		toggle.click();
 		await flush();
 		expect(toggle.getAttribute("aria-pressed")).toBe("true");
@@ -163,20 +232,20 @@ describe("related sidebar", () => {
 	});
 
 	it("tells the user to start the sidecar when nothing answers, and starts it on request", async () => {
-		world = makeWorld({ withSidecar: true });
+		world = makeWorld({ withSidecar: true, settings: { autoStart: false } });
 		world.transport.unreachable = true;
 		await goOnline(world);
 		const { view } = await openSidebar(world);
 		await openNote(world, "Alpha.md");
 		const root = view.contentEl;
 		expect(text(root.querySelector(".vaultheat-state-title"))).toBe("The sidecar is not running");
-		expect(text(root.querySelector(".vaultheat-command code"))).toBe('vaultheat serve --vault "/vault"');
+		expect(text(root.querySelector(".vaultheat-command code"))).toBe('vaultheat serve --vault "/vault" --port 0');
 		const buttons = [...root.querySelectorAll(".vaultheat-state-actions button")].map((b) => text(b));
 		expect(buttons).toEqual(["Start sidecar", "Reconnect"]);
 		(root.querySelector(".vaultheat-state-actions button") as HTMLElement).click();
 		await flush();
 		expect(world.fixes).toEqual(["start-sidecar"]);
-		expect(world.spawned).toEqual([["vaultheat", "serve", "--vault", "/vault"]]);
+		expect(world.spawned).toEqual([["vaultheat", "serve", "--vault", "/vault", "--port", "0"]]);
 		expect(text(root.querySelector(".vaultheat-state-title"))).toBe("The vaultheat sidecar is not installed");
 		expect(text(root.querySelector(".vaultheat-command code"))).toBe(INSTALL_COMMAND);
 	});

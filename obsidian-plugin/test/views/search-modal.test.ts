@@ -39,7 +39,7 @@ describe("search modal", () => {
 		expect(text(modal.resultContainerEl)).toContain("Type at least two letters");
 		expect(modal.inputEl.placeholder).toBe("Search by meaning…");
 		const instructions = [...modal.modalEl.querySelectorAll(".prompt-instruction")].map((e) => [...e.children].map((c) => text(c)).join(" "));
-		expect(instructions).toEqual(["↑↓ to navigate", "↵ to open", "Ctrl ↵ to insert a link", "Alt ↵ to explain", "esc to dismiss"]);
+		expect(instructions).toEqual(["↑↓ to navigate", "↵ to open", "Ctrl ↵ to open in a new tab", "Alt ↵ to insert a link", "Shift ↵ to explain", "esc to dismiss"]);
 	});
 
 	it("searches after a pause and renders title, score, place and highlighted snippet", async () => {
@@ -50,11 +50,11 @@ describe("search modal", () => {
 		expect(world.transport.bodies("POST /v1/search")).toHaveLength(0);
 		await world.clock.advance(1);
 		await flush();
-		expect(world.transport.bodies("POST /v1/search")).toEqual([{ query: "compost soil", top: 10 }]);
+		expect(world.transport.bodies("POST /v1/search")).toEqual([{ query: "compost soil", top: 30 }]);
 		const items = modal.resultContainerEl.querySelectorAll(".suggestion-item");
 		expect(items).toHaveLength(2);
 		expect(text(items[0]!.querySelector(".vaultheat-suggestion-title"))).toBe("Beta");
-		expect(text(items[0]!.querySelector(".vaultheat-suggestion-score"))).toBe("0.88");
+		expect(text(items[0]!.querySelector(".vaultheat-score-value"))).toBe("0.88");
 		expect(text(items[0]!.querySelector(".vaultheat-suggestion-path"))).toBe("Projects › Soil");
 		expect([...items[0]!.querySelectorAll("mark")].map((m) => m.textContent)).toEqual(["Compost", "soil"]);
 		expect(text(items[1]!.querySelector(".vaultheat-suggestion-snippet"))).toBe("Gardening notes.");
@@ -64,7 +64,7 @@ describe("search modal", () => {
 	it("passes inline filters and echoes them", async () => {
 		const { modal } = await setup();
 		await search(modal, 'compost tag:garden path:"Projects"');
-		expect(world.transport.bodies("POST /v1/search")[0]).toEqual({ query: "compost", top: 10, tag: "garden", folder: "Projects" });
+		expect(world.transport.bodies("POST /v1/search")[0]).toEqual({ query: "compost", top: 30, tag: "garden", folder: "Projects" });
 		expect(text(modal.modalEl.querySelector(".vaultheat-search-hint"))).toBe("Filtered: in Projects/, tagged #garden");
 	});
 
@@ -79,25 +79,80 @@ describe("search modal", () => {
 		expect(view.editor.getCursor().line).toBe(2);
 	});
 
-	it("Ctrl+Enter inserts a link into the note being edited instead", async () => {
+	it("Alt+Enter inserts a link into the note being edited, to the section when the match is one", async () => {
 		const { modal, editor } = await setup();
 		editor.editor.setCursor({ line: 0, ch: 0 });
 		await search(modal, "compost");
-		key(modal.inputEl, "ArrowDown");
-		key(modal.inputEl, "Enter", { ctrlKey: true });
-		expect(editor.editor.getValue().startsWith("[[Alpha]]# Gamma")).toBe(true);
+		key(modal.inputEl, "Enter", { altKey: true });
+		expect(editor.editor.getValue().startsWith("[[Beta#Soil]]# Gamma")).toBe(true);
 		expect(world.app.workspace.getActiveFile()?.path).toBe("Gamma.md");
 	});
 
-	it("Alt+Enter explains the passage", async () => {
+	it("Ctrl+Enter opens in a new tab", async () => {
+		const { modal } = await setup();
+		const leavesBefore = world.app.workspace.getLeavesOfType("markdown").length;
+		await search(modal, "compost");
+		key(modal.inputEl, "ArrowDown");
+		key(modal.inputEl, "Enter", { ctrlKey: true });
+		await flush();
+		expect(world.app.workspace.getLeavesOfType("markdown").length).toBe(leavesBefore + 1);
+		expect(world.app.workspace.getActiveFile()?.path).toBe("Alpha.md");
+	});
+
+	it("groups passages by note and shows honest relevance with its label", async () => {
+		world = makeWorld();
+		world.transport.on("POST /v1/search", (_req, body) =>
+			json(200, searchDoc((body as { query: string }).query, [
+				searchHit("Projects/Beta.md", { title: "Beta", chunk_id: 1, heading_path: ["Beta", "Soil"], text: "Soil.", score: 1.0, relevance: 0.31, relevance_label: "weak" }),
+				searchHit("Alpha.md", { title: "Alpha", chunk_id: 2, text: "Alpha.", score: 0.7, relevance: 0.22, relevance_label: "weak" }),
+				searchHit("Projects/Beta.md", { title: "Beta", chunk_id: 3, heading_path: ["Beta", "Worms"], text: "Worms.", score: 0.6, relevance: 0.2, relevance_label: "weak" }),
+				searchHit("Projects/Beta.md", { title: "Beta", chunk_id: 4, heading_path: ["Beta", "Water"], text: "Water.", score: 0.5, relevance: 0.19, relevance_label: "weak" }),
+			])),
+		);
+		await goOnline(world);
+		await openNote(world, "Gamma.md");
+		const modal = new SearchModal(world.services.viewContext());
+		modal.open();
+		await search(modal, "compost");
+		const items = [...modal.resultContainerEl.querySelectorAll(".suggestion-item")];
+		expect(items.map((i) => i.getAttribute("data-path"))).toEqual(["Projects/Beta.md", "Alpha.md"]);
+		expect(text(items[0]!.querySelector(".vaultheat-suggestion-more"))).toBe("+2 more passages");
+		expect(items[0]!.querySelector(".vaultheat-suggestion-more")?.getAttribute("title")).toBe("Worms\nWater");
+		// The relative score says 1.00; the absolute relevance says this is a weak match.
+		expect(text(items[0]!.querySelector(".vaultheat-score-value"))).toBe("0.31");
+		expect(text(items[0]!.querySelector(".vaultheat-relevance"))).toBe("Weak");
+	});
+
+	it("hides weak matches with the threshold and says so", async () => {
+		world = makeWorld({ settings: { threshold: "good" } });
+		world.transport.on("POST /v1/search", (_req, body) =>
+			json(200, searchDoc((body as { query: string }).query, [
+				searchHit("Alpha.md", { title: "Alpha", score: 1.0, relevance: 0.12, relevance_label: "weak" }),
+			])),
+		);
+		await goOnline(world);
+		await openNote(world, "Gamma.md");
+		const modal = new SearchModal(world.services.viewContext());
+		modal.open();
+		await search(modal, "xyzzy qwertyuiop");
+		expect(modal.resultContainerEl.querySelectorAll(".suggestion-item")).toHaveLength(0);
+		expect(text(modal.resultContainerEl.querySelector(".suggestion-empty"))).toContain("1 weak match hidden");
+	});
+
+	it("Shift+Enter explains the passage, and closing the explanation returns to the search", async () => {
 		const { modal } = await setup();
 		world.transport.on("POST /v1/explain", () => json(200, explainDoc()));
 		await search(modal, "compost");
-		key(modal.inputEl, "Enter", { altKey: true });
+		key(modal.inputEl, "Enter", { shiftKey: true });
 		await flush();
 		expect(world.transport.bodies("POST /v1/explain")).toEqual([{ query: "compost", chunk_id: 42 }]);
 		expect(text(document.querySelector(".vaultheat-explain-modal .modal-title"))).toBe("Why “Beta” matches");
-		expect(text(document.querySelector(".vaultheat-explain-context"))).toBe("For the search “compost”");
+		expect(text(document.querySelector(".vaultheat-explain-context"))).toBe("For the search “compost”← Back to search");
+		world.app.openModals[0]?.close();
+		await flush();
+		const back = world.app.openModals[0] as SearchModal | undefined;
+		expect(back).toBeInstanceOf(SearchModal);
+		expect(back?.inputEl.value).toBe("compost");
 	});
 
 	it("says what to do when the search fails", async () => {

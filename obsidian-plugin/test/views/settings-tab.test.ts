@@ -1,16 +1,28 @@
 import { Plugin } from "obsidian";
 import { afterEach, describe, expect, it } from "vitest";
 import { VaultheatSettingTab } from "../../src/views/settings-tab";
+import { statusDoc } from "../helpers";
 import { makeWorld, text, type World } from "../world";
 
 let world: World;
 afterEach(() => world?.services.dispose());
 
-function render(canSpawn = true) {
+function render(canSpawn = true, extra: { obsidian?: string[]; sidecarExclude?: string[] } = {}) {
 	world = makeWorld({ settings: { excluded: ["Templates"] } });
+	if (extra.sidecarExclude) {
+		const exclude = extra.sidecarExclude;
+		world.services.status.update((s) => ({ ...s, index: { ...s.index, status: { ...statusDoc(), exclude } } }));
+	}
 	const plugin = new Plugin(world.app, { id: "vaultheat", name: "Vaultheat", version: "0.1.0", minAppVersion: "1.7.2", description: "", author: "" });
 	const ctx = world.services.viewContext();
-	const tab = new VaultheatSettingTab(world.app, plugin, { settings: ctx.settings, saveSettings: ctx.saveSettings, fix: ctx.fix, canSpawn });
+	const tab = new VaultheatSettingTab(world.app, plugin, {
+		settings: ctx.settings,
+		saveSettings: ctx.saveSettings,
+		fix: ctx.fix,
+		canSpawn,
+		status: world.services.status,
+		obsidianExcludes: () => extra.obsidian ?? [],
+	});
 	tab.display();
 	const rows = [...tab.containerEl.querySelectorAll(".setting-item")];
 	const row = (name: string) => rows.find((r) => text(r.querySelector(".setting-item-name")) === name)!;
@@ -21,7 +33,7 @@ describe("settings tab", () => {
 	it("has every setting with a one-line description, under headings", () => {
 		const { rows } = render();
 		const headings = rows.filter((r) => r.classList.contains("setting-item-heading")).map((r) => text(r.querySelector(".setting-item-name")));
-		expect(headings).toEqual(["Connection", "Sidecar", "Results"]);
+		expect(headings).toEqual(["Connection", "Sidecar", "Results", "Model", "Excluded from the index"]);
 		const settings = rows.filter((r) => !r.classList.contains("setting-item-heading"));
 		expect(settings.map((r) => text(r.querySelector(".setting-item-name")))).toEqual([
 			"Sidecar address",
@@ -29,10 +41,14 @@ describe("settings tab", () => {
 			"Start automatically",
 			"Command",
 			"Python path",
+			"Find the sidecar",
+			"Index folder",
 			"Result count",
 			"Typing pause",
+			"Hide weak matches",
 			"Unlinked only by default",
 			"Rerank results",
+			"Embedding model",
 			"Excluded folders and patterns",
 		]);
 		for (const r of settings) {
@@ -61,13 +77,49 @@ describe("settings tab", () => {
 		expect(world.settings()).toMatchObject({
 			serverUrl: "http://127.0.0.1:5000",
 			token: "abc",
-			autoStart: true,
+			autoStart: false,
 			resultCount: 25,
 			rerank: "off",
 			excluded: ["Templates", "Archive/**"],
 		});
 		expect(input("Token").type).toBe("password");
 		expect(input("Excluded folders and patterns").value).toBe("Templates\n\nArchive/**");
+	});
+
+	it("shows slider values, allows the whole range, and saves the threshold and index folder", async () => {
+		const { row } = render();
+		const slider = row("Typing pause").querySelector<HTMLInputElement>("input[type=range]")!;
+		expect(slider.max).toBe("2000");
+		expect(text(row("Typing pause").querySelector(".vaultheat-slider-value"))).toBe("500 ms");
+		slider.value = "1250";
+		slider.dispatchEvent(new Event("input"));
+		expect(text(row("Typing pause").querySelector(".vaultheat-slider-value"))).toBe("1250 ms");
+		expect(text(row("Result count").querySelector(".vaultheat-slider-value"))).toBe("10");
+		const threshold = row("Hide weak matches").querySelector("select")!;
+		threshold.value = "good";
+		threshold.dispatchEvent(new Event("change"));
+		const dir = row("Index folder").querySelector("input")!;
+		dir.value = " /home/me/idx ";
+		dir.dispatchEvent(new Event("input"));
+		await Promise.resolve();
+		expect(world.settings()).toMatchObject({ threshold: "good", indexDir: "/home/me/idx", debounceMs: 1250 });
+	});
+
+	it("shows the sidecar's exclusions and Obsidian's Excluded files in one place, and picks a folder", async () => {
+		const { tab, row } = render(true, { obsidian: ["Archive/"], sidecarExclude: ["Templates/**", "Private/**"] });
+		const rows = [...tab.containerEl.querySelectorAll(".vaultheat-exclusions-row")].map((r) => text(r));
+		expect(rows).toEqual([
+			"In effect in the sidecar's index: Templates/**, Private/**",
+			"Obsidian's Excluded files (Files and links; the sidecar honours them too): Archive/",
+		]);
+		const add = [...row("Excluded folders and patterns").querySelectorAll("button")].find((b) => text(b) === "Add folder…")!;
+		add.click();
+		const options = [...document.querySelectorAll<HTMLElement>(".vaultheat-folder-option")];
+		expect(options.map((o) => text(o))).toContain("Projects");
+		options.find((o) => text(o) === "Projects")!.click();
+		await Promise.resolve();
+		expect(world.settings().excluded).toEqual(["Templates", "Projects/"]);
+		expect(row("Excluded folders and patterns").querySelector("textarea")!.value).toBe("Templates\nProjects/");
 	});
 
 	it("reconnects once after the address stops changing", async () => {

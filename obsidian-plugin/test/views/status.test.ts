@@ -20,9 +20,16 @@ describe("status bar", () => {
 		expect(el.querySelector(".vaultheat-statusbar-dot")?.className).toContain("is-busy");
 		await goOnline(world);
 		expect(text(el)).toBe("12 notes");
-		expect(el.getAttribute("aria-label")).toBe("Vaultheat: 12 notes. Click for details.");
+		expect(el.getAttribute("aria-label")).toBe("Vaultheat: 12 notes. Ready: every note is indexed. Click for details.");
 		world.services.status.update((s) => ({ ...s, index: { ...s.index, status: statusDoc({ state: "indexing" }), progress: { stage: "embed", done: 3, total: 9, rate: 1, eta_s: 6 } } }));
 		expect(text(el)).toBe("Indexing 3/9");
+		world.services.status.update((s) => ({
+			...s,
+			index: { ...s.index, progress: null, status: statusDoc({ state: "incomplete", state_detail: "736 of 6,571 notes indexed; 6,463 graph tasks pending" }) },
+		}));
+		expect(text(el)).toBe("12 notes (incomplete)");
+		expect(el.getAttribute("aria-label")).toContain("Incomplete: 736 of 6,571 notes indexed; 6,463 graph tasks pending");
+		world.services.status.update((s) => ({ ...s, index: { ...s.index, status: statusDoc({ state: "indexing" }), progress: { stage: "embed", done: 3, total: 9, rate: 1, eta_s: 6 } } }));
 		el.click();
 		key(el, "Enter");
 		expect(clicks).toBe(2);
@@ -68,6 +75,7 @@ describe("status modal", () => {
 		new StatusModal(world.services.viewContext()).open();
 		const buttons = () => [...document.querySelectorAll(".vaultheat-status-modal button")];
 		expect(buttons().map((b) => text(b))).toEqual(["Update index", "Rebuild index", "Pause indexing", "Reconnect"]);
+		expect(buttons().map((b) => text(b))).not.toContain("Start sidecar");
 		(buttons().find((b) => text(b) === "Pause indexing") as HTMLElement).click();
 		await flush();
 		expect(world.fixes).toEqual(["pause-index"]);
@@ -78,5 +86,35 @@ describe("status modal", () => {
 		await flush();
 		expect(world.transport.bodies("POST /v1/index")).toEqual([{}]);
 		expect(world.app.openModals).toHaveLength(0);
+	});
+
+	it("keeps its parts while events arrive: open details and scrolling stay, counts refresh", async () => {
+		world = makeWorld({ withSidecar: true, settings: { autoStart: false } });
+		await goOnline(world);
+		world.services.status.update((s) => ({ ...s, sidecar: { ...s.sidecar, phase: "running", pid: 7, output: ["loaded model"] } }));
+		new StatusModal(world.services.viewContext()).open();
+		const modal = document.querySelector(".vaultheat-status-modal")!;
+		const details = modal.querySelector("details")!;
+		details.open = true;
+		details.dispatchEvent(new Event("toggle"));
+		const notesCell = [...modal.querySelectorAll("dt")].find((d) => text(d) === "Notes")!.nextElementSibling!;
+		const connectionPart = modal.querySelector(".is-connection")!;
+		// A progress event for the index leaves the connection part alone.
+		world.services.status.update((s) => ({ ...s, index: { ...s.index, progress: { stage: "embed", done: 1, total: 4, rate: null, eta_s: null } } }));
+		expect(modal.querySelector(".is-connection")).toBe(connectionPart);
+		expect(modal.querySelector("details")).toBe(details);
+		expect(details.open).toBe(true);
+		// After an update every count is current (not only notes and chunks).
+		world.transport.on("GET /v1/status", () => json(200, statusDoc({ notes: 13, vectors: 41, tags: 6, edges: { similar: 9, link: 5, tag: 3 } })));
+		world.services.connection.refreshStatus();
+		await flush();
+		const facts = Object.fromEntries([...modal.querySelectorAll("dt")].map((dt) => [text(dt), text(dt.nextElementSibling)]));
+		expect(facts).toMatchObject({ Notes: "13", Vectors: "41", Tags: "6", "Graph edges": "5 link, 9 similar, 3 tag", State: "Ready: every note is indexed" });
+		expect(notesCell.isConnected).toBe(false);
+		expect(facts.Model).not.toContain("null");
+		// Obsidian started this sidecar: it offers to stop it, never to start a second one.
+		const labels = [...modal.querySelectorAll("button")].map((b) => text(b));
+		expect(labels).toContain("Stop sidecar");
+		expect(labels).not.toContain("Start sidecar");
 	});
 });

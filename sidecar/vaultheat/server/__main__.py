@@ -21,6 +21,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
     p.add_argument("--low-priority", action="store_true", help="index at a lower CPU priority")
     p.add_argument("--threads", type=int, default=None, help="CPU threads for the model")
+    p.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="also exclude these vault-relative globs for this run (repeatable; not saved)",
+    )
     return p.parse_args(argv)
 
 
@@ -34,6 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         allow_remote=a.allow_remote,
         low_priority=a.low_priority,
         threads=a.threads,
+        exclude=tuple(a.exclude),
     )
 
 

@@ -142,6 +142,11 @@ def component_schemas() -> dict[str, Schema]:
                 "status": tag("ok"),
                 "version": STR,
                 "state": {"enum": STATES},
+                "vault_id": {
+                    "type": "string",
+                    "pattern": "^[0-9a-f]{16}$",
+                    "description": "first 16 hex digits of sha256 of the vault's resolved path",
+                },
             }
         ),
         "Progress": obj(
@@ -181,6 +186,11 @@ def component_schemas() -> dict[str, Schema]:
                 "pending": obj({"knn": COUNT, "links": COUNT}),
                 "queue": {**COUNT, "description": "changed notes and runs waiting to be indexed"},
                 "excluded": COUNT,
+                "exclude": {
+                    "type": "array",
+                    "items": STR,
+                    "description": "vault.exclude in effect (config and serve --exclude)",
+                },
             },
         ),
         "NoteStatusDoc": obj(

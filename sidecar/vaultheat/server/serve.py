@@ -21,6 +21,7 @@ import signal
 import sys
 from pathlib import Path
 
+from vaultheat.config import load_settings
 from vaultheat.engine import Engine
 from vaultheat.errors import VaultheatError
 from vaultheat.paths import IndexPaths, index_paths
@@ -58,13 +59,17 @@ def serve(
     allow_remote: bool = False,
     low_priority: bool = False,
     threads: int | None = None,
+    exclude: tuple[str, ...] = (),
     embedder: Embedder | None = None,
 ) -> int:
     """Run the server until SIGINT/SIGTERM; returns the process exit code (0 or 2).
 
     ``host``/``port`` default to ``[server]`` in the index's config; ``port=0`` picks a free one.
     ``threads`` caps the embedding model's CPU threads; ``low_priority`` lowers the index
-    worker's scheduling priority.
+    worker's scheduling priority. ``exclude`` adds vault-relative globs to ``vault.exclude``
+    for this run only (the Obsidian plugin passes its excluded folders): nothing is written,
+    neither to the vault nor to the index's config, and a restart without them indexes the
+    notes again.
     """
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.INFO, format="vaultheat: %(message)s")
@@ -89,6 +94,7 @@ def serve(
             allow_remote=allow_remote,
             low_priority=low_priority,
             threads=threads,
+            exclude=exclude,
             embedder=embedder,
         )
     finally:
@@ -103,10 +109,14 @@ def _serve_locked(
     allow_remote: bool,
     low_priority: bool,
     threads: int | None,
+    exclude: tuple[str, ...],
     embedder: Embedder | None,
 ) -> int:
-    overrides = {"embeddings.threads": threads} if threads else None
+    overrides: dict[str, object] = {"embeddings.threads": threads} if threads else {}
     try:
+        if exclude:
+            configured = load_settings(paths.config).vault.exclude
+            overrides["vault.exclude"] = tuple(dict.fromkeys((*configured, *exclude)))
         engine = Engine.open(
             paths.vault, paths.root, overrides=overrides, embedder=embedder, require_index=False
         )

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 from aiohttp import web
@@ -49,6 +51,7 @@ class ServerState:
             "status": "ok",
             "version": __version__,
             "state": state,
+            "vault_id": vault_id(self.engine.paths.vault),
         }
 
     def status_doc(self) -> dict[str, Any]:
@@ -75,6 +78,15 @@ class ServerState:
         model.setdefault("dimension", None)
         doc["model"] = model
         return doc
+
+
+def vault_id(vault: Path) -> str:
+    """The first 16 hex digits of sha256 of the vault's resolved absolute path.
+
+    Lets a client tell which vault a server serves (two vaults open side by side) without
+    revealing the path to an unauthenticated caller of ``/v1/health``.
+    """
+    return hashlib.sha256(str(Path(vault).resolve()).encode("utf-8")).hexdigest()[:16]
 
 
 STATE: web.AppKey[ServerState] = web.AppKey("vaultheat_state", ServerState)

@@ -145,6 +145,7 @@ export class SliderComponent extends ValueComponent<number> {
 		return this;
 	}
 	setDynamicTooltip(): this {
+		this.sliderEl.setAttribute("data-dynamic-tooltip", "true");
 		return this;
 	}
 	getValue(): number {

@@ -121,6 +121,31 @@ export class Vault extends Events {
 		return [...this.files.values()];
 	}
 
+	/** Files and the folders that hold them (folders made up from the paths). */
+	getAllLoadedFiles(): TAbstractFile[] {
+		const folders = new Map<string, TFolder>();
+		for (const path of this.files.keys()) {
+			const parts = path.split("/").slice(0, -1);
+			for (let i = 1; i <= parts.length; i++) {
+				const p = parts.slice(0, i).join("/");
+				if (!folders.has(p)) {
+					const folder = new TFolder();
+					folder.vault = this;
+					folder.path = p;
+					folder.name = parts[i - 1] ?? p;
+					folders.set(p, folder);
+				}
+			}
+		}
+		return [this.root, ...folders.values(), ...this.files.values()];
+	}
+
+	/** Stub-only values for `getConfig` (Obsidian's own settings, e.g. userIgnoreFilters). */
+	config: Record<string, unknown> = {};
+	getConfig(key: string): unknown {
+		return this.config[key] ?? null;
+	}
+
 	async read(file: TFile): Promise<string> {
 		return this.contents.get(file.path) ?? "";
 	}
