@@ -254,19 +254,21 @@ class Indexer:
             "dimension" in manifest
             and vector_file_generation(self.paths.vectors) != store.generation()
         )  # missing, damaged or behind (a crash, a failed save): repair it on this run
-        if parsed or deleted or store.pending_knn() or stale_file:
+        attachments_changed = set(old_attachments) != new_attachments
+        # every generation bump ends with a vector file saved at it (else `check` flags it)
+        if parsed or deleted or store.pending_knn() or stale_file or attachments_changed:
             vectors = self._open_vectors(store, manifest)
         last_save = time.perf_counter()
 
         t2 = time.perf_counter()
-        with store.transaction():
-            for row in deleted:
-                ids = store.delete_note(row.id)
-                report.chunks["deleted"] += len(ids)
-                if vectors is not None:
+        if vectors is not None:  # a no-op run leaves the generation (and the files) alone
+            with store.transaction():
+                for row in deleted:
+                    ids = store.delete_note(row.id)
+                    report.chunks["deleted"] += len(ids)
                     vectors.delete(ids)
-            store.replace_attachments(new_attachments)
-            store.bump_generation()
+                store.replace_attachments(new_attachments)
+                store.bump_generation()
         total = len(parsed)
         done = 0
         for batch in note_batches(parsed, NOTE_BATCH, BATCH_BYTES):
