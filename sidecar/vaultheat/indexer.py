@@ -108,6 +108,10 @@ class IndexReport:
     model_loaded: bool = False
     full: bool = False
     failed: list[Any] = field(default_factory=list)  # notes stored without chunks, with why
+    # which notes this run wrote and removed (renames: both), for the server's note events;
+    # left out of ``to_dict`` so a full index's JSON report stays small
+    written: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -211,6 +215,7 @@ class Indexer:
                 continue
             work.append(_Work(entry, raw, digest, row.id if row else None))
         deleted = [row for path, row in stored.items() if path not in seen]
+        report.removed = sorted(row.path for row in deleted)
         added_hashes = {w.digest for w in work if w.note_id is None}
         renamed = sum(1 for row in deleted if row.content_hash in added_hashes)
         report.notes["renamed"] = renamed
@@ -399,6 +404,7 @@ class Indexer:
                 note_id = store.upsert_note(
                     note, content_hash=w.digest, mtime_ns=w.entry.mtime_ns, size=w.entry.size
                 )
+                report.written.append(note.path)
                 free: dict[str, list[int]] = {}
                 for cid, h in old:
                     free.setdefault(h, []).append(cid)
