@@ -25,7 +25,7 @@ import xxhash
 
 from vaultheat.config import Settings
 from vaultheat.core.chunking import context_header
-from vaultheat.core.discovery import Discovery, FileEntry, discover
+from vaultheat.core.discovery import Discovery, FileEntry, Skip, discover, discover_changed
 from vaultheat.core.knn import affected_ids, knn_lists
 from vaultheat.core.models import ChunkDraft, ParsedNote
 from vaultheat.core.parsing import parse_note
@@ -152,18 +152,22 @@ class Indexer:
     # -- entry point --------------------------------------------------------------------------
     def run(self, *, full: bool = False, only: Sequence[str] | None = None) -> IndexReport:
         """Bring the index in line with the vault. ``only``: vault-relative paths known to have
-        changed (from the server's file events); discovery still runs to see deletions."""
+        changed (the server's file events): just those are looked at, the rest of the vault is
+        taken as stored (the server's periodic scan is the safety net); a path that needs the
+        full walk (a folder) gets it. Ignored with ``full``."""
         self.paths.root.mkdir(parents=True, exist_ok=True)
         report = IndexReport(full=full)
         with WriterLock(self.paths.lock):
             store = Store(self.paths.db)
             try:
-                self._run(store, report, full=full)
+                self._run(store, report, full=full, only=None if full else only)
             finally:
                 store.close()
         return report
 
-    def _run(self, store: Store, report: IndexReport, *, full: bool) -> None:
+    def _run(
+        self, store: Store, report: IndexReport, *, full: bool, only: Sequence[str] | None
+    ) -> None:
         t0 = time.perf_counter()
         manifest = store.manifest()
         wanted = stored_settings(self.settings, self.embedder)
@@ -182,7 +186,7 @@ class Indexer:
                 stored=json.dumps(manifest.get("stored")),
                 wanted=json.dumps(wanted),
             )
-        disc = discover(self.paths.vault, self.settings.vault, index_dir=self.paths.root)
+        disc = self._discover(store, only)
         report.timings["discover"] = time.perf_counter() - t0
 
         t1 = time.perf_counter()
@@ -313,6 +317,25 @@ class Indexer:
         report.timings["total"] = time.perf_counter() - t0
 
     # -- steps --------------------------------------------------------------------------------
+    def _discover(self, store: Store, only: Sequence[str] | None) -> Discovery:
+        """The full walk, or with ``only`` the stored view of the vault with those paths looked
+        at again (falling back to the walk when one of them needs it)."""
+        if only is not None:
+            known = Discovery(
+                notes=[
+                    FileEntry(r.path, self.paths.vault / r.path, r.size, r.mtime_ns)
+                    for r in store.notes().values()
+                ],
+                other_files=sorted(store.attachments()),
+                skipped=[Skip(d["path"], d["reason"]) for d in store.skipped()],
+            )
+            disc = discover_changed(
+                self.paths.vault, self.settings.vault, list(only), known, index_dir=self.paths.root
+            )
+            if disc is not None:
+                return disc
+        return discover(self.paths.vault, self.settings.vault, index_dir=self.paths.root)
+
     def _wipe(self, store: Store) -> None:
         fp = self.embedder.fingerprint
         with store.transaction() as db:
