@@ -18,6 +18,7 @@ from typing import Any
 
 from vaultheat import __version__
 from vaultheat.errors import InputError, VaultheatError
+from vaultheat.server.options import add_serve_arguments
 
 EXIT_OK, EXIT_EMPTY, EXIT_ERROR = 0, 1, 2
 log = logging.getLogger("vaultheat")
@@ -123,11 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
 
     p = sub.add_parser("serve", help="run the localhost JSON API for the Obsidian plugin")
-    p.add_argument("--host", default=None)
-    p.add_argument("--port", type=int, default=None)
-    p.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
-    p.add_argument("--low-priority", action="store_true", help="index at low CPU priority")
-    p.add_argument("--threads", type=int, help="threads for the model")
+    add_serve_arguments(p)
     _common(p, json_flag=False)
     return parser
 
