@@ -22,7 +22,7 @@ from vaultheat.check import check_index
 from vaultheat.engine import Engine
 from vaultheat.errors import IndexLockedError, IndexProcessError, VaultheatError
 from vaultheat.providers.fake import FakeEmbedder
-from vaultheat.server.indexproc import IndexProcess, error_for
+from vaultheat.server.indexproc import IndexProcess, error_for, index_cpus
 
 Connect = Callable[[Live], SseClient]
 # what a kill may leave behind until the next run repairs it (never a damaged database)
@@ -76,6 +76,16 @@ def test_runs_happen_in_a_child_process(live: Live, sse: Connect) -> None:
     assert live.state.worker.last_report["notes"]["modified"] == 1
     hits = live.post("/v1/search", {"query": "sourdough bread"}).json()["results"]
     assert hits and hits[0]["path"] == "Home.md"  # the server's view saw the child's commit
+
+
+def test_the_child_leaves_a_core_to_the_server(live: Live) -> None:
+    pid = process_of(live).pid
+    assert pid is not None
+    cores = len(os.sched_getaffinity(0))
+    expected = index_cpus()
+    assert expected == (cores - 1 if cores > 1 else None)
+    assert len(os.sched_getaffinity(pid)) == (expected or cores)
+    assert len(os.sched_getaffinity(os.getpid())) == cores  # the server itself is not pinned
 
 
 def test_no_request_fails_during_a_full_reindex(make_live: MakeLive) -> None:

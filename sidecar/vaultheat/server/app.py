@@ -23,7 +23,7 @@ from aiohttp import web
 from vaultheat.config import ServerSettings
 from vaultheat.engine import Engine
 from vaultheat.server.events import Broadcaster
-from vaultheat.server.indexproc import ChildSpec, IndexProcess, picklable
+from vaultheat.server.indexproc import ChildSpec, IndexProcess, index_cpus, picklable
 from vaultheat.server.middleware import make_error_middleware, make_guard_middleware
 from vaultheat.server.routes import routes
 from vaultheat.server.state import STATE, ServerState
@@ -89,7 +89,8 @@ def _index_process(engine: Engine, low_priority: bool) -> IndexProcess | None:
     if embedder is not None and not picklable(embedder):
         log.warning("the injected embedder cannot be sent to a child process; indexing in-process")
         return None
-    return IndexProcess(ChildSpec(engine.paths, engine.settings, embedder, low_priority))
+    spec = ChildSpec(engine.paths, engine.settings, embedder, low_priority, cpus=index_cpus())
+    return IndexProcess(spec)
 
 
 async def _lifecycle(app: web.Application) -> AsyncIterator[None]:

@@ -6,6 +6,10 @@ carried out by a child process that loads its own embedder and writes through th
 read-only view and its own model for queries; it refreshes the view whenever the child reports
 a committed batch.
 
+The child leaves one CPU core to the server: it runs on all cores but one (CPU affinity, which
+its model and hnswlib threads inherit; the model's thread count follows unless configured), so
+a full re-index cannot starve queries on a small machine; ``--low-priority`` also nices it.
+
 The child is forked from a ``forkserver`` (``spawn`` where there is none) that has imported the
 indexer once, so starting one costs milliseconds, not an interpreter start; it stays for
 ``LINGER_S`` after a run (a burst of edits reuses its loaded model) and then exits, so an idle
@@ -31,7 +35,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
@@ -61,6 +65,29 @@ class ChildSpec:
     embedder: Embedder | None = None
     low_priority: bool = False
     linger_s: float = LINGER_S
+    cpus: int | None = None  # cores the child may run on (None: all)
+
+
+def index_cpus() -> int | None:
+    """All usable cores but one, for the index child (None on a one-core machine)."""
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        usable = os.cpu_count() or 1
+    return usable - 1 if usable > 1 else None
+
+
+def _limit_cpus(spec: ChildSpec) -> ChildSpec:
+    """Pin the child to ``spec.cpus`` cores and size the model's threads to match."""
+    if not spec.cpus or not hasattr(os, "sched_setaffinity"):
+        return spec
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) > spec.cpus:
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, allowed[-spec.cpus :])  # core 0 often takes interrupts
+    if spec.settings.embeddings.threads == 0:
+        spec = replace(spec, settings=spec.settings.with_value("embeddings.threads", spec.cpus))
+    return spec
 
 
 def error_for(code: str, message: str) -> VaultheatError:
@@ -262,6 +289,7 @@ def child_main(spec: ChildSpec, conn: Connection) -> None:
     if spec.low_priority:  # first: Linux nice is per thread, and threads started later inherit
         with contextlib.suppress(OSError):
             os.nice(LOW_PRIORITY_NICE)
+    spec = _limit_cpus(spec)
     inbox = _Inbox(conn)
 
     def on_signal(signum: int, frame: Any) -> None:
