@@ -90,7 +90,7 @@ def test_the_child_leaves_a_core_to_the_server(live: Live) -> None:
 
 def test_no_request_fails_during_a_full_reindex(make_live: MakeLive) -> None:
     live = make_live(embedder=SlowEmbedder(delay=0.05))
-    write_notes(live.vault, 200, words=30)
+    write_notes(live.vault, 150, words=30)
     live.post("/v1/index", {})
     live.wait_idle(60)
     codes: list[int] = []
@@ -111,15 +111,16 @@ def test_no_request_fails_during_a_full_reindex(make_live: MakeLive) -> None:
     live.wait_idle(60)
     assert len(codes) >= 8 and set(codes) == {200}
     assert live.state.worker.last_error is None
-    assert live.get("/v1/status").json()["notes"] >= 200
+    assert live.get("/v1/status").json()["notes"] >= 150
 
 
+@pytest.mark.slow  # reliability: kept out of the fast tier
 @pytest.mark.parametrize("moment", ["before_first_batch", "mid_index", "after_last_batch"])
 def test_kill_9_of_the_child_leaves_a_consistent_index(
     make_live: MakeLive, sse: Connect, moment: str
 ) -> None:
-    live = make_live(embedder=SlowEmbedder(delay=0.15))
-    write_notes(live.vault, 600, words=20)  # three batches
+    live = make_live(embedder=SlowEmbedder(delay=0.1))
+    write_notes(live.vault, 300, words=20)  # two batches (256 notes each at most)
     live.post("/v1/index", {})
     live.wait_idle(60)
     clean = fingerprint(live)
@@ -189,7 +190,7 @@ def test_an_idle_child_exits_and_the_next_run_starts_another(live: Live) -> None
 
 def test_shutdown_stops_the_child_quickly(make_live: MakeLive) -> None:
     live = make_live(embedder=SlowEmbedder(delay=0.3))
-    write_notes(live.vault, 300, words=20)
+    write_notes(live.vault, 300, words=10)
     live.post("/v1/index", {})
     pid = wait_pid(live)
     live.wait_for(lambda: live.state.worker.progress is not None, 20)
@@ -207,9 +208,9 @@ def test_shutdown_stops_the_child_quickly(make_live: MakeLive) -> None:
 
 
 def test_sigterm_to_the_child_stops_it_after_its_batch(make_live: MakeLive) -> None:
-    live = make_live(embedder=SlowEmbedder(delay=0.3))
+    live = make_live(embedder=SlowEmbedder(delay=0.2))
     base = live.get("/v1/status").json()["notes"]
-    write_notes(live.vault, 1000, words=10)  # four batches
+    write_notes(live.vault, 700, words=10)  # three batches
     live.post("/v1/index", {})
     pid = wait_pid(live)
     live.wait_for(lambda: live.state.worker.progress is not None, 20)
@@ -217,11 +218,11 @@ def test_sigterm_to_the_child_stops_it_after_its_batch(make_live: MakeLive) -> N
     live.wait_idle(30)
     report = live.state.worker.last_report
     assert live.state.worker.last_error is None  # a clean stop, not a crash
-    assert report is not None and report["notes"]["added"] == 1000  # seen, not all written
-    assert live.get("/v1/status").json()["notes"] < base + 1000  # it stopped after a batch
+    assert report is not None and report["notes"]["added"] == 700  # seen, not all written
+    assert live.get("/v1/status").json()["notes"] < base + 700  # it stopped after a batch
     live.post("/v1/index", {})
     live.wait_idle(60)
-    assert live.get("/v1/status").json()["notes"] == base + 1000
+    assert live.get("/v1/status").json()["notes"] == base + 700
 
 
 def test_child_errors_come_back_as_project_errors() -> None:
