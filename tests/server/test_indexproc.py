@@ -139,6 +139,7 @@ def test_kill_9_of_the_child_leaves_a_consistent_index(
         )
     os.kill(pid, signal.SIGKILL)
     err = stream.until("error")
+    live.api.validate_component("ErrorEvent", err)
     assert err["code"] == "index_process" and "signal 9" in err["message"]
     live.wait_idle()
     # the server keeps answering from what was committed
