@@ -10,7 +10,9 @@ What it measures (targets from the server issue):
 2. ``--clients`` concurrent clients sending ``--requests`` mixed requests: errors (target: 0),
    throughput and latency.
 3. query latency while a full re-index runs vs idle (target: p95 within 2x of idle), and the
-   status codes seen meanwhile.
+   status codes seen meanwhile; idle is measured right before the re-index, in the same run,
+   so both see the same machine load. The server indexes in a child process: peak RSS of the
+   server and of its index child (which loads its own model) during the re-index.
 
 The vault is never written: the index lives in a temporary folder (``--index-dir``), and the
 server is a real ``python -m vaultheat.server`` subprocess, so client and server do not share a
@@ -151,6 +153,59 @@ def concurrent_load(
     }
 
 
+def rss_mib(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def descendants(pid: int) -> list[int]:
+    """Live processes below ``pid`` (the index child sits below a forkserver)."""
+    parent: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = entry.joinpath("stat").read_text()
+                parent[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    out, frontier = [], [pid]
+    while frontier:
+        kids = [c for c, p in parent.items() if p in frontier]
+        out.extend(kids)
+        frontier = kids
+    return out
+
+
+class RssSampler:
+    """Peak RSS of the server and of its largest descendant (the index child), every 0.2 s."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.server = 0.0
+        self.child = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(0.2):
+            self.server = max(self.server, rss_mib(self.pid))
+            kids = [rss_mib(p) for p in descendants(self.pid)]
+            self.child = max([self.child, *kids])
+
+    def __enter__(self) -> RssSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
 def during_full_reindex(client: httpx.Client, calls: list[Call]) -> dict[str, Any]:
     client.post("/v1/index", json={"full": True})
     lat: list[float] = []
@@ -173,6 +228,38 @@ def during_full_reindex(client: httpx.Client, calls: list[Call]) -> dict[str, An
         "reindex_s": round(time.perf_counter() - t0, 2),
         "latency_ms": quantiles(lat),
         "codes": dict(codes),
+        "samples_s": lat,
+    }
+
+
+def idle_vs_reindex(
+    client: httpx.Client, calls: list[Call], pid: int, rounds: int
+) -> dict[str, Any]:
+    """``rounds`` times: the search calls idle, then searches during a full re-index; the
+    latencies of all rounds pooled, so a load spike on a shared machine hits both sides."""
+    idle: list[float] = []
+    during: list[float] = []
+    codes: Counter[int] = Counter()
+    per_round = []
+    with RssSampler(pid) as rss:
+        for _ in range(max(1, rounds)):
+            for route, body in calls:
+                t0 = time.perf_counter()
+                client.post(route, json=body)
+                idle.append(time.perf_counter() - t0)
+            doc = during_full_reindex(client, calls)
+            during.extend(doc.pop("samples_s"))
+            codes.update({int(k): v for k, v in doc["codes"].items()})
+            per_round.append(doc)
+            wait_ready(client)
+    return {
+        "idle_search": quantiles(idle),
+        "during_full_reindex": {
+            "rounds": per_round,
+            "latency_ms": quantiles(during),
+            "codes": dict(codes),
+            "peak_rss_mib": {"server": round(rss.server, 1), "largest_child": round(rss.child, 1)},
+        },
     }
 
 
@@ -194,6 +281,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--requests", type=int, default=2000)
     p.add_argument("--clients", type=int, default=8)
     p.add_argument("--threads", type=int, default=0, help="model threads (0 = default)")
+    p.add_argument(
+        "--rounds", type=int, default=1, help="idle-then-during-re-index rounds, pooled"
+    )
+    p.add_argument("--low-priority", action="store_true", help="serve --low-priority")
     p.add_argument("--json", type=Path, default=None, help="also write the results here")
     a = p.parse_args(argv)
 
@@ -211,6 +302,7 @@ def main(argv: list[str] | None = None) -> int:
         results: dict[str, Any] = {
             "vault": str(a.vault),
             "provider": a.provider,
+            "low_priority": a.low_priority,
             "notes": engine.status()["notes"],
             "chunks": engine.status()["chunks"],
             "initial_index_s": round(index_s, 2),
@@ -225,6 +317,8 @@ def main(argv: list[str] | None = None) -> int:
                "--index-dir", str(index_dir), "--port", "0"]  # fmt: skip
         if a.threads:
             cmd += ["--threads", str(a.threads)]
+        if a.low_priority:
+            cmd.append("--low-priority")
         server = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
         try:
             info = None
@@ -262,8 +356,7 @@ def main(argv: list[str] | None = None) -> int:
                 mixed = [x for pair in zip(search_calls, related_calls, strict=True) for x in pair]
                 load = (mixed * (a.requests // len(mixed) + 1))[: a.requests]
                 results["concurrent"] = concurrent_load(make_client, load, a.clients)
-                results["idle_search"] = over_http(c, search_calls)["client_round_trip"]
-                results["during_full_reindex"] = during_full_reindex(c, search_calls)
+                results.update(idle_vs_reindex(c, search_calls, server.pid, a.rounds))
                 wait_ready(c)
             server.send_signal(signal.SIGTERM)
             t0 = time.perf_counter()

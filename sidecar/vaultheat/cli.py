@@ -19,6 +19,7 @@ from typing import Any
 from vaultheat import __version__
 from vaultheat.console import EXIT_ERROR
 from vaultheat.errors import VaultheatError
+from vaultheat.server.options import add_serve_arguments
 
 log = logging.getLogger("vaultheat")
 
@@ -215,19 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _add(sub, "serve", "run the localhost JSON API for the Obsidian plugin",
              "Serve the JSON API (docs/api.md) on localhost and keep the index in step with the "
              "vault while it runs.", "vaultheat serve", "vaultheat serve --port 0")  # fmt: skip
-    p.add_argument("--host", default=None, help="address (default: server.host, 127.0.0.1)")
-    p.add_argument("--port", type=int, default=None,
-                   help="port, 0 = any free one (default: server.port, 51764)")  # fmt: skip
-    p.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
-    p.add_argument("--low-priority", action="store_true", help="index at low CPU priority")
-    p.add_argument("--threads", type=int, help="threads for the model (default: the library's)")
-    p.add_argument(
-        "--exclude",
-        action="append",
-        default=[],
-        metavar="GLOB",
-        help="also exclude these vault-relative globs for this run (repeatable; not saved)",
-    )
+    add_serve_arguments(p)
     _common(p, json_flag=False)
     return parser
 

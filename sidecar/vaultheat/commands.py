@@ -338,21 +338,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from vaultheat.server.serve import serve
+    from vaultheat.server.options import serve_from_args
 
-    settings = load_settings(index_paths(args.vault, args.index_dir).config)
-    return int(
-        serve(
-            args.vault,
-            args.index_dir,
-            host=args.host or settings.server.host,
-            port=settings.server.port if args.port is None else args.port,
-            allow_remote=args.allow_remote,
-            low_priority=args.low_priority,
-            threads=args.threads,
-            exclude=tuple(getattr(args, "exclude", ()) or ()),
-        )
-    )
+    return serve_from_args(args)
 
 
 def _agent_backend(args: argparse.Namespace) -> Any:

@@ -13,6 +13,7 @@ kNN variants this way without re-indexing.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -62,6 +63,7 @@ class Engine:
         self.paths = paths
         self.settings = settings
         self.embedder = embedder or make_embedder(settings.embeddings)
+        self.embedder_injected = embedder is not None  # else built from the settings
         self._reranker = reranker
         self._reranker_made = reranker is not None
         self._generator = generator
@@ -339,7 +341,7 @@ class Engine:
         from vaultheat.paths import safe_vault_path
 
         abs_path = safe_vault_path(self.paths.vault, path)
-        exists = abs_path.is_file()
+        exists = os.path.isfile(abs_path)  # False, not OSError, for a name too long
         disk_hash = content_hash(abs_path.read_bytes()) if exists else None
         out: dict[str, Any] = {
             "schema": "vaultheat.note_status.v1",

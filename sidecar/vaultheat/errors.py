@@ -11,6 +11,7 @@ message on stderr, the HTTP API to ``{"error": {"code", "message"}}`` with ``htt
     ├── IndexMismatchError         index_mismatch  409   model/settings changed: index --full
     ├── IndexCorruptError          index_corrupt   500   a file of the index is damaged
     ├── IndexLockedError           index_locked    409   another writer holds the index lock
+    ├── IndexProcessError          index_process   500   the server's index child died or was killed
     ├── ProviderError              provider        502   embedder/reranker/generator failed
     │   └── ModelMissingError      model_missing   500   the model package/path is not installed
     ├── NotFoundError              not_found       404   note/chunk id unknown
@@ -71,6 +72,11 @@ class IndexExistsError(VaultheatError):
 class IndexMismatchError(VaultheatError):
     code = "index_mismatch"
     http_status = 409
+
+
+class IndexProcessError(VaultheatError):
+    code = "index_process"
+    http_status = 500
 
 
 class IndexCorruptError(VaultheatError):

@@ -26,7 +26,7 @@ import xxhash
 from vaultheat.config import Settings
 from vaultheat.core.binary import binary_reason
 from vaultheat.core.chunking import context_header
-from vaultheat.core.discovery import Discovery, FileEntry, discover
+from vaultheat.core.discovery import Discovery, FileEntry, Skip, discover, discover_changed
 from vaultheat.core.knn import affected_ids, knn_lists
 from vaultheat.core.models import ChunkDraft, ParsedNote
 from vaultheat.core.parsing import parse_note
@@ -114,6 +114,10 @@ class IndexReport:
     warnings: list[dict[str, str]] = field(default_factory=list)
     notes_indexed: int = 0
     excluded: int = 0
+    # which notes this run wrote and removed (renames: both), for the server's note events;
+    # left out of ``to_dict`` so a full index's JSON report stays small
+    written: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -158,18 +162,22 @@ class Indexer:
     # -- entry point --------------------------------------------------------------------------
     def run(self, *, full: bool = False, only: Sequence[str] | None = None) -> IndexReport:
         """Bring the index in line with the vault. ``only``: vault-relative paths known to have
-        changed (from the server's file events); discovery still runs to see deletions."""
+        changed (the server's file events): just those are looked at, the rest of the vault is
+        taken as stored (the server's periodic scan is the safety net); a path that needs the
+        full walk (a folder) gets it. Ignored with ``full``."""
         self.paths.root.mkdir(parents=True, exist_ok=True)
         report = IndexReport(full=full)
         with WriterLock(self.paths.lock):
             store = Store(self.paths.db)
             try:
-                self._run(store, report, full=full)
+                self._run(store, report, full=full, only=None if full else only)
             finally:
                 store.close()
         return report
 
-    def _run(self, store: Store, report: IndexReport, *, full: bool) -> None:
+    def _run(
+        self, store: Store, report: IndexReport, *, full: bool, only: Sequence[str] | None
+    ) -> None:
         t0 = time.perf_counter()
         manifest = store.manifest()
         wanted = stored_settings(self.settings, self.embedder)
@@ -190,7 +198,7 @@ class Indexer:
             )
         with store.transaction():  # until the end of this run: status says "incomplete"
             store.set_manifest(run_complete=False)
-        disc = discover(self.paths.vault, self.settings.vault, index_dir=self.paths.root)
+        disc = self._discover(store, only)
         report.timings["discover"] = time.perf_counter() - t0
 
         t1 = time.perf_counter()
@@ -223,6 +231,7 @@ class Indexer:
                 continue
             work.append(_Work(entry, raw, digest, row.id if row else None))
         deleted = [row for path, row in stored.items() if path not in seen]
+        report.removed = sorted(row.path for row in deleted)
         added_hashes = {w.digest for w in work if w.note_id is None}
         renamed = sum(1 for row in deleted if row.content_hash in added_hashes)
         report.notes["renamed"] = renamed
@@ -334,6 +343,25 @@ class Indexer:
         report.timings["total"] = time.perf_counter() - t0
 
     # -- steps --------------------------------------------------------------------------------
+    def _discover(self, store: Store, only: Sequence[str] | None) -> Discovery:
+        """The full walk, or with ``only`` the stored view of the vault with those paths looked
+        at again (falling back to the walk when one of them needs it)."""
+        if only is not None:
+            known = Discovery(
+                notes=[
+                    FileEntry(r.path, self.paths.vault / r.path, r.size, r.mtime_ns)
+                    for r in store.notes().values()
+                ],
+                other_files=sorted(store.attachments()),
+                skipped=[Skip(d["path"], d["reason"]) for d in store.skipped()],
+            )
+            disc = discover_changed(
+                self.paths.vault, self.settings.vault, list(only), known, index_dir=self.paths.root
+            )
+            if disc is not None:
+                return disc
+        return discover(self.paths.vault, self.settings.vault, index_dir=self.paths.root)
+
     def _wipe(self, store: Store) -> None:
         fp = self.embedder.fingerprint
         with store.transaction() as db:
@@ -430,6 +458,7 @@ class Indexer:
                 note_id = store.upsert_note(
                     note, content_hash=w.digest, mtime_ns=w.entry.mtime_ns, size=w.entry.size
                 )
+                report.written.append(note.path)
                 free: dict[str, list[int]] = {}
                 for cid, h in old:
                     free.setdefault(h, []).append(cid)

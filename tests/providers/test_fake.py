@@ -105,3 +105,16 @@ def test_fake_generator_sequence_and_errors() -> None:
     assert gen.max_tokens == [1024, 7, 1024, 1024]
     with pytest.raises(ValueError):
         FakeGenerator([])
+
+
+def test_fake_embedder_pickles_with_its_vectors() -> None:
+    """The server sends an injected embedder to its index child by pickling it."""
+    import pickle
+
+    emb = FakeEmbedder(dimension=32)
+    emb.embed_documents(["one text"])
+    copy = pickle.loads(pickle.dumps(emb))
+    assert copy.fingerprint == emb.fingerprint and copy.embedded_count == 1
+    texts = ["coffee beans", "garden compost"]
+    assert np.array_equal(copy.embed_documents(texts), emb.embed_documents(texts))
+    assert copy.embedded_count == 3  # its own lock and counter work after the copy

@@ -42,6 +42,8 @@ from vaultheat.errors import VaultheatError
 from vaultheat.paths import index_paths
 from vaultheat.providers.fake import FakeEmbedder
 
+pytestmark = pytest.mark.slow  # the reliability suite: `pytest -m "not slow"` skips it
+
 KILL_NOTES = 400
 KILL_SEED = 20261129
 KILLS = 5

@@ -31,6 +31,8 @@ from vaultheat.server.app import create_app
 from vaultheat.server.openapi import openapi_document
 from vaultheat.server.runner import ServerThread
 
+pytestmark = pytest.mark.slow  # the reliability suite: `pytest -m "not slow"` skips it
+
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 FUZZ_EXCLUDED = ["/v1/events"]  # a stream: not a request/response pair
 SCHEMA = schemathesis.openapi.from_dict(openapi_document()).exclude(path=FUZZ_EXCLUDED)

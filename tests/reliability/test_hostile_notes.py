@@ -22,6 +22,8 @@ from tests.reliability.reliability_helpers import (
 )
 from vaultheat.engine import Engine
 
+pytestmark = pytest.mark.slow  # the reliability suite: `pytest -m "not slow"` skips it
+
 UNDECODABLE = ("invalid utf8.md", "utf16.md")  # also checked alone, below
 PEAK_RSS_LIMIT = int(1.5 * 1024**3)
 

@@ -7,7 +7,10 @@ A same-model ``--full`` rebuilds in place, so queries must keep answering 200 th
 
 from __future__ import annotations
 
+import pytest
 from bench.load_test import run_load
+
+pytestmark = pytest.mark.slow  # the reliability suite: `pytest -m "not slow"` skips it
 
 
 def test_four_clients_ten_seconds_during_full_reindex_have_no_errors() -> None:

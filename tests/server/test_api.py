@@ -213,6 +213,8 @@ def test_unknown_route_and_wrong_method_answer_json(live: Live) -> None:
 def test_changed_note_is_reindexed(live: Live) -> None:
     note = live.vault / "Coffee/Index.md"
     note.write_text(note.read_text(encoding="utf-8") + "\nCardamom buns go well with it.\n")
+    unreported = live.vault / "Home.md"  # edited outside Obsidian: no event for it
+    unreported.write_text(unreported.read_text(encoding="utf-8") + "\nA stray edit.\n")
     assert note_status(live, "Coffee/Index.md")["fresh"] is False
     ack = live.post(
         "/v1/notes/changed", {"events": [{"type": "modify", "path": "Coffee/Index.md"}]}
@@ -222,6 +224,11 @@ def test_changed_note_is_reindexed(live: Live) -> None:
     after = note_status(live, "Coffee/Index.md")
     assert after["fresh"] is True and after["indexed_hash"] == after["disk_hash"]
     assert [r.kind for r in live.state.worker.runs][-1] == "changes"
+    # the run looked at the changed path only; the next full scan catches the stray edit
+    assert note_status(live, "Home.md")["fresh"] is False
+    live.post("/v1/index", {})
+    live.wait_idle()
+    assert note_status(live, "Home.md")["fresh"] is True
 
 
 def test_burst_of_events_for_one_note_indexes_it_once(make_live: MakeLive) -> None:

@@ -22,6 +22,7 @@ export const ERROR_CODES = [
 	"index_mismatch",
 	"index_corrupt",
 	"index_locked",
+	"index_process",
 	"provider",
 	"model_missing",
 	"not_found",

@@ -17,6 +17,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Final
 
 from vaultheat.config import INDEX_DIRNAME, VaultSettings
 from vaultheat.errors import VaultError
@@ -155,6 +156,85 @@ def discover(
         raise VaultError(f"vault path {root} is not a folder", path=str(root))
     walker = _Walker(root, settings, root / INDEX_DIRNAME if index_dir is None else index_dir)
     return walker.run()
+
+
+def discover_changed(
+    vault_root: Path,
+    settings: VaultSettings,
+    changed: list[str] | tuple[str, ...],
+    known: Discovery,
+    *,
+    index_dir: Path | None = None,
+) -> Discovery | None:
+    """What a full walk would find if only the ``changed`` paths differ from ``known``.
+
+    The server's file events name the notes that changed; looking at just those (one directory
+    listing each, through the walker's own per-file rules) keeps an edit's cost independent of
+    the vault's size. ``None`` when a path needs the full walk: a folder (renamed or deleted
+    with notes inside), a path below a symlinked folder, or a deleted note whose folder is gone
+    too. Edits the events miss are caught by the periodic full scan.
+    """
+    root = Path(vault_root)
+    if not root.is_dir():
+        return discover(root, settings, index_dir=index_dir)  # raises the same VaultError
+    walker = _Walker(root, settings, root / INDEX_DIRNAME if index_dir is None else index_dir)
+    wanted = {unicodedata.normalize("NFC", p) for p in changed}
+    known_paths = {e.path for e in known.notes}
+    nested = [*known_paths, *known.other_files]
+    for rel in sorted(wanted):
+        parts = rel.split("/")
+        if any(part in ("", ".", "..") for part in parts):
+            return None
+        if any(p.startswith(rel + "/") for p in nested) or os.path.isdir(root / rel):
+            return None  # a folder: its notes are not named one by one
+        found = _changed_entry(walker, root, parts)
+        if found is _NEEDS_WALK:
+            return None
+        if found is None:
+            if rel in known_paths and not (root / "/".join(parts[:-1])).is_dir():
+                return None  # the folder went too (or is named differently on disk)
+            continue  # deleted, or not a note Obsidian shows: absent from the result
+        entry, disk_rel = found
+        walker._file(entry, disk_rel)
+    fresh = walker.result
+    out = Discovery(
+        notes=[e for e in known.notes if e.path not in wanted] + fresh.notes,
+        other_files=[p for p in known.other_files if p not in wanted] + fresh.other_files,
+        skipped=[s for s in known.skipped if s.path not in wanted] + fresh.skipped,
+    )
+    out.notes.sort(key=lambda e: e.path)
+    out.other_files.sort()
+    out.skipped.sort(key=lambda s: (s.path, s.reason))
+    return out
+
+
+_NEEDS_WALK: Final = object()
+
+
+def _changed_entry(walker: _Walker, root: Path, parts: list[str]) -> Any:
+    """The directory entry of one changed path with its on-disk relative path; None when it is
+    not there or sits where the walk never looks (hidden folder, the index); ``_NEEDS_WALK``
+    below a symlinked folder (the walk follows those once, in its own order)."""
+    here = str(root)
+    for name in parts[:-1]:
+        if name.startswith("."):
+            return None
+        here = os.path.join(here, name)
+        if os.path.islink(here):
+            return _NEEDS_WALK
+        ident = _identity(here)
+        if ident is None or ident == walker.index_id:
+            return None
+    want = parts[-1]
+    try:
+        with os.scandir(here) as it:
+            for entry in it:
+                if unicodedata.normalize("NFC", entry.name) == want:
+                    rel = "/".join([*parts[:-1], entry.name])
+                    return entry, rel
+    except OSError:
+        return None
+    return None
 
 
 class _Walker:

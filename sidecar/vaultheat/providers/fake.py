@@ -59,6 +59,15 @@ class FakeEmbedder:
         self._lock = threading.Lock()
         self.embedded_count = 0
 
+    def __getstate__(self) -> dict[str, object]:  # picklable: the server's index child gets one
+        state = self.__dict__.copy()
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     @property
     def name(self) -> str:
         return "fake"

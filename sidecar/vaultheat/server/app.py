@@ -4,7 +4,11 @@
 the server's: a cleanup context starts the query thread pool and the index worker when the
 server starts, and on the way out stops the worker after its batch in flight (that batch is
 one SQLite transaction: committed or rolled back, never half-written), saves, and closes the
-engine. ``on_shutdown`` ends event streams first so a graceful shutdown does not wait on them.
+engine. Index runs happen in a child process (``index_process``, the default) so they do not
+slow queries down; the child builds its own embedder from the settings, or gets a copy of the
+engine's when one was injected (tests, benchmarks; one that cannot be pickled keeps indexing
+in the worker thread). ``on_shutdown`` ends event streams first so a graceful shutdown does
+not wait on them.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from aiohttp import web
 from vaultheat.config import ServerSettings
 from vaultheat.engine import Engine
 from vaultheat.server.events import Broadcaster
+from vaultheat.server.indexproc import ChildSpec, IndexProcess, index_cpus, picklable
 from vaultheat.server.middleware import make_error_middleware, make_guard_middleware
 from vaultheat.server.routes import routes
 from vaultheat.server.state import STATE, ServerState
@@ -39,6 +44,7 @@ def create_app(
     low_priority: bool = False,
     query_threads: int = DEFAULT_QUERY_THREADS,
     warm_up: bool = True,
+    index_process: bool = True,
 ) -> web.Application:
     """The application; its worker and thread pool start and stop with the server.
 
@@ -47,6 +53,7 @@ def create_app(
     if not token:
         raise ValueError("the server needs a token")
     broadcaster = Broadcaster()
+    process = _index_process(engine, low_priority) if index_process else None
     worker = IndexWorker(
         engine,
         debounce_s=settings.debounce_ms / 1000.0,
@@ -54,6 +61,7 @@ def create_app(
         emit=broadcaster.publish_threadsafe,
         low_priority=low_priority,
         warm_up=warm_up,
+        process=process,
     )
     state = ServerState(
         engine=engine,
@@ -74,6 +82,15 @@ def create_app(
     app.cleanup_ctx.append(_lifecycle)
     app.on_shutdown.append(_on_shutdown)
     return app
+
+
+def _index_process(engine: Engine, low_priority: bool) -> IndexProcess | None:
+    embedder = engine.embedder if engine.embedder_injected else None
+    if embedder is not None and not picklable(embedder):
+        log.warning("the injected embedder cannot be sent to a child process; indexing in-process")
+        return None
+    spec = ChildSpec(engine.paths, engine.settings, embedder, low_priority, cpus=index_cpus())
+    return IndexProcess(spec)
 
 
 async def _lifecycle(app: web.Application) -> AsyncIterator[None]:

@@ -23,6 +23,7 @@ ERROR_CODES = [
     "index_mismatch",
     "index_corrupt",
     "index_locked",
+    "index_process",
     "provider",
     "model_missing",
     "not_found",

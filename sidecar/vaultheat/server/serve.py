@@ -4,8 +4,9 @@ Order of events: take the per-index server lock (a second server exits 2 and nam
 open the engine (creating the index folder when there is none: the worker then builds the
 index in the background while health and status already answer), listen, write the 0600
 discovery file with a fresh random token, and wait for SIGINT/SIGTERM. On a signal it stops
-listening, ends event streams, lets the index worker finish its batch in flight and save,
-removes the discovery file and returns 0.
+listening, ends event streams, lets the index child finish its batch in flight and save (a
+child still busy after 5 s is killed: only that uncommitted batch is lost), removes the
+discovery file and returns 0.
 
 Non-loopback hosts need ``allow_remote``: the token then travels in clear text over a network,
 which is the user's call to make, with a warning.

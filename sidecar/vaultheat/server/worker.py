@@ -1,4 +1,4 @@
-"""The background index worker: one thread that is the server's only index writer.
+"""The background index worker: the one thread that decides when the server's index runs.
 
 Three things make it run ``engine.index``: note events from the plugin (debounced: a burst of
 saves of one note becomes one run), explicit requests (``POST /v1/index``) and a periodic scan
@@ -6,9 +6,12 @@ that catches edits made outside Obsidian (sync, git). Every run is incremental a
 so the scan costs a directory walk when nothing changed and the worker sleeps on a condition
 variable in between: an idle server uses no CPU.
 
-Stopping and pausing use the indexer's ``should_stop`` hook, checked between batches: the
-batch in flight is committed (each batch is one transaction), the rest is left for the next
-run, and the vector file is saved. A run cut short by a pause is resumed after ``resume``.
+Each run is carried out by a child process (``server.indexproc``) when one is given, else in
+this thread (an embedder that cannot be sent to a child). Stopping and pausing use the
+indexer's ``should_stop`` hook, checked between batches: the batch in flight is committed
+(each batch is one transaction), the rest is left for the next run, and the vector file is
+saved. A run cut short by a pause is resumed after ``resume``. Which notes a run wrote comes
+from its report (``note_indexed`` events), not from reading the index around the run.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from typing import Any
 
 from vaultheat.engine import Engine
 from vaultheat.errors import IndexMissingError, VaultheatError
+from vaultheat.indexer import IndexReport
+from vaultheat.server.indexproc import IndexProcess
 
 log = logging.getLogger("vaultheat.server.worker")
 
@@ -80,8 +85,10 @@ class IndexWorker:
         emit: Emit,
         low_priority: bool = False,
         warm_up: bool = True,
+        process: IndexProcess | None = None,
     ) -> None:
         self.engine = engine
+        self.process = process
         self.debounce_s = max(0.0, debounce_s)
         self.scan_interval_s = scan_interval_s
         self.max_delay_s = max(MIN_MAX_DELAY_S, MAX_DELAY_FACTOR * self.debounce_s)
@@ -192,16 +199,22 @@ class IndexWorker:
 
     # -- the thread ---------------------------------------------------------------------------
     def _main(self) -> None:
-        if self.low_priority and not lower_thread_priority():
+        # with a child process, the child lowers its own priority and this thread (which loads
+        # the query model at warm-up) keeps the server's
+        if self.low_priority and self.process is None and not lower_thread_priority():
             log.warning("could not lower the index worker's priority")
         self._refresh_state()
         if self.warm_up:
             self._warm_up()
-        while True:
-            job = self._next_job()
-            if job is None:
-                return
-            self._run(job)
+        try:
+            while True:
+                job = self._next_job()
+                if job is None:
+                    return
+                self._run(job)
+        finally:
+            if self.process is not None:
+                self.process.close()
 
     def _next_job(self) -> Job | None:
         with self._cond:
@@ -253,6 +266,24 @@ class IndexWorker:
     def _should_stop(self) -> bool:
         return self._stopping or self._paused
 
+    def _must_end(self) -> bool:
+        return self._stopping
+
+    def _index(self, job: Job) -> IndexReport:
+        only = list(job.only) if job.only is not None else None
+        if self.process is None:
+            return self.engine.index(
+                full=job.full, only=only, progress=self._on_progress, should_stop=self._should_stop
+            )
+        return self.process.run(
+            full=job.full,
+            only=only,
+            progress=self._on_progress,
+            should_stop=self._should_stop,
+            must_end=self._must_end,
+            on_commit=self.engine.refresh,
+        )
+
     def _warm_up(self) -> None:
         """Load the model and the vectors once, before the first query needs them."""
         try:
@@ -269,14 +300,8 @@ class IndexWorker:
     def _run(self, job: Job) -> None:
         self.runs.append(job)
         self._stage = ""
-        before = self._stamps()
         try:
-            report = self.engine.index(
-                full=job.full,
-                only=list(job.only) if job.only is not None else None,
-                progress=self._on_progress,
-                should_stop=self._should_stop,
-            )
+            report = self._index(job)
         except VaultheatError as exc:
             # a periodic scan repeating the error already reported stays quiet (no event spam
             # every scan while, say, the index waits for `index --full`)
@@ -293,11 +318,10 @@ class IndexWorker:
                 interrupted = self._paused and not self._stopping
                 if interrupted:
                     self._requested = True  # finish the rest after resume
-            after = self._stamps()
-            changed = sorted(p for p, h in after.items() if before.get(p) != h)
-            for path in changed:
+            written = sorted(set(report.written))
+            for path in written:
                 self.emit("note_indexed", {"path": path})
-            if not interrupted and (job.kind != "scan" or changed or before.keys() - after.keys()):
+            if not interrupted and (job.kind != "scan" or written or report.removed):
                 self.emit("ready", self._counts())
         finally:
             self._refresh_state()
@@ -321,21 +345,6 @@ class IndexWorker:
     def _fail(self, code: str, message: str) -> None:
         self.last_error = message
         self.emit("error", {"code": code, "message": message})
-
-    def _stamps(self) -> dict[str, float]:
-        """Path → ``indexed_at`` of every stored note: a note this run wrote has a new stamp
-        (a full rebuild rewrites every note, a touched-but-identical note keeps its stamp)."""
-        if not self.engine.paths.db.exists():
-            return {}
-        try:
-            store = self.engine.store()
-            rows = store.db.execute("SELECT path, indexed_at FROM notes").fetchall()
-        except VaultheatError:
-            return {}
-        except Exception:  # a database being created under us: treat as empty
-            log.debug("could not read note stamps", exc_info=True)
-            return {}
-        return {str(r[0]): float(r[1]) for r in rows}
 
     def _counts(self) -> dict[str, Any]:
         try:

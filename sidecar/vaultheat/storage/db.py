@@ -7,6 +7,7 @@ older index upgrades it in place and a newer one is refused with a clear message
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -98,6 +99,25 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 
 def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
+    """A connection to the index database; a writer creates and migrates it when needed.
+
+    A new database is built beside its final name and renamed into place once migrated, so a
+    reader (the server, while its index child creates the index) never opens a half-made one.
+    """
+    if not readonly and not path.exists():
+        _create(path)
+    return _connect(path, readonly=readonly)
+
+
+def _create(path: Path) -> None:
+    tmp = path.with_name(path.name + ".new")
+    for p in (tmp, tmp.with_name(tmp.name + "-wal"), tmp.with_name(tmp.name + "-shm")):
+        p.unlink(missing_ok=True)  # left by a crash during an earlier creation
+    _connect(tmp, readonly=False).close()  # the last close checkpoints and removes the WAL
+    os.replace(tmp, path)
+
+
+def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
     """Open (and migrate, unless read-only) the index database."""
     try:
         if readonly:
