@@ -12,7 +12,7 @@ mostly on similarity (precision), which is what the parameter study showed to wo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +44,7 @@ class Retrieval:
     seed_stage: dict[int, str]
     heat: HeatResult | None
     order: list[int] = field(default_factory=list)
+    qmat: np.ndarray | None = None  # the query vectors, one per row
 
 
 @dataclass(frozen=True)
@@ -189,7 +190,76 @@ def retrieve(
         seed_stage=seed_stage,
         heat=heat,
         order=order,
+        qmat=qmat,
     )
+
+
+def score_unseen(r: Retrieval, sims: Mapping[int, float]) -> dict[int, dict[str, Any]]:
+    """The score parts of chunks the retrieval never saw (notes found by link votes), the way
+    it scores chunks only the graph found: the vector part is the chunk's best cosine to the
+    query vectors, the other parts are 0 raw; each is scaled with the candidates' min-max and
+    clipped to [0, 1], so the candidates' own scores stay exactly as they were.
+    ``final == Σ weights[k] · normalized[k]`` as for every candidate."""
+    bounds: dict[str, tuple[float, float]] = {}
+    for k in r.weights:
+        vals = list((r.raw.get(k) or {}).values())
+        bounds[k] = (min(vals), max(vals)) if vals else (0.0, 0.0)
+    out: dict[int, dict[str, Any]] = {}
+    for cid, sim in sims.items():
+        raw: dict[str, float | None] = {k: (None if v is None else 0.0) for k, v in r.raw.items()}
+        raw["vector"] = float(sim)
+        norm: dict[str, float | None] = {}
+        for k in r.raw:
+            if k not in r.weights:
+                norm[k] = None
+                continue
+            low, high = bounds[k]
+            value = float(raw[k] or 0.0)
+            scaled = (value - low) / (high - low) if high > low else float(value >= high)
+            norm[k] = min(1.0, max(0.0, scaled))
+        final = sum(r.weights[k] * (norm[k] or 0.0) for k in r.weights)
+        out[cid] = {"raw": raw, "normalized": norm, "weights": dict(r.weights), "final": final}
+    return out
+
+
+def best_unseen_chunks(
+    r: Retrieval, chunks: Mapping[str, np.ndarray], dense: np.ndarray | None, vectors: VectorIndex
+) -> dict[str, tuple[int, float]]:
+    """path -> (its chunk most similar to any query vector, that cosine)."""
+    out: dict[str, tuple[int, float]] = {}
+    if r.qmat is None:
+        return out
+    for path, ids in chunks.items():
+        if not len(ids):
+            continue
+        if dense is not None and len(dense) > int(ids.max()):
+            mat = dense[ids]
+        else:
+            mat = vectors.get_vectors([int(i) for i in ids])
+        sims = (mat @ r.qmat.T).max(axis=1)
+        best = int(np.argmax(sims))
+        out[path] = (int(ids[best]), float(sims[best]))
+    return out
+
+
+def explain_unseen(
+    parts: dict[str, Any], cid: int, store: Store, snippet: Callable[[str], Any]
+) -> dict[str, Any]:
+    """The trace of a chunk that only link votes brought in: no seed score, no hops."""
+    row = store.chunks([cid]).get(cid)
+    return {
+        "seed": {
+            "chunk_id": cid,
+            "path": row.path if row else None,
+            "heading_path": list(row.heading_path) if row else [],
+            "text": snippet(row.text) if row else "",
+            "stage": "votes",
+            "seed_score": 0.0,
+        },
+        "hops": [],
+        "hop_count": 0,
+        "components": parts,
+    }
 
 
 def _seed_stages(

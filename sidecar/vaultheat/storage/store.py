@@ -443,6 +443,18 @@ class Store:
             )
         }
 
+    def note_link_pairs(self) -> list[tuple[str, str]]:
+        """Distinct (source note, target note) pairs of resolved links between indexed notes
+        (wikilinks, embeds, markdown and property links; attachments and self links left out)."""
+        return [
+            (r[0], r[1])
+            for r in self.db.execute(
+                "SELECT DISTINCT n.path, l.resolved_path FROM links l "
+                "JOIN notes n ON n.id = l.note_id JOIN notes t ON t.path = l.resolved_path "
+                "WHERE n.excluded = 0 AND t.excluded = 0 AND l.resolved_path != n.path"
+            )
+        ]
+
     def backlinking_paths(self, path: str) -> set[str]:
         return {
             r[0]
