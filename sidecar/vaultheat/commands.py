@@ -202,10 +202,14 @@ def cmd_related(args: argparse.Namespace) -> int:
     def human() -> str:
         if not doc["results"]:
             return "no related notes"
-        return "\n".join(
-            f"{r['rank']:>2}. {r['score']:.3f}  {r['path']}  ({r['link_status']})"
-            for r in doc["results"]
-        )
+        from vaultheat.core.votes import describe_votes
+
+        lines = []
+        for r in doc["results"]:
+            lines.append(f"{r['rank']:>2}. {r['score']:.3f}  {r['path']}  ({r['link_status']})")
+            if r.get("votes"):
+                lines.append(f"      {describe_votes(r['votes'], shown=3)}")
+        return "\n".join(lines)
 
     emit(args, doc, human)
     return EXIT_OK if doc["results"] else EXIT_EMPTY

@@ -421,6 +421,15 @@ class Store:
             )
         return out
 
+    def link_resolutions(self, note_id: int) -> list[tuple[int, str | None]]:
+        """(rowid, resolved path) of a note's links: what ``set_link_resolution`` changes."""
+        return [
+            (r[0], r[1])
+            for r in self.db.execute(
+                "SELECT rowid, resolved_path FROM links WHERE note_id = ?", (note_id,)
+            )
+        ]
+
     def set_link_resolution(self, rowid: int, resolved: str | None) -> None:
         self.db.execute("UPDATE links SET resolved_path = ? WHERE rowid = ?", (resolved, rowid))
 
