@@ -101,3 +101,17 @@ def test_note_links_are_distinct_note_targets(fake_engine: Engine) -> None:
         assert src in notes and targets <= notes and src not in targets
     assert sum(links.in_degree.values()) == sum(len(t) for t in links.out_links.values())
     assert set(links.chunks) <= notes
+
+
+def test_explain_document_shows_the_votes_in_words(fake_engine: Engine) -> None:
+    from vaultheat.core.explain import render_text
+
+    doc = _related(fake_engine)
+    target = next(r for r in doc["results"] if r["votes"])
+    ex = fake_engine.explain_related(RelatedRequest(path=NOTE), target["path"])
+    assert ex["votes"] == target["votes"]
+    assert ex["content_score"] + ex["votes"]["bonus"] == pytest.approx(target["score"], abs=1e-6)
+    text = render_text(ex)
+    v = target["votes"]
+    assert f"linked from {v['count']} of your {v['k']} closest notes: " in text
+    assert f"= +{v['bonus']:.3f}" in text and "note score: content" in text

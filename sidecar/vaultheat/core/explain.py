@@ -74,8 +74,10 @@ def render_text(doc: dict[str, Any]) -> str:
     if "content_score" in doc:
         votes = doc.get("votes")
         bonus = float(votes["bonus"]) if votes else 0.0
+        more = doc["content_score"] - (comp["final"] if comp else 0.0)
+        detail = f" (best chunk + {more:.4f} from further chunks)" if abs(more) > 5e-5 else ""
         lines.append(
-            f"note score: content {doc['content_score']:.4f} + votes {bonus:.4f} = "
+            f"note score: content {doc['content_score']:.4f}{detail} + votes {bonus:.4f} = "
             f"{doc['content_score'] + bonus:.4f}"
         )
         lines.append(
