@@ -20,9 +20,12 @@ def _related(engine: Engine, **kw: object) -> dict:
 
 
 def test_every_related_result_carries_votes_and_the_trace_adds_up(fake_engine: Engine) -> None:
-    doc = _related(fake_engine)
+    doc = _related(fake_engine, top=100)
     voted = [r for r in doc["results"] if r["votes"] is not None]
     assert voted, "the example vault has links between notes: someone must vote"
+    only_votes = [r for r in doc["results"] if r["explain"]["seed"]["stage"] == "votes"]
+    assert only_votes, "a note that only link votes found (its parts must add up too)"
+    assert all(r["components"]["vector"] > 0 for r in only_votes)
     for r in doc["results"]:
         ex = r["explain"]
         assert ex["votes"] == r["votes"]

@@ -194,51 +194,62 @@ def retrieve(
     )
 
 
-def score_unseen(r: Retrieval, sims: Mapping[int, float]) -> dict[int, dict[str, Any]]:
-    """The score parts of chunks the retrieval never saw (notes found by link votes), the way
+def score_unseen(r: Retrieval, sims: Mapping[int, float]) -> dict[int, float]:
+    """The final score of chunks the retrieval never saw (notes found by link votes), the way
     it scores chunks only the graph found: the vector part is the chunk's best cosine to the
     query vectors, the other parts are 0 raw; each is scaled with the candidates' min-max and
     clipped to [0, 1], so the candidates' own scores stay exactly as they were.
-    ``final == Σ weights[k] · normalized[k]`` as for every candidate."""
+    ``unseen_parts`` gives the same number with its parts (for explain)."""
+    scale = _unseen_scale(r)
+    return {cid: sum(r.weights[k] * scale(k, cid_sim if k == "vector" else 0.0)
+                     for k in r.weights) for cid, cid_sim in sims.items()}  # fmt: skip
+
+
+def unseen_parts(r: Retrieval, sim: float) -> dict[str, Any]:
+    """``score_unseen``'s parts for one chunk: ``final == Σ weights[k] · normalized[k]``."""
+    scale = _unseen_scale(r)
+    raw: dict[str, float | None] = {k: (None if v is None else 0.0) for k, v in r.raw.items()}
+    raw["vector"] = float(sim)
+    norm = {k: (scale(k, float(raw[k] or 0.0)) if k in r.weights else None) for k in r.raw}
+    final = sum(r.weights[k] * scale(k, float(raw[k] or 0.0)) for k in r.weights)
+    return {"raw": raw, "normalized": norm, "weights": dict(r.weights), "final": final}
+
+
+def _unseen_scale(r: Retrieval) -> Callable[[str, float], float]:
     bounds: dict[str, tuple[float, float]] = {}
     for k in r.weights:
-        vals = list((r.raw.get(k) or {}).values())
+        vals = (r.raw.get(k) or {}).values()
         bounds[k] = (min(vals), max(vals)) if vals else (0.0, 0.0)
-    out: dict[int, dict[str, Any]] = {}
-    for cid, sim in sims.items():
-        raw: dict[str, float | None] = {k: (None if v is None else 0.0) for k, v in r.raw.items()}
-        raw["vector"] = float(sim)
-        norm: dict[str, float | None] = {}
-        for k in r.raw:
-            if k not in r.weights:
-                norm[k] = None
-                continue
-            low, high = bounds[k]
-            value = float(raw[k] or 0.0)
-            scaled = (value - low) / (high - low) if high > low else float(value >= high)
-            norm[k] = min(1.0, max(0.0, scaled))
-        final = sum(r.weights[k] * (norm[k] or 0.0) for k in r.weights)
-        out[cid] = {"raw": raw, "normalized": norm, "weights": dict(r.weights), "final": final}
-    return out
+
+    def scale(k: str, value: float) -> float:
+        low, high = bounds[k]
+        scaled = (value - low) / (high - low) if high > low else float(value >= high)
+        return min(1.0, max(0.0, scaled))
+
+    return scale
 
 
 def best_unseen_chunks(
     r: Retrieval, chunks: Mapping[str, np.ndarray], dense: np.ndarray | None, vectors: VectorIndex
 ) -> dict[str, tuple[int, float]]:
-    """path -> (its chunk most similar to any query vector, that cosine)."""
+    """path -> (its chunk most similar to any query vector, that cosine); one matrix product
+    for all the notes."""
+    paths = [p for p, ids in chunks.items() if len(ids)]
+    if r.qmat is None or not paths:
+        return {}
+    ids = np.concatenate([chunks[p] for p in paths])
+    if dense is not None and len(dense) > int(ids.max()):
+        mat = dense[ids]
+    else:
+        mat = vectors.get_vectors([int(i) for i in ids])
+    sims = (mat @ r.qmat.T).max(axis=1)
     out: dict[str, tuple[int, float]] = {}
-    if r.qmat is None:
-        return out
-    for path, ids in chunks.items():
-        if not len(ids):
-            continue
-        if dense is not None and len(dense) > int(ids.max()):
-            mat = dense[ids]
-        else:
-            mat = vectors.get_vectors([int(i) for i in ids])
-        sims = (mat @ r.qmat.T).max(axis=1)
-        best = int(np.argmax(sims))
-        out[path] = (int(ids[best]), float(sims[best]))
+    start = 0
+    for p in paths:
+        end = start + len(chunks[p])
+        best = start + int(np.argmax(sims[start:end]))
+        out[p] = (int(ids[best]), float(sims[best]))
+        start = end
     return out
 
 

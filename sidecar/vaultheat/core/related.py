@@ -32,6 +32,7 @@ from vaultheat.core.pipeline import (
     explain_unseen,
     retrieve,
     score_unseen,
+    unseen_parts,
 )
 from vaultheat.core.requests import RelatedRequest
 from vaultheat.core.resolve import LinkResolver
@@ -182,7 +183,7 @@ def run_related(
     ranked.sort(key=lambda x: (-x[1], x[0]))
     content = {p: sc for p, sc, _ in ranked}
     vote_of: dict[str, Vote] = {}
-    unseen: dict[int, dict[str, Any]] = {}
+    unseen: dict[int, float] = {}  # chunks only votes brought in -> their cosine
     if s.related.votes and req.graph and s.related.vote_weight > 0:
         ranked, vote_of, unseen = _add_votes(ctx, vectors, req, result, ranked, content)
     results: list[dict[str, Any]] = []
@@ -223,14 +224,16 @@ def run_related(
                     "text": snippet(row_c.text),
                 },
                 "duplicates": [],
-                "components": unseen[cid]["raw"] if cid in unseen else components_of(result, cid),
+                "components": unseen_parts(result, unseen[cid])["raw"]
+                if cid in unseen
+                else components_of(result, cid),
                 "votes": vote_document(vote_of.get(path), titles),
                 "explain": None,
             }
         )
         if req.explain:
             trace = (
-                explain_unseen(unseen[cid], cid, store, snippet)
+                explain_unseen(unseen_parts(result, unseen[cid]), cid, store, snippet)
                 if cid in unseen
                 else explain_chunk(result, cid, store, snippet, s.search.decay)
             )
@@ -252,7 +255,7 @@ def _add_votes(
     result: Retrieval,
     ranked: list[tuple[str, float, int]],
     content: dict[str, float],
-) -> tuple[list[tuple[str, float, int]], dict[str, Vote], dict[int, dict[str, Any]]]:
+) -> tuple[list[tuple[str, float, int]], dict[str, Vote], dict[int, float]]:
     """Link votes of the top ``vote_k`` notes (core/votes.py) added to the note scores.
     A note that only votes found joins with its best chunk's content score (cosine scaled and
     clipped, as graph-found chunks are scored, added to ``content``); the query note's own
@@ -278,15 +281,15 @@ def _add_votes(
         if t not in seen and t in links.chunks and not _matches(t, r.exclude)
     }
     best = best_unseen_chunks(result, fresh, ctx.dense_vectors(), vectors)
-    parts = score_unseen(result, {cid: sim for cid, sim in best.values()})
+    finals = score_unseen(result, {cid: sim for cid, sim in best.values()})
     out = list(ranked)
     for t, (cid, _) in sorted(best.items()):
-        content[t] = parts[cid]["final"] * _damp(t, r)
+        content[t] = finals[cid] * _damp(t, r)
         out.append((t, content[t], cid))
     votes = {t: v for t, v in vr.votes.items() if t in seen or t in best}
     out = [(p, sc + votes[p].bonus if p in votes else sc, cid) for p, sc, cid in out]
     out.sort(key=lambda x: (-x[1], x[0]))
-    return out, votes, {cid: parts[cid] for cid, _ in best.values()}
+    return out, votes, {cid: sim for cid, sim in best.values()}
 
 
 def _doc(req: RelatedRequest, results: list[dict[str, Any]], t0: float) -> dict[str, Any]:
