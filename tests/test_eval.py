@@ -386,3 +386,20 @@ def test_canary_catches_query_links_voting(
     items = _linkpred_from_vault(fake_engine, tmp_path / "lp.jsonl")
     report = canary(fake_engine, items, n=12, seed=1)
     assert report["mean_rank_rise"] > 0.5 and not report["passed"], report
+
+
+def test_hub_free_drops_hubs_from_rankings_and_labels() -> None:
+    from vaultheat.evaluation.harness import ConfigResult, LinkQuery, hub_free, hub_notes
+    from vaultheat.evaluation.sets import LinkItem
+
+    assert hub_notes({"h": 9, "g": 9, "a": 1}, notes=50) == {"g"}  # 2% of 50 = 1, ties by path
+    assert hub_notes({"h": 9, "a": 1, "b": 0}, notes=150) == {"h", "a"}  # ceil(3) ≥ notes linked
+    queries = [
+        LinkQuery(LinkItem(note="q1", relevant=("h", "x")), ""),
+        LinkQuery(LinkItem(note="q2", relevant=("h",)), ""),
+    ]
+    res = ConfigResult("default", "related", ranks=[[1, 3], [1]], latency_ms=[1.0, 2.0],
+                       rankings=[["h", "y", "x"], ["h"]])  # fmt: skip
+    free, kept = hub_free([res], queries, {"h"})
+    assert kept == [0]  # q2 had only the hub as a label
+    assert free[0].ranks == [[2]]  # x moves up one place once h is gone
