@@ -21,6 +21,7 @@ def _related(engine: Engine, **kw: object) -> dict:
 
 def test_every_related_result_carries_votes_and_the_trace_adds_up(fake_engine: Engine) -> None:
     doc = _related(fake_engine, top=100)
+    notes = fake_engine.store().notes()
     voted = [r for r in doc["results"] if r["votes"] is not None]
     assert voted, "the example vault has links between notes: someone must vote"
     only_votes = [r for r in doc["results"] if r["explain"]["seed"]["stage"] == "votes"]
@@ -37,6 +38,7 @@ def test_every_related_result_carries_votes_and_the_trace_adds_up(fake_engine: E
             assert recompute_bonus(v) == v["bonus"]
             assert v["share"] == sum(x["score"] for x in v["voters"]) / v["total"]
             assert all(x["path"] not in (NOTE, r["path"]) for x in v["voters"])
+            assert all(x["title"] == notes[x["path"]].title for x in v["voters"])
             bonus = v["bonus"]
         assert ex["content_score"] + bonus == ex["score"]
         assert round(ex["score"], 6) == r["score"]

@@ -201,8 +201,15 @@ def score_unseen(r: Retrieval, sims: Mapping[int, float]) -> dict[int, float]:
     clipped to [0, 1], so the candidates' own scores stay exactly as they were.
     ``unseen_parts`` gives the same number with its parts (for explain)."""
     scale = _unseen_scale(r)
-    return {cid: sum(r.weights[k] * scale(k, cid_sim if k == "vector" else 0.0)
-                     for k in r.weights) for cid, cid_sim in sims.items()}  # fmt: skip
+    keys = list(r.weights)
+    terms = [r.weights[k] * scale(k, 0.0) for k in keys]  # every part but vector is 0 raw
+    at = keys.index("vector") if "vector" in keys else -1
+    out: dict[int, float] = {}
+    for cid, sim in sims.items():
+        if at >= 0:
+            terms[at] = r.weights["vector"] * scale("vector", float(sim))
+        out[cid] = sum(terms)  # the same terms in the same order as unseen_parts: exact
+    return out
 
 
 def unseen_parts(r: Retrieval, sim: float) -> dict[str, Any]:

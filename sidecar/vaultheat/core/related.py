@@ -188,7 +188,10 @@ def run_related(
         ranked, vote_of, unseen = _add_votes(ctx, vectors, req, result, ranked, content)
     results: list[dict[str, Any]] = []
     rows = store.chunks([cid for _, _, cid in ranked[: max(req.top * 3 + 10, s.related.vote_k)]])
-    titles = {p: rows[cid].title for p, _, cid in ranked if cid in rows}
+    voting = {v.path for vote in vote_of.values() for v in vote.voters}
+    voter_cids = {p: cid for p, _, cid in ranked if p in voting}
+    rows.update(store.chunks([c for c in voter_cids.values() if c not in rows]))
+    titles = {p: rows[cid].title for p, cid in voter_cids.items() if cid in rows}
     kept_vecs: list[np.ndarray] = []
     for path, score, cid in ranked:
         status = _link_status(path in links_out, path in backlinks)
@@ -312,4 +315,6 @@ def _link_status(linked: bool, backlinked: bool) -> str:
 
 
 def _matches(path: str, globs: tuple[str, ...]) -> bool:
+    if not globs:
+        return False
     return any(fnmatch.fnmatch(path, g) or path.startswith(g.rstrip("*")) for g in globs if g)

@@ -21,6 +21,7 @@ in_degree)``, the same curve heat propagation uses for hubs.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -96,10 +97,12 @@ def link_votes(
     """Votes of the top ``k`` of ``note_scores`` ((path, c), any order; ties by path) for the
     notes they link to. ``query`` (Q) never votes and never receives a vote; ``query_links``
     are Q's own stored links, taken out of ``in_degree`` so they do not move hub damping."""
-    ranked = sorted(
-        ((p, float(c)) for p, c in note_scores if p != query and c > 0), key=lambda x: (-x[1], x[0])
-    )
-    neighbours = tuple(Voter(p, c) for p, c in ranked[: max(k, 0)])
+    top = heapq.nsmallest(
+        max(k, 0),
+        ((p, float(c)) for p, c in note_scores if p != query and c > 0),
+        key=lambda x: (-x[1], x[0]),
+    )  # the k best in O(n): requests score hundreds to thousands of notes
+    neighbours = tuple(Voter(p, c) for p, c in top)
     total = sum(v.score for v in neighbours)
     if not neighbours or total <= 0 or weight <= 0:
         return VoteResult(neighbours, total, {})
