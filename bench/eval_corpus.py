@@ -126,10 +126,27 @@ def versus(doc: dict[str, Any], task: str, baseline: str) -> str:
     )
     if len(queries) < MIN_PAIRED:
         return f"{d['delta']:+.3f} (n={len(queries)}: too few to test)"
-    verdict = (
+    return verdict(d)
+
+
+def verdict(d: dict[str, Any]) -> str:
+    word = (
         "tie" if d["ci_low"] <= 0 <= d["ci_high"] else ("**better**" if d["delta"] > 0 else "worse")
     )
-    return f"{d['delta']:+.3f} [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}] {verdict}"
+    return f"{d['delta']:+.3f} [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}] {word}"
+
+
+def hub_free(doc: dict[str, Any]) -> str:
+    """Hub-free link prediction (top 2% in-degree out of rankings and labels): nDCG@10 of
+    default / no-votes and their paired difference."""
+    rows = {r["name"]: r for r in doc.get("related_hub_free", [])}
+    pair = next((p for p in doc.get("paired_hub_free", []) if p["baseline"] == "no-votes"), None)
+    if "default" not in rows or "no-votes" not in rows or pair is None:
+        return "–"
+    return (
+        f"{rows['default']['ndcg_at_10']:.3f} / {rows['no-votes']['ndcg_at_10']:.3f}, "
+        + verdict(pair)
+    )
 
 
 def markdown(results: dict[str, Any]) -> str:
@@ -138,9 +155,10 @@ def markdown(results: dict[str, Any]) -> str:
         f"({results['date']}, {results['cpus']} CPUs). nDCG@10 / R@10 / MRR; "
         "related = link prediction, strict (the note's own links hidden).",
         "",
-        "| vault | task | n | default | vector | lexical | hybrid | graph | same-folder "
-        "| default − vector, nDCG@10 [95% CI] | default − lexical |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| vault | task | n | default | no-votes | vector | lexical | hybrid | graph "
+        "| same-folder | default − no-votes, nDCG@10 [95% CI] | hub-free: default / no-votes, "
+        "default − no-votes | default − vector | default − lexical |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     order = list(vault_sets())
     runs = sorted(
@@ -165,8 +183,10 @@ def markdown(results: dict[str, Any]) -> str:
                 f"| {run['vault']} | {label} | {rows[(task, 'default')]['n']} | {default} | "
                 + " | ".join(
                     cell(rows, task, c)
-                    for c in ("vector", "lexical", "hybrid", "graph", "same-folder")
+                    for c in ("no-votes", "vector", "lexical", "hybrid", "graph", "same-folder")
                 )
+                + f" | {versus(run['doc'], task, 'no-votes')}"
+                + f" | {hub_free(run['doc']) if task == 'related' else '–'}"
                 + "".join(f" | {versus(run['doc'], task, b)}" for b in ("vector", "lexical"))
                 + " |"
             )

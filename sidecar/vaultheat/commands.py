@@ -264,10 +264,14 @@ def cmd_related(args: argparse.Namespace) -> int:
     def human() -> str:
         if not doc["results"]:
             return "no related notes"
-        lines = [
-            f"{r['rank']:>2}. {r['score']:.3f}  {_relevance(r)}  {r['path']}  ({r['link_status']})"
-            for r in doc["results"]
-        ]
+        from vaultheat.core.votes import describe_votes
+
+        lines = []
+        for r in doc["results"]:
+            head = f"{r['rank']:>2}. {r['score']:.3f}  {_relevance(r)}  {r['path']}"
+            lines.append(f"{head}  ({r['link_status']})")
+            if r.get("votes"):
+                lines.append(f"      {describe_votes(r['votes'], shown=3)}")
         return "\n".join(lines + _no_good_match(doc["results"]))
 
     emit(args, doc, human)

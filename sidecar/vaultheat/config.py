@@ -144,6 +144,14 @@ class RelatedSettings:
     # their distinctive words help related notes on every vault (sweeps 2026-11-30: with
     # hops=0, tune nDCG@10 0.1 -> 0.2: help-en .490 -> .493, dendron .176 -> .187)
     score_lexical: float = 0.2
+    # link votes (core/votes.py): notes linked from many of the vote_k closest notes rise by
+    # vote_weight x (their share of the neighbours' score); docs/eval.md "Link votes"
+    votes: bool = True
+    vote_k: int = 20
+    vote_weight: float = 2.0
+    # hub damping of votes: a note linked from more than this many notes gets its bonus x
+    # sqrt(vote_hub_degree / in-degree); 0 = off (measured: docs/eval.md "Link votes")
+    vote_hub_degree: int = 0
 
 
 @dataclass(frozen=True)

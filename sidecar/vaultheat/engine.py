@@ -29,6 +29,7 @@ from vaultheat.core.graphview import GraphView
 from vaultheat.core.relevance import Curve, annotate, curve_for
 from vaultheat.core.requests import RelatedRequest, SearchRequest
 from vaultheat.core.resolve import LinkResolver
+from vaultheat.core.votes import NoteLinks
 from vaultheat.errors import IndexMismatchError, IndexMissingError, NotFoundError
 from vaultheat.indexer import Indexer, IndexReport, ProgressFn, stored_settings
 from vaultheat.paths import IndexPaths, index_paths
@@ -77,6 +78,7 @@ class Engine:
         self._similar: Mapping[int, Sequence[tuple[int, float]]] | None = None
         self._similar_version = 0
         self._resolver: LinkResolver | None = None
+        self._note_links: NoteLinks | None = None
         self._derived_gen = -2
         self._dense = np.zeros((0, 0), dtype=np.float32)  # chunk id -> vector, for scoring
         self.query_cache: dict[str, Any] = {}
@@ -165,11 +167,16 @@ class Engine:
             self._resolver = LinkResolver(
                 list(store.notes()), store.attachments(), store.note_aliases()
             )
+            self._note_links = None
             self._derived_gen = self._generation
         key = (self._generation, self.settings.graph, self._similar_version)
         if self._graph is None or key != self._graph_key:
             self._graph = GraphView.from_store(store, self.settings.graph, self._similar)
             self._graph_key = key
+        if self._note_links is None:
+            self._note_links = NoteLinks.from_pairs(
+                store.note_link_pairs(), self._graph.note_chunks()
+            )
 
     def use_similar_edges(self, lists: Mapping[int, Sequence[tuple[int, float]]] | None) -> None:
         """Answer queries with these ``similar`` edges (chunk -> [(neighbour, cosine)]) instead
@@ -216,6 +223,14 @@ class Engine:
             self._derived()
             assert self._graph is not None
             return self._graph
+
+    def note_links(self) -> NoteLinks:
+        """Note-level out-links, in-degrees and chunk ids of this index generation (link
+        votes read them on every related-notes request: built once, then a dict lookup)."""
+        with self._lock:
+            self._derived()
+            assert self._note_links is not None
+            return self._note_links
 
     def resolver(self) -> LinkResolver:
         with self._lock:

@@ -3,12 +3,15 @@
 The trace comes from the very run that produced the result (seed, each hop with its edge type
 and weights, the score parts before and after normalization), so recomputing the score from
 the document gives the reported score: ``final == Σ weights[k] · normalized[k]`` and
-``heat == seed_score · Π (edge_weight · decay · type_weight · hub_factor)``.
+``heat == seed_score · Π (edge_weight · decay · type_weight · hub_factor)``. A related-notes
+result adds ``content_score`` and ``votes``: ``score == content_score + votes.bonus``.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from vaultheat.core.votes import describe_votes
 
 
 def explain_result(query: str, result: dict[str, Any]) -> dict[str, Any]:
@@ -23,6 +26,11 @@ def explain_result(query: str, result: dict[str, Any]) -> dict[str, Any]:
         "seed": trace.get("seed"),
         "hops": trace.get("hops", []),
         "components": trace.get("components"),
+        **(
+            {"content_score": trace.get("content_score"), "votes": trace.get("votes")}
+            if "content_score" in trace
+            else {}
+        ),
     }
 
 
@@ -63,4 +71,16 @@ def render_text(doc: dict[str, Any]) -> str:
                 continue
             parts.append(f"{k} {raw:.3f}→{comp['normalized'][k]:.3f}×{comp['weights'][k]:.2f}")
         lines.append("score: " + " + ".join(parts) + f" = {comp['final']:.4f}")
+    if "content_score" in doc:
+        votes = doc.get("votes")
+        bonus = float(votes["bonus"]) if votes else 0.0
+        more = doc["content_score"] - (comp["final"] if comp else 0.0)
+        detail = f" (best chunk + {more:.4f} from further chunks)" if abs(more) > 5e-5 else ""
+        lines.append(
+            f"note score: content {doc['content_score']:.4f}{detail} + votes {bonus:.4f} = "
+            f"{doc['content_score'] + bonus:.4f}"
+        )
+        lines.append(
+            "votes: " + (describe_votes(votes) if votes else "none of the closest notes link here")
+        )
     return "\n".join(lines)

@@ -118,6 +118,20 @@ class GraphView:
     def path_of(self, cid: int) -> str | None:
         return self.note_path.get(self.note_of(cid))
 
+    def note_chunks(self) -> dict[str, np.ndarray]:
+        """path -> the note's chunk ids (ascending)."""
+        ids = np.flatnonzero(self.chunk_note >= 0)
+        notes = self.chunk_note[ids]
+        order = np.argsort(notes, kind="stable")
+        ids, notes = ids[order], notes[order]
+        cuts = np.flatnonzero(np.diff(notes)) + 1
+        out: dict[str, np.ndarray] = {}
+        for part in np.split(ids, cuts) if len(ids) else []:
+            path = self.note_path.get(int(self.chunk_note[part[0]]))
+            if path is not None:
+                out[path] = part
+        return out
+
     def edges(self, u: int) -> list[tuple[int, float, str]]:
         """(neighbour, weight, type): stored edges both ways (a link read backwards is a
         ``backlink``) plus tag neighbours."""

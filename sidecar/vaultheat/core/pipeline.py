@@ -12,7 +12,7 @@ mostly on similarity (precision), which is what the parameter study showed to wo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +44,7 @@ class Retrieval:
     seed_stage: dict[int, str]
     heat: HeatResult | None
     order: list[int] = field(default_factory=list)
+    qmat: np.ndarray | None = None  # the query vectors, one per row
 
 
 @dataclass(frozen=True)
@@ -189,7 +190,94 @@ def retrieve(
         seed_stage=seed_stage,
         heat=heat,
         order=order,
+        qmat=qmat,
     )
+
+
+def score_unseen(r: Retrieval, sims: Mapping[int, float]) -> dict[int, float]:
+    """The final score of chunks the retrieval never saw (notes found by link votes), the way
+    it scores chunks only the graph found: the vector part is the chunk's best cosine to the
+    query vectors, the other parts are 0 raw; each is scaled with the candidates' min-max and
+    clipped to [0, 1], so the candidates' own scores stay exactly as they were.
+    ``unseen_parts`` gives the same number with its parts (for explain)."""
+    scale = _unseen_scale(r)
+    keys = list(r.weights)
+    terms = [r.weights[k] * scale(k, 0.0) for k in keys]  # every part but vector is 0 raw
+    at = keys.index("vector") if "vector" in keys else -1
+    out: dict[int, float] = {}
+    for cid, sim in sims.items():
+        if at >= 0:
+            terms[at] = r.weights["vector"] * scale("vector", float(sim))
+        out[cid] = sum(terms)  # the same terms in the same order as unseen_parts: exact
+    return out
+
+
+def unseen_parts(r: Retrieval, sim: float) -> dict[str, Any]:
+    """``score_unseen``'s parts for one chunk: ``final == Σ weights[k] · normalized[k]``."""
+    scale = _unseen_scale(r)
+    raw: dict[str, float | None] = {k: (None if v is None else 0.0) for k, v in r.raw.items()}
+    raw["vector"] = float(sim)
+    norm = {k: (scale(k, float(raw[k] or 0.0)) if k in r.weights else None) for k in r.raw}
+    final = sum(r.weights[k] * scale(k, float(raw[k] or 0.0)) for k in r.weights)
+    return {"raw": raw, "normalized": norm, "weights": dict(r.weights), "final": final}
+
+
+def _unseen_scale(r: Retrieval) -> Callable[[str, float], float]:
+    bounds: dict[str, tuple[float, float]] = {}
+    for k in r.weights:
+        vals = (r.raw.get(k) or {}).values()
+        bounds[k] = (min(vals), max(vals)) if vals else (0.0, 0.0)
+
+    def scale(k: str, value: float) -> float:
+        low, high = bounds[k]
+        scaled = (value - low) / (high - low) if high > low else float(value >= high)
+        return min(1.0, max(0.0, scaled))
+
+    return scale
+
+
+def best_unseen_chunks(
+    r: Retrieval, chunks: Mapping[str, np.ndarray], dense: np.ndarray | None, vectors: VectorIndex
+) -> dict[str, tuple[int, float]]:
+    """path -> (its chunk most similar to any query vector, that cosine); one matrix product
+    for all the notes."""
+    paths = [p for p, ids in chunks.items() if len(ids)]
+    if r.qmat is None or not paths:
+        return {}
+    ids = np.concatenate([chunks[p] for p in paths])
+    if dense is not None and len(dense) > int(ids.max()):
+        mat = dense[ids]
+    else:
+        mat = vectors.get_vectors([int(i) for i in ids])
+    sims = (mat @ r.qmat.T).max(axis=1)
+    out: dict[str, tuple[int, float]] = {}
+    start = 0
+    for p in paths:
+        end = start + len(chunks[p])
+        best = start + int(np.argmax(sims[start:end]))
+        out[p] = (int(ids[best]), float(sims[best]))
+        start = end
+    return out
+
+
+def explain_unseen(
+    parts: dict[str, Any], cid: int, store: Store, snippet: Callable[[str], Any]
+) -> dict[str, Any]:
+    """The trace of a chunk that only link votes brought in: no seed score, no hops."""
+    row = store.chunks([cid]).get(cid)
+    return {
+        "seed": {
+            "chunk_id": cid,
+            "path": row.path if row else None,
+            "heading_path": list(row.heading_path) if row else [],
+            "text": snippet(row.text) if row else "",
+            "stage": "votes",
+            "seed_score": 0.0,
+        },
+        "hops": [],
+        "hop_count": 0,
+        "components": parts,
+    }
 
 
 def _seed_stages(

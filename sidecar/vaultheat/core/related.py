@@ -4,7 +4,9 @@ The query is the note itself: its mean chunk vector plus its chunks one by one (
 toward the section around the cursor), and its most distinctive words (tf·idf over the index)
 as a lexical query. Unsaved text is parsed and chunked exactly like a saved note and embedded
 on the fly (cached by text hash) without writing anything. The note's own chunks neither
-appear nor relay heat, so its own links cannot leak into its suggestions.
+appear nor relay heat, so its own links cannot leak into its suggestions. Then link votes
+(``core/votes.py``): notes that many of the closest notes link to rise; only links between
+other notes are read (the neighbours come from the text, the links from the index).
 """
 
 from __future__ import annotations
@@ -17,19 +19,26 @@ from typing import Any
 
 import numpy as np
 
+from vaultheat.config import RelatedSettings
 from vaultheat.core.language import even_weights, model_misses_script
 from vaultheat.core.parsing import parse_note
 from vaultheat.core.pipeline import (
     QueryVector,
+    Retrieval,
     Stages,
+    best_unseen_chunks,
     components_of,
     explain_chunk,
+    explain_unseen,
     retrieve,
+    score_unseen,
+    unseen_parts,
 )
 from vaultheat.core.requests import RelatedRequest
 from vaultheat.core.resolve import LinkResolver
 from vaultheat.core.search import Context, make_rerank, note_scores, snippet_fn
 from vaultheat.core.sizing import chunk_for
+from vaultheat.core.votes import Vote, link_votes, vote_document
 from vaultheat.errors import NotFoundError
 from vaultheat.storage.store import Store
 from vaultheat.storage.vectors import VectorIndex
@@ -170,13 +179,19 @@ def run_related(
     snippet = snippet_fn(s.search.snippet_chars)
     ranked = [(p, sc, cid) for p, sc, cid in note_scores(result, graph, s.search.files_top_chunks)
               if p != req.path and not _matches(p, s.related.exclude)]  # fmt: skip
-    ranked = [
-        (p, sc * (s.related.damp_factor if _matches(p, s.related.damp) else 1.0), cid)
-        for p, sc, cid in ranked
-    ]
+    ranked = [(p, sc * _damp(p, s.related), cid) for p, sc, cid in ranked]
     ranked.sort(key=lambda x: (-x[1], x[0]))
+    content = {p: sc for p, sc, _ in ranked}
+    vote_of: dict[str, Vote] = {}
+    unseen: dict[int, float] = {}  # chunks only votes brought in -> their cosine
+    if s.related.votes and req.graph and s.related.vote_weight > 0:
+        ranked, vote_of, unseen = _add_votes(ctx, vectors, req, result, ranked, content)
     results: list[dict[str, Any]] = []
-    rows = store.chunks([cid for _, _, cid in ranked[: req.top * 3 + 10]])
+    rows = store.chunks([cid for _, _, cid in ranked[: max(req.top * 3 + 10, s.related.vote_k)]])
+    voting = {v.path for vote in vote_of.values() for v in vote.voters}
+    voter_cids = {p: cid for p, _, cid in ranked if p in voting}
+    rows.update(store.chunks([c for c in voter_cids.values() if c not in rows]))
+    titles = {p: rows[cid].title for p, cid in voter_cids.items() if cid in rows}
     kept_vecs: list[np.ndarray] = []
     for path, score, cid in ranked:
         status = _link_status(path in links_out, path in backlinks)
@@ -212,13 +227,72 @@ def run_related(
                     "text": snippet(row_c.text),
                 },
                 "duplicates": [],
-                "components": components_of(result, cid),
-                "explain": explain_chunk(result, cid, store, snippet, s.search.decay)
-                if req.explain
-                else None,
+                "components": unseen_parts(result, unseen[cid])["raw"]
+                if cid in unseen
+                else components_of(result, cid),
+                "votes": vote_document(vote_of.get(path), titles),
+                "explain": None,
             }
         )
+        if req.explain:
+            trace = (
+                explain_unseen(unseen_parts(result, unseen[cid]), cid, store, snippet)
+                if cid in unseen
+                else explain_chunk(result, cid, store, snippet, s.search.decay)
+            )
+            trace["content_score"] = content[path]
+            trace["votes"] = results[-1]["votes"]
+            trace["score"] = score
+            results[-1]["explain"] = trace
     return _doc(req, results, t0)
+
+
+def _damp(path: str, r: RelatedSettings) -> float:
+    return r.damp_factor if _matches(path, r.damp) else 1.0
+
+
+def _add_votes(
+    ctx: Context,
+    vectors: VectorIndex,
+    req: RelatedRequest,
+    result: Retrieval,
+    ranked: list[tuple[str, float, int]],
+    content: dict[str, float],
+) -> tuple[list[tuple[str, float, int]], dict[str, Vote], dict[int, float]]:
+    """Link votes of the top ``vote_k`` notes (core/votes.py) added to the note scores.
+    A note that only votes found joins with its best chunk's content score (cosine scaled and
+    clipped, as graph-found chunks are scored, added to ``content``); the query note's own
+    links are never read."""
+    r = ctx.settings.related
+    links = ctx.note_links()
+    vr = link_votes(
+        [(p, sc) for p, sc, _ in ranked],
+        links.out_links,
+        k=r.vote_k,
+        weight=r.vote_weight,
+        query=req.path,
+        query_links=links.out_links.get(req.path, frozenset()),
+        in_degree=links.in_degree,
+        hub_degree=r.vote_hub_degree,
+    )
+    if not vr.votes:
+        return ranked, {}, {}
+    seen = {p for p, _, _ in ranked}
+    fresh = {
+        t: links.chunks[t]
+        for t in vr.votes
+        if t not in seen and t in links.chunks and not _matches(t, r.exclude)
+    }
+    best = best_unseen_chunks(result, fresh, ctx.dense_vectors(), vectors)
+    finals = score_unseen(result, {cid: sim for cid, sim in best.values()})
+    out = list(ranked)
+    for t, (cid, _) in sorted(best.items()):
+        content[t] = finals[cid] * _damp(t, r)
+        out.append((t, content[t], cid))
+    votes = {t: v for t, v in vr.votes.items() if t in seen or t in best}
+    out = [(p, sc + votes[p].bonus if p in votes else sc, cid) for p, sc, cid in out]
+    out.sort(key=lambda x: (-x[1], x[0]))
+    return out, votes, {cid: sim for cid, sim in best.values()}
 
 
 def _doc(req: RelatedRequest, results: list[dict[str, Any]], t0: float) -> dict[str, Any]:
@@ -241,4 +315,6 @@ def _link_status(linked: bool, backlinked: bool) -> str:
 
 
 def _matches(path: str, globs: tuple[str, ...]) -> bool:
+    if not globs:
+        return False
     return any(fnmatch.fnmatch(path, g) or path.startswith(g.rstrip("*")) for g in globs if g)

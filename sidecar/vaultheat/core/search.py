@@ -22,6 +22,7 @@ from vaultheat.core.pipeline import (
     retrieve,
 )
 from vaultheat.core.requests import SearchRequest
+from vaultheat.core.votes import NoteLinks
 from vaultheat.providers.base import Embedder, Generator, Reranker
 from vaultheat.storage.store import ChunkRow, Store
 from vaultheat.storage.vectors import VectorIndex
@@ -45,6 +46,8 @@ class Context(Protocol):
     def graph_view(self) -> GraphView: ...
 
     def dense_vectors(self) -> np.ndarray: ...
+
+    def note_links(self) -> NoteLinks: ...
 
 
 def embed_query(ctx: Context, text: str) -> np.ndarray:

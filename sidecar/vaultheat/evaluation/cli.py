@@ -15,7 +15,10 @@ from typing import Any
 from vaultheat.engine import Engine
 from vaultheat.errors import InputError
 from vaultheat.evaluation.harness import (
+    HUB_SHARE,
     canary,
+    hub_free,
+    hub_notes,
     in_subset,
     paired_rows,
     render_items,
@@ -38,7 +41,8 @@ SCHEMA = "vaultheat.eval.v1"
 SWEEP_SCHEMA = "vaultheat.sweep.v1"
 LEAK_NOTE = (
     "strict == lenient: the related pipeline blocks the query note's own chunks from the "
-    "candidates and from relaying heat, so no edge touching the note is used"
+    "candidates and from relaying heat, and link votes read only links between other notes, "
+    "so no edge or link touching the note is used"
 )
 
 
@@ -94,6 +98,15 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
             doc["related_subset_3_30"] = [
                 r.row(lambda i: in_subset(queries[i].item)) for r in lresults
             ]
+            hubs = hub_notes(dict(engine.note_links().in_degree), len(engine.store().notes()))
+            free, kept = hub_free(lresults, queries, hubs)
+            doc["related_hub_free"] = [r.row() for r in free]
+            doc["paired_hub_free"] = paired_rows(free)
+            doc["hubs"] = {
+                "share": HUB_SHARE,
+                "notes": sorted(hubs),
+                "queries_kept": len(kept),
+            }
             doc["queries"] += [
                 {
                     "task": "related",
@@ -158,10 +171,21 @@ def format_report(doc: dict[str, Any]) -> str:
         parts.append(
             format_table("related notes, 3 <= |relevant| <= 30", doc["related_subset_3_30"])
         )
+        if doc.get("related_hub_free"):
+            hubs = doc["hubs"]
+            parts.append(
+                format_table(
+                    f"related notes, hub-free (the {len(hubs['notes'])} most-linked notes, "
+                    f"top {hubs['share']:.0%}, removed from rankings and labels)",
+                    doc["related_hub_free"],
+                )
+            )
         if doc.get("skipped"):
             parts.append(f"skipped {len(doc['skipped'])} link queries (note missing or unindexed)")
     if doc.get("paired"):
         parts.append(format_paired(doc["paired"]))
+    if doc.get("paired_hub_free"):
+        parts.append("hub-free: " + format_paired(doc["paired_hub_free"]))
     if "canary" in doc:
         parts.append("canary: " + json.dumps(doc["canary"]))
     parts += [f"note: {n}" for n in doc["notes"]]

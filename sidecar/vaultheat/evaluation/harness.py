@@ -8,11 +8,13 @@ same chunking); it is cleared only when a configuration overrides chunking or em
 Leakage in link prediction: the related pipeline blocks the query note's own chunks from the
 candidates and from relaying heat, so no graph edge touching the note is ever used. Strict
 (all edges touching the note removed) and lenient (only outgoing edges removed) are therefore
-the same run; ``--mode`` is accepted and reported. ``canary`` checks this empirically.
+the same run; ``--mode`` is accepted and reported. Link votes read only links between other
+notes (the query note never votes). ``canary`` checks both empirically.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import shutil
 import tempfile
@@ -33,7 +35,8 @@ from vaultheat.paths import IndexPaths
 from vaultheat.storage.store import Store
 
 TOP = 50  # ranks beyond this count as "not retrieved"
-BUILTIN = ("lexical", "vector", "hybrid", "graph", "full", "default")
+BUILTIN = ("lexical", "vector", "hybrid", "graph", "full", "no-votes", "votes", "default")
+HUB_SHARE = 0.02  # hub-free link prediction: the top 2% of notes by in-degree leave the sets
 SUBSET = (3, 30)  # link-prediction subset 3 <= |relevant| <= 30
 GRAPH_HOPS = 2  # `graph` and `full` propagate heat whatever the default (0 since 2026-11-30)
 
@@ -55,6 +58,7 @@ class ConfigResult:
     ranks: list[list[int | None]] = field(default_factory=list)
     latency_ms: list[float] = field(default_factory=list)
     note: str = ""
+    rankings: list[list[str]] = field(default_factory=list)  # related: for the hub-free variant
 
     def row(self, keep: Callable[[int], bool] | None = None) -> dict[str, Any]:
         idx = [i for i in range(len(self.ranks)) if keep is None or keep(i)]
@@ -98,11 +102,11 @@ def builtin_configs(rerank_available: bool) -> dict[str, EvalConfig]:
         "hybrid": EvalConfig("hybrid", lexical=True, graph=False, rerank=False),
         "graph": EvalConfig(
             "graph",
-            {"search.hops": GRAPH_HOPS},
+            {"search.hops": GRAPH_HOPS, "related.votes": False},
             lexical=True,
             graph=True,
             rerank=False,
-            note=f"heat propagation on ({GRAPH_HOPS} hops)",
+            note=f"heat propagation on ({GRAPH_HOPS} hops), link votes off",
         ),
         "full": EvalConfig(
             "full",
@@ -111,6 +115,12 @@ def builtin_configs(rerank_available: bool) -> dict[str, EvalConfig]:
             graph=True,
             rerank=True,
             note="" if rerank_available else "rerank unavailable: same as graph",
+        ),
+        "no-votes": EvalConfig(
+            "no-votes", {"related.votes": False}, note="defaults with link votes off"
+        ),
+        "votes": EvalConfig(
+            "votes", {"related.votes": True}, note="defaults with link votes on (related notes)"
         ),
         "default": EvalConfig("default", note="product defaults"),
     }
@@ -217,6 +227,7 @@ def run_related_eval(
                 ranking = related_ranking(engine, q, cfg, resolver)
                 res.latency_ms.append((time.perf_counter() - t0) * 1000)
                 res.ranks.append(ranks_of(ranking, q.item.relevant))
+                res.rankings.append(ranking)
             out.append(res)
     finally:
         engine.settings = base
@@ -260,7 +271,34 @@ def same_folder_baseline(engine: Engine, queries: Sequence[LinkQuery]) -> Config
         ranking = same_folder_ranking(q.item.note, paths)[:TOP]
         res.latency_ms.append((time.perf_counter() - t0) * 1000)
         res.ranks.append(ranks_of(ranking, q.item.relevant))
+        res.rankings.append(ranking)
     return res
+
+
+def hub_notes(in_degree: dict[str, int], notes: int, share: float = HUB_SHARE) -> set[str]:
+    """The ``share`` most-linked notes (at least one; ties at the cut by path)."""
+    n = max(1, math.ceil(share * notes))
+    ranked = sorted(in_degree.items(), key=lambda x: (-x[1], x[0]))
+    return {p for p, d in ranked[:n] if d > 0}
+
+
+def hub_free(
+    results: Sequence[ConfigResult], queries: Sequence[LinkQuery], hubs: set[str]
+) -> tuple[list[ConfigResult], list[int]]:
+    """Link prediction with the hubs removed from every ranking and every label set; queries
+    left with no relevant note are dropped. Returns the results and the queries kept."""
+    keep = [i for i, q in enumerate(queries) if set(q.item.relevant) - hubs]
+    out = []
+    for r in results:
+        free = ConfigResult(r.name, r.task, note=r.note)
+        for i in keep:
+            ranking = [p for p in r.rankings[i] if p not in hubs]
+            relevant = [p for p in queries[i].item.relevant if p not in hubs]
+            free.ranks.append(ranks_of(ranking, relevant))
+            free.latency_ms.append(r.latency_ms[i])
+            free.rankings.append(ranking)
+        out.append(free)
+    return out, keep
 
 
 def in_subset(item: LinkItem) -> bool:
@@ -282,10 +320,13 @@ def canary(
     variant: str = "links-removed",
     top: int = 100,
 ) -> dict[str, Any]:
-    """Rewrite the stored links of ~n evaluated notes (in a COPY of the index) to point at
-    random notes, keep their rendered query identical, and measure how far those random notes
-    rise in the related ranking. A mean rise above ~0 means the system reads edges of the
-    query note that it must not see. Ranks beyond ``top`` count as ``top + 1``."""
+    """Rewrite the stored links of ~n evaluated notes (in a COPY of the index, one note at a
+    time, restored after its query) to point at random notes, keep the rendered query
+    identical, and measure how far those random notes rise in the related ranking. A mean rise
+    above ~0 means the system reads links or edges of the query note that it must not see.
+    One note at a time: link votes legitimately read the links of *other* notes, so planting
+    every note at once would move rankings for a reason that is not a leak. Ranks beyond
+    ``top`` count as ``top + 1``."""
     queries, _ = render_items(engine, linkpred_items, variant)
     rng = random.Random(seed)
     if len(queries) > n:
@@ -297,54 +338,55 @@ def canary(
     shutil.copytree(
         engine.paths.root, copy_root, ignore=shutil.ignore_patterns("writer.lock", "server.json")
     )
-    planted: dict[str, list[str]] = {}
+    copy_paths = IndexPaths(vault=engine.paths.vault, root=copy_root)
+    # heat propagation and link votes on, even when the defaults have them off: edges and
+    # stored links are the paths a leak would take, so the canary must exercise them
+    hops = max(engine.settings.search.hops, GRAPH_HOPS)
+    cfg = EvalConfig("default+graph+votes", {"search.hops": hops, "related.votes": True})
+    base = engine.settings
+    rises: list[int] = []
+    planted_notes = changed = before_top10 = after_top10 = 0
+    w = Store(copy_paths.db)
+    copy = Engine(copy_paths, base, embedder=engine.embedder)
     try:
-        w = Store(IndexPaths(vault=engine.paths.vault, root=copy_root).db)
-        try:
-            with w.transaction():
-                for q in queries:
-                    planted[q.item.note] = plant_random_links(w, q.item, all_paths, rng)
-            planted_edges = w.db.execute(
-                "SELECT count(*) FROM edges WHERE kind = 'link'"
-            ).fetchone()[0]
-        finally:
-            w.close()
-        copy = Engine(
-            IndexPaths(vault=engine.paths.vault, root=copy_root),
-            engine.settings,
-            embedder=engine.embedder,
-        )
-        # heat propagation on, even when the defaults have it off: edges are the path a leak
-        # would take, so the canary must exercise them
-        hops = max(engine.settings.search.hops, GRAPH_HOPS)
-        cfg = EvalConfig("default+graph", {"search.hops": hops})
-        base = engine.settings
         apply_config(engine, base, cfg)
         copy.settings = engine.settings
-        rises: list[int] = []
-        before_top10 = after_top10 = 0
-        try:
-            for q in queries:
-                targets = planted.get(q.item.note, [])
-                if not targets:
-                    continue
+        for q in queries:
+            row = w.note_by_path(q.item.note)
+            if row is None:
+                continue
+            saved = w.link_resolutions(row.id)
+            chunk_ids = [c.id for c in w.note_chunks(row.id)]
+            saved_edges = [(c, d, wt) for c in chunk_ids
+                           for d, kind, wt in w.edges_from(c) if kind == "link"]  # fmt: skip
+            with w.transaction():
+                targets = plant_random_links(w, q.item, all_paths, rng)
+                w.bump_generation()
+            if targets:
+                planted_notes += 1
                 orig = related_ranking(engine, q, cfg, None, top)
                 new = related_ranking(copy, q, cfg, None, top)
+                changed += orig != new
                 r0 = [r or top + 1 for r in ranks_of(orig, targets)]
                 r1 = [r or top + 1 for r in ranks_of(new, targets)]
                 rises += [a - b for a, b in zip(r0, r1, strict=True)]
                 before_top10 += sum(1 for r in r0 if r <= 10)
                 after_top10 += sum(1 for r in r1 if r <= 10)
-        finally:
-            engine.settings = base
-            copy.close()
+            with w.transaction():
+                for rowid, resolved in saved:
+                    w.set_link_resolution(rowid, resolved)
+                w.replace_link_edges(chunk_ids, saved_edges)
+                w.bump_generation()
     finally:
+        engine.settings = base
+        copy.close()
+        w.close()
         shutil.rmtree(tmp, ignore_errors=True)
     mean_rise = sum(rises) / len(rises) if rises else 0.0
     return {
-        "notes": sum(1 for t in planted.values() if t),
+        "notes": planted_notes,
         "targets": len(rises),
-        "link_edges_in_copy": planted_edges,
+        "rankings_changed": changed,
         "mean_rank_rise": round(mean_rise, 4),
         "max_rank_rise": max(rises, default=0),
         "targets_in_top10_before": before_top10,
@@ -395,7 +437,7 @@ def plant_random_links(
     return targets
 
 
-BASELINES = ("vector", "lexical", "hybrid")
+BASELINES = ("vector", "lexical", "hybrid", "no-votes")
 
 
 def paired_rows(results: Sequence[ConfigResult]) -> list[dict[str, Any]]:

@@ -269,8 +269,25 @@ def component_schemas() -> dict[str, Schema]:
                 "best_chunk": ref("BestChunk"),
                 "duplicates": STR_LIST,
                 "components": ref("Components"),
+                "votes": nullable(ref("Votes")),
                 "explain": nullable(ref("Explanation")),
             }
+        ),
+        "Votes": obj(
+            {
+                "count": COUNT,
+                "k": COUNT,
+                "weight": NUM,
+                "share": NUM,
+                "bonus": NUM,
+                "voters": {
+                    "type": "array",
+                    "items": obj({"path": STR, "title": STR, "score": NUM}),
+                },
+            },
+            {"total": NUM, "hub_factor": NUM},
+            description="Link votes: count of the k closest notes that link to this one, share = "
+            "Σ voter scores / total (Σ of the k scores), bonus = weight × share × hub_factor",
         ),
         "RelatedDoc": obj(
             {
@@ -324,7 +341,12 @@ def component_schemas() -> dict[str, Schema]:
                 "hops": {"type": "array", "items": ref("ExplainHop")},
                 "components": ref("ScoreBreakdown"),
             },
-            {"hop_count": COUNT},
+            {
+                "hop_count": COUNT,
+                "content_score": NUM,
+                "votes": nullable(ref("Votes")),
+                "score": NUM,
+            },
             description="A result's own explanation (`explain: true`): ExplainDoc without the "
             "identifying fields",
         ),
@@ -338,7 +360,8 @@ def component_schemas() -> dict[str, Schema]:
                 "seed": nullable(ref("ExplainSeed")),
                 "hops": {"type": "array", "items": ref("ExplainHop")},
                 "components": ref("ScoreBreakdown"),
-            }
+            },
+            {"content_score": NUM, "votes": nullable(ref("Votes"))},
         ),
         "ChangeEvent": obj(
             {"type": {"enum": ["create", "modify", "delete", "rename"]}, "path": STR},

@@ -449,6 +449,15 @@ class Store:
             )
         return out
 
+    def link_resolutions(self, note_id: int) -> list[tuple[int, str | None]]:
+        """(rowid, resolved path) of a note's links: what ``set_link_resolution`` changes."""
+        return [
+            (r[0], r[1])
+            for r in self.db.execute(
+                "SELECT rowid, resolved_path FROM links WHERE note_id = ?", (note_id,)
+            )
+        ]
+
     def set_link_resolution(self, rowid: int, resolved: str | None) -> None:
         self.db.execute("UPDATE links SET resolved_path = ? WHERE rowid = ?", (resolved, rowid))
 
@@ -470,6 +479,18 @@ class Store:
                 (note_id,),
             )
         }
+
+    def note_link_pairs(self) -> list[tuple[str, str]]:
+        """Distinct (source note, target note) pairs of resolved links between indexed notes
+        (wikilinks, embeds, markdown and property links; attachments and self links left out)."""
+        return [
+            (r[0], r[1])
+            for r in self.db.execute(
+                "SELECT DISTINCT n.path, l.resolved_path FROM links l "
+                "JOIN notes n ON n.id = l.note_id JOIN notes t ON t.path = l.resolved_path "
+                "WHERE n.excluded = 0 AND t.excluded = 0 AND l.resolved_path != n.path"
+            )
+        ]
 
     def backlinking_paths(self, path: str) -> set[str]:
         return {

@@ -1,0 +1,122 @@
+"""Link votes in related notes on the example vault (fake embedder): the field, the trace that
+adds up, votes off = the old ranking, and the query note's own links never voting."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from vaultheat.core.explain import recompute_final
+from vaultheat.core.requests import RelatedRequest
+from vaultheat.core.votes import link_votes, recompute_bonus
+from vaultheat.engine import Engine
+
+NOTE = "Coffee/Roasting/Roasting Basics.md"
+
+
+def _related(engine: Engine, **kw: object) -> dict:
+    return engine.related(RelatedRequest(**{"path": NOTE, "top": 30, "explain": True, **kw}))
+
+
+def test_every_related_result_carries_votes_and_the_trace_adds_up(fake_engine: Engine) -> None:
+    doc = _related(fake_engine, top=100)
+    notes = fake_engine.store().notes()
+    voted = [r for r in doc["results"] if r["votes"] is not None]
+    assert voted, "the example vault has links between notes: someone must vote"
+    only_votes = [r for r in doc["results"] if r["explain"]["seed"]["stage"] == "votes"]
+    assert only_votes, "a note that only link votes found (its parts must add up too)"
+    assert all(r["components"]["vector"] > 0 for r in only_votes)
+    for r in doc["results"]:
+        ex = r["explain"]
+        assert ex["votes"] == r["votes"]
+        bonus = 0.0
+        if r["votes"] is not None:
+            v = r["votes"]
+            assert set(v) >= {"count", "k", "weight", "share", "bonus", "voters"}
+            assert v["count"] == len(v["voters"]) and 1 <= v["count"] <= v["k"] <= 20
+            assert recompute_bonus(v) == v["bonus"]
+            assert v["share"] == sum(x["score"] for x in v["voters"]) / v["total"]
+            assert all(x["path"] not in (NOTE, r["path"]) for x in v["voters"])
+            assert all(x["title"] == notes[x["path"]].title for x in v["voters"])
+            bonus = v["bonus"]
+        assert ex["content_score"] + bonus == ex["score"]
+        assert round(ex["score"], 6) == r["score"]
+        # the best chunk's own parts still add up (also for notes only votes brought in)
+        assert math.isclose(recompute_final(ex["components"]), ex["components"]["final"],
+                            abs_tol=1e-12)  # fmt: skip
+
+
+def test_votes_follow_the_formula_over_the_votes_off_ranking(fake_engine: Engine) -> None:
+    off_settings = fake_engine.settings.with_value("related.votes", False)
+    on = _related(fake_engine, top=100)
+    fake_engine.settings = off_settings
+    off = _related(fake_engine, top=100)
+    assert all(r["votes"] is None for r in off["results"])
+    links = fake_engine.note_links()
+    expected = link_votes([(r["path"], r["score"]) for r in off["results"]], links.out_links,
+                          k=20, weight=2.0, query=NOTE)  # fmt: skip
+    got = {r["path"]: r["votes"] for r in on["results"] if r["votes"]}
+    collapsed = {d for r in on["results"] for d in r["duplicates"]}
+    assert set(got) == (set(expected.votes) & set(links.chunks)) - collapsed
+    for path, v in got.items():
+        assert v["count"] == expected.votes[path].count
+        assert v["share"] == pytest.approx(expected.votes[path].share, abs=1e-5)
+
+
+def test_no_graph_switches_votes_off(fake_engine: Engine) -> None:
+    doc = _related(fake_engine, graph=False)
+    assert all(r["votes"] is None for r in doc["results"])
+
+
+def test_the_query_notes_own_links_never_vote(fake_engine: Engine) -> None:
+    """Point the query note's stored links at notes far down its ranking (a planted-link
+    canary in memory): its related notes, saved or from unsaved text, must not move."""
+    import dataclasses
+
+    links = fake_engine.note_links()
+    before = _related(fake_engine, top=100)
+    text = (fake_engine.paths.vault / NOTE).read_text(encoding="utf-8")
+    before_text = _related(fake_engine, top=100, text=text)
+    planted = frozenset(r["path"] for r in before["results"][-8:])
+    fake_engine._note_links = dataclasses.replace(  # type: ignore[attr-defined]
+        links, out_links={**links.out_links, NOTE: planted},
+        in_degree={**links.in_degree, **{p: links.in_degree.get(p, 0) + 1 for p in planted}},
+    )  # fmt: skip
+    for hub in (0, 1):
+        fake_engine.settings = fake_engine.settings.with_value("related.vote_hub_degree", hub)
+        after = _related(fake_engine, top=100)
+        after_text = _related(fake_engine, top=100, text=text)
+        if hub == 0:
+            assert after["results"] == before["results"]
+            assert after_text["results"] == before_text["results"]
+        for r in after["results"]:
+            if r["path"] in planted and r["votes"]:
+                assert all(v["path"] != NOTE for v in r["votes"]["voters"])
+
+
+def test_note_links_are_distinct_note_targets(fake_engine: Engine) -> None:
+    links = fake_engine.note_links()
+    store = fake_engine.store()
+    notes = set(store.notes())
+    row = store.note_by_path(NOTE)
+    assert row is not None
+    assert links.out_links[NOTE] == frozenset(store.linked_paths(row.id) & notes - {NOTE})
+    for src, targets in links.out_links.items():
+        assert src in notes and targets <= notes and src not in targets
+    assert sum(links.in_degree.values()) == sum(len(t) for t in links.out_links.values())
+    assert set(links.chunks) <= notes
+
+
+def test_explain_document_shows_the_votes_in_words(fake_engine: Engine) -> None:
+    from vaultheat.core.explain import render_text
+
+    doc = _related(fake_engine)
+    target = next(r for r in doc["results"] if r["votes"])
+    ex = fake_engine.explain_related(RelatedRequest(path=NOTE), target["path"])
+    assert ex["votes"] == target["votes"]
+    assert ex["content_score"] + ex["votes"]["bonus"] == pytest.approx(target["score"], abs=1e-6)
+    text = render_text(ex)
+    v = target["votes"]
+    assert f"linked from {v['count']} of your {v['k']} closest notes: " in text
+    assert f"= +{v['bonus']:.3f}" in text and "note score: content" in text
