@@ -204,6 +204,10 @@ export interface Votes {
 	weight: number;
 	share: number;
 	bonus: number;
+	/** Σ of the k closest notes' scores: share = Σ voters' scores / total. */
+	total?: number;
+	/** 1 unless hub damping (`related.vote_hub_degree`) is on: bonus = weight × share × hub_factor. */
+	hub_factor?: number;
 	voters: Voter[];
 }
 
@@ -257,6 +261,8 @@ export interface ExplainDoc {
 	seed: ExplainSeed | null;
 	hops: ExplainHop[];
 	components: ScoreBreakdown;
+	/** A related result's score before its link votes (score = content_score + votes.bonus). */
+	content_score?: number;
 	/** The related result's link votes (contract "votes"); absent for search. */
 	votes?: Votes | null;
 }

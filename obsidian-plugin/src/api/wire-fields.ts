@@ -78,7 +78,7 @@ export const WIRE_FIELDS = {
 	ScoreBreakdown: { raw: R, normalized: R, weights: R, final: R } satisfies Fields<ScoreBreakdown>,
 	ExplainDoc: {
 		schema: R, query: R, chunk_id: R, path: R, score: R, seed: R, hops: R, components: R,
-		votes: P,
+		content_score: O, votes: P,
 	} satisfies Fields<ExplainDoc>,
 } as const;
 
