@@ -146,12 +146,12 @@ class RelatedSettings:
     score_lexical: float = 0.2
     # link votes (core/votes.py): notes linked from many of the vote_k closest notes rise by
     # vote_weight x (their share of the neighbours' score); docs/eval.md "Link votes"
-    votes: bool = True
-    vote_k: int = 20
-    vote_weight: float = 2.0
+    votes: bool = True  # link votes on: notes your closest notes link to rise
+    vote_k: int = 20  # how many of the closest notes vote
+    vote_weight: float = 2.0  # bonus = vote_weight x the voters' share of the neighbours' score
     # hub damping of votes: a note linked from more than this many notes gets its bonus x
     # sqrt(vote_hub_degree / in-degree); 0 = off (measured: docs/eval.md "Link votes")
-    vote_hub_degree: int = 0
+    vote_hub_degree: int = 0  # damp votes for notes with more in-links than this; 0 = off
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,7 @@ def test_rrf_properties(rankings: list[list[int]], k: int) -> None:
     scores = rrf(rankings, k=k)
     assert set(scores) == {d for r in rankings for d in r}
     for score in scores.values():
-        assert 0 < score <= len(rankings) / (k + 1)
+        assert 0 < score <= len(rankings) / (k + 1) * (1 + 1e-12)  # fsum of k terms rounds
     # order does not depend on the order of the rankings
     assert ranked(scores) == ranked(rrf(list(reversed(rankings)), k=k))
     # moving a document up in one ranking never lowers its score
