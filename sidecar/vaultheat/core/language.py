@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from vaultheat.config import EmbeddingSettings, SearchSettings
+from vaultheat.config import EmbeddingSettings, SearchSettings, canonical_model
 
 NON_LATIN_SHARE = 0.5  # share of letters outside the Latin script that triggers the rule
 SAMPLE_CHARS = 4000
@@ -37,7 +37,9 @@ def english_only_model(settings: EmbeddingSettings) -> bool:
         return True
     if settings.languages == "multi":
         return False
-    return settings.provider == "local" and ENGLISH_ONLY.search(settings.model) is not None
+    return settings.provider == "local" and (
+        ENGLISH_ONLY.search(canonical_model(settings.model)) is not None
+    )
 
 
 def non_latin_share(text: str) -> float:

@@ -311,3 +311,25 @@ def write_sentence_transformer(model: Q4Model, out_dir: Path) -> Path:
     )
     (out_dir / "2_Normalize").mkdir(exist_ok=True)
     return out_dir
+
+
+def ensure_sentence_transformer(identity: str, *, cache_dir: Path | None = None) -> Path:
+    """The rebuilt model's sentence-transformers folder in the cache, written on first use.
+
+    Lives beside the ONNX exports (``<cache>/models/<hash>``), published atomically like them.
+    """
+    import hashlib
+
+    from vaultheat.providers.onnx_export import default_cache_dir, publish
+
+    root = cache_dir or default_cache_dir().parent / "models"
+    out = root / hashlib.sha256(identity.encode()).hexdigest()[:32]
+    if (out / "modules.json").is_file():
+        return out
+    model = read_q4(packaged_model_file())
+    publish(out, lambda tmp: _write_complete(model, tmp))
+    return out
+
+
+def _write_complete(model: Q4Model, tmp: Path) -> None:
+    write_sentence_transformer(model, tmp)
