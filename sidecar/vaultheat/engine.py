@@ -24,7 +24,7 @@ import numpy as np
 import xxhash
 
 from vaultheat import __version__
-from vaultheat.config import Settings, load_settings
+from vaultheat.config import Settings, canonical_model, load_settings
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.requests import RelatedRequest, SearchRequest
 from vaultheat.core.resolve import LinkResolver
@@ -263,10 +263,13 @@ class Engine:
             "index_dir": str(self.paths.root),
             "model": {
                 "provider": self.settings.embeddings.provider,
-                "name": self.settings.embeddings.model,
+                # the model actually used: a preset ("multilingual") shows the model it names
+                "name": canonical_model(self.settings.embeddings.model),
                 "backend": self.settings.embeddings.backend,
             },
         }
+        if out["model"]["name"] != self.settings.embeddings.model:
+            out["model"]["preset"] = self.settings.embeddings.model
         if not self.paths.db.exists():
             out.update(
                 state="empty", notes=0, chunks=0, links={"resolved": 0, "unresolved": 0}, tags=0,
