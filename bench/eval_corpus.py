@@ -45,6 +45,12 @@ def vault_sets() -> dict[str, tuple[Path, Path | None, Path]]:
             ev / f"obsidian-help-{lang}.queries.jsonl",
             ev / f"obsidian-help-{lang}.linkpred.jsonl",
         )
+    # questions in de/fr/es/ru/zh/ja over the ENGLISH help vault (this repo's own set)
+    out["help-en-crosslingual"] = (
+        corpus / "obsidian-help" / "en",
+        HERE / "data" / "crosslingual.queries.jsonl",
+        ev / "obsidian-help-en.linkpred.jsonl",
+    )
     out["vaultofknowledge"] = (
         corpus / "vaultofknowledge",
         None,
@@ -59,8 +65,10 @@ def vaultheat() -> str:
     return str(exe) if exe.exists() else "vaultheat"
 
 
-def prepare(name: str, source: Path) -> tuple[Path, float | None]:
-    """The vault copy, indexed; returns (vault, index wall seconds or None when reused)."""
+def prepare(name: str, source: Path, model: str = "") -> tuple[Path, float | None]:
+    """The vault copy, indexed; returns (vault, index wall seconds or None when reused).
+
+    ``model`` (e.g. the preset "multilingual") is set as embeddings.model after init."""
     vault = WORK / name / "vault"
     if not vault.is_dir():
         shutil.copytree(source, vault, symlinks=True)
@@ -71,6 +79,9 @@ def prepare(name: str, source: Path) -> tuple[Path, float | None]:
                     path.chmod(path.stat().st_mode | 0o200)
     if not (vault / ".vaultheat" / "config.toml").is_file():
         subprocess.run([vaultheat(), "init", str(vault)], check=True, capture_output=True)
+        if model:
+            cmd = [vaultheat(), "config", "set", "embeddings.model", model, "--vault", str(vault)]
+            subprocess.run(cmd, check=True, capture_output=True)
     t0 = time.perf_counter()
     subprocess.run([vaultheat(), "index", "--vault", str(vault)], check=True)
     return vault, round(time.perf_counter() - t0, 1)
@@ -199,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--vaults", nargs="*", default=list(sets), choices=list(sets))
     p.add_argument("--variants", nargs="*", default=["links-removed", "links-as-text"])
     p.add_argument("--collect-only", action="store_true")
+    p.add_argument("--model", default="", help='embeddings.model, e.g. "multilingual"')
     a = p.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
     timings: dict[str, float | None] = {}
@@ -208,9 +220,10 @@ def main(argv: list[str] | None = None) -> int:
             if not source.is_dir() or not linkpred.is_file():
                 print(f"skipping {name}: {source} or {linkpred} is absent", file=sys.stderr)
                 continue
-            vault, timings[name] = prepare(name, source)
+            run = f"{name}@{a.model}" if a.model else name
+            vault, timings[run] = prepare(run, source, a.model)
             for variant in a.variants:
-                run_eval(name, vault, queries, linkpred, variant)
+                run_eval(run, vault, queries, linkpred, variant)
     results = collect()
     results["index_wall_s"] = timings
     (OUT / "eval-corpus.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")

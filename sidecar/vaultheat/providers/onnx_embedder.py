@@ -36,7 +36,9 @@ from vaultheat.errors import ConfigError, ModelMissingError, ProviderError
 from vaultheat.providers.local import (
     LocalModelIdentity,
     ModelSource,
+    char_normalizer,
     hash_model_dir,
+    materialize,
     resolve_prefixes,
 )
 from vaultheat.providers.onnx_export import (
@@ -144,6 +146,7 @@ class OnnxEmbedder(LocalModelIdentity):
         self._session: Any = None
         self._encoder: Any = None  # tokenizer that truncates at max_tokens
         self._counter: Any = None  # tokenizer that never truncates
+        self._normalize: Any = None  # the model's code point map (q4 models), else None
 
     # -- identity (no model load) ------------------------------------------------------------
     @property
@@ -212,6 +215,8 @@ class OnnxEmbedder(LocalModelIdentity):
     # -- internals -----------------------------------------------------------------------------
     def _prepare(self, text: str) -> str:
         meta = self._require_meta()
+        if self._normalize is not None:
+            text = str(self._normalize(text))
         return text.lower() if meta.do_lower_case else text
 
     def _run(self, encodings: Sequence[Any]) -> np.ndarray:
@@ -260,7 +265,7 @@ class OnnxEmbedder(LocalModelIdentity):
             if source.kind == "hub":
                 self._model_dir = find_cached_hub_model(source.location)
             else:
-                self._model_dir = Path(source.location)
+                self._model_dir = materialize(source)
         return self._model_dir
 
     def _model_identity(self) -> str:
@@ -313,6 +318,7 @@ class OnnxEmbedder(LocalModelIdentity):
                 f"cannot load the ONNX export {export_dir}: {exc}; delete it to re-export",
                 path=str(export_dir),
             ) from exc
+        self._normalize = char_normalizer(self.source)
         self._meta, self._counter, self._encoder = meta, counter, encoder
         self._export_dir = export_dir
         self._session = session  # last: `loaded` turns true only when everything is set

