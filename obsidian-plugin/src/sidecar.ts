@@ -164,12 +164,7 @@ export class SidecarManager implements SidecarControl {
 			};
 			let child: ChildLike;
 			try {
-				child = this.spawn(command, args, {
-					cwd: options.vaultPath,
-					env: { ...this.env, PYTHONUNBUFFERED: "1" },
-					stdio: ["ignore", "pipe", "pipe"],
-					windowsHide: true,
-				});
+				child = this.spawn(command, args, this.spawnOptions(options.vaultPath));
 			} catch (err) {
 				this.fail(err as Error & { code?: string }, commandLine);
 				settle(false);
@@ -238,12 +233,7 @@ export class SidecarManager implements SidecarControl {
 			let output = "";
 			let child: ChildLike;
 			try {
-				child = this.spawn(command, args, {
-					cwd: options.vaultPath,
-					env: { ...this.env, PYTHONUNBUFFERED: "1" },
-					stdio: ["ignore", "pipe", "pipe"],
-					windowsHide: true,
-				});
+				child = this.spawn(command, args, this.spawnOptions(options.vaultPath));
 			} catch (err) {
 				resolve({ code: null, output: (err as Error).message });
 				return;
@@ -256,6 +246,11 @@ export class SidecarManager implements SidecarControl {
 			child.on("error", (err) => resolve({ code: null, output: err.message }));
 			child.on("exit", (code) => resolve({ code, output: output.trim() }));
 		});
+	}
+
+	/** The sidecar runs in the vault folder, unbuffered, with no console window on Windows. */
+	private spawnOptions(vaultPath: string): Parameters<SpawnFn>[2] {
+		return { cwd: vaultPath, env: { ...this.env, PYTHONUNBUFFERED: "1" }, stdio: ["ignore", "pipe", "pipe"], windowsHide: true };
 	}
 
 	private fail(err: Error & { code?: string }, commandLine: string): void {
