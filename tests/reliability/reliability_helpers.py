@@ -11,6 +11,8 @@ import os
 import resource
 import subprocess
 import sys
+import threading
+import time
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,31 +37,47 @@ class CliResult:
     rc: int
     stdout: str
     stderr: str
+    peak_rss: int = 0  # bytes: the child's own peak resident memory
 
     def json(self) -> Any:
         return json.loads(self.stdout)
 
 
 def run_cli(args: Sequence[str], *, timeout: float = 120, limit_memory: bool = True) -> CliResult:
-    """``python -m vaultheat ARGS`` in a child with a wall-clock timeout and a memory cap."""
-    proc = subprocess.run(
+    """``python -m vaultheat ARGS`` in a child with a wall-clock timeout and a memory cap.
+
+    The child is reaped with ``os.wait4`` so its own peak RSS is known: the process-wide
+    ``RUSAGE_CHILDREN`` maximum would count any earlier child of the test run (a model test's
+    export, a server's forkserver) against this one."""
+    proc = subprocess.Popen(
         [sys.executable, "-m", "vaultheat", *args],
-        capture_output=True,
-        timeout=timeout,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         env=CHILD_ENV,
         preexec_fn=_limit_memory if limit_memory else None,
-        check=False,
     )
+    out: dict[str, bytes] = {}
+    readers = [
+        threading.Thread(target=lambda n=n, f=f: out.__setitem__(n, f.read()), daemon=True)
+        for n, f in (("stdout", proc.stdout), ("stderr", proc.stderr))
+    ]
+    for t in readers:
+        t.start()
+    deadline = time.monotonic() + timeout
+    for t in readers:
+        t.join(max(0.0, deadline - time.monotonic()))
+    if any(t.is_alive() for t in readers):
+        proc.kill()
+        proc.wait()
+        raise subprocess.TimeoutExpired(proc.args, timeout)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
     return CliResult(
         proc.returncode,
-        proc.stdout.decode("utf-8", "replace"),
-        proc.stderr.decode("utf-8", "replace"),
+        out.get("stdout", b"").decode("utf-8", "replace"),
+        out.get("stderr", b"").decode("utf-8", "replace"),
+        usage.ru_maxrss * 1024,  # Linux: KiB
     )
-
-
-def children_peak_rss_bytes() -> int:
-    """Peak resident memory of the largest child this process has waited for (Linux: KiB)."""
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
 
 
 def init_fake_index(vault: Path) -> None:
