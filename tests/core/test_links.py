@@ -277,17 +277,17 @@ HOSTILE = [
 @pytest.mark.parametrize("line", [c[1] for c in HOSTILE], ids=[c[0] for c in HOSTILE])
 def test_million_char_line_is_linear(line: str) -> None:
     raw = ("# Title\n" + line + "\n").encode()
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     note = parse_note("big.md", raw)
-    assert time.perf_counter() - t0 < 3.0  # typically well under 1 s; the box is shared
+    assert time.process_time() - t0 < 3.0  # CPU time: load on the box does not count
     assert note.headings[0].text == "Title"
 
 
 def test_ten_thousand_links() -> None:
     raw = "\n".join(f"- [[Note {i}#H|a{i}]] and [m](n{i}.md)" for i in range(10_000)).encode()
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     links = links_of(raw)
-    assert time.perf_counter() - t0 < 2.0
+    assert time.process_time() - t0 < 2.0
     assert len(links) == 20_000
     assert links[-2].target == "Note 9999" and links[-1].target == "n9999.md"
     assert_offsets(raw, links[-4:])

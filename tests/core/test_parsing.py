@@ -152,9 +152,9 @@ def test_yaml_bomb_returns_quickly_with_warning() -> None:
     lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
     for prev, name in zip("abcdefgh", "bcdefghi", strict=True):
         lines.append(f"{name}: &{name} [" + ",".join([f"*{prev}"] * 9) + "]")
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     note = parse("---\n" + "\n".join(lines) + "\n---\nbody\n")
-    assert time.perf_counter() - t0 < 2.0
+    assert time.process_time() - t0 < 2.0
     assert note.frontmatter == {}
     assert "alias" in note.warnings[0]
 

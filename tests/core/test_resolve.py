@@ -182,11 +182,11 @@ def test_every_note_resolves_by_its_own_path(stems: list[str]) -> None:
 
 def test_build_and_lookup_are_fast() -> None:
     paths = [f"f{i % 50}/sub{i % 7}/Note {i % 900}.md" for i in range(20_000)]
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     r = LinkResolver(paths)
     for i in range(20_000):
         r.resolve(f"Note {i % 900}", f"f{i % 50}/x.md")
-    assert time.perf_counter() - t0 < 3.0
+    assert time.process_time() - t0 < 3.0
 
 
 # --- real vaults (shared corpus) ---------------------------------------------------------------
@@ -237,9 +237,9 @@ def test_obsidian_help_links_resolve() -> None:
 @pytest.mark.corpus
 def test_vaultofknowledge_parses_every_note() -> None:
     vault = corpus_vault("vaultofknowledge")
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     found = discover(vault, VaultSettings())
-    assert time.perf_counter() - t0 < 1.0
+    assert time.process_time() - t0 < 1.0
     assert len(found.notes) == 2721
     notes = [parse_note(e.path, e.abs_path.read_bytes()) for e in found.notes]
     assert all(unicodedata.is_normalized("NFC", n.path) for n in notes)

@@ -98,7 +98,7 @@ def test_queries_answer_on_the_hostile_vault(
 
 def test_case_only_rename_converges(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
-    notes = {k: v for k, v in hostile_notes(big_mb=3).items() if k not in UNDECODABLE}
+    notes = {k: v for k, v in hostile_notes(big_mb=0).items() if k not in UNDECODABLE}
     for rel, data in notes.items():
         (vault / rel).parent.mkdir(parents=True, exist_ok=True)
         (vault / rel).write_bytes(data)
