@@ -16,44 +16,19 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from vaultheat.core.lexical import fts_match, lexical_text
-from vaultheat.core.models import ChunkDraft, ParsedNote
+from vaultheat.core.models import ChunkDraft, ChunkRow, NoteRow, ParsedNote
 from vaultheat.storage.db import connect
 
-
-@dataclass(frozen=True)
-class NoteRow:
-    id: int
-    path: str
-    content_hash: str
-    mtime_ns: int
-    size: int
-    title: str
-    excluded: bool
-
-
-@dataclass(frozen=True)
-class ChunkRow:
-    id: int
-    note_id: int
-    path: str
-    title: str
-    ordinal: int
-    byte_start: int
-    byte_end: int
-    line_start: int
-    line_end: int
-    heading_path: tuple[str, ...]
-    text: str
-    embed_hash: str
+if TYPE_CHECKING:
+    from vaultheat.core.ports import StorePort
 
 
 _CHUNK_COLS = (
@@ -252,6 +227,10 @@ class Store:
             if "chunking failed" not in w
         ]
 
+    def note_paths(self) -> dict[int, str]:
+        """note id -> path, every stored note."""
+        return {r[0]: r[1] for r in self.db.execute("SELECT id, path FROM notes")}
+
     def note_stats(self) -> dict[str, tuple[int, int]]:
         """path -> (mtime_ns, size) of every stored note: what the stat scan compares."""
         rows = self.db.execute("SELECT path, mtime_ns, size FROM notes")
@@ -361,6 +340,39 @@ class Store:
             ):
                 out.setdefault(r[0], []).append(r[1])
         return out
+
+    def chunk_positions(self) -> list[tuple[int, int, int]]:
+        """(chunk id, note id, ordinal) of every stored chunk."""
+        return [
+            (r[0], r[1], r[2])
+            for r in self.db.execute("SELECT id, note_id, ordinal FROM chunks").fetchall()
+        ]
+
+    def chunk_notes(self) -> dict[int, int]:
+        """chunk id -> note id, every stored chunk."""
+        return {int(c): int(n) for c, n in self.db.execute("SELECT id, note_id FROM chunks")}
+
+    def filtered_chunk_ids(
+        self, *, folder: str | None, tag: str | None, properties: Mapping[str, Any]
+    ) -> set[int]:
+        """Chunk ids of the notes inside ``folder`` (a path prefix without slashes at either
+        end), carrying ``tag`` or one nested under it (case-folded, without ``#``), and whose
+        frontmatter has every ``properties`` key equal to its value; ``None`` = no condition."""
+        sql = "SELECT c.id FROM chunks c JOIN notes n ON n.id = c.note_id WHERE 1=1"
+        args: list[Any] = []
+        if folder is not None:
+            sql += " AND (n.path LIKE ? ESCAPE '\\')"
+            args.append(_like_prefix(folder) + "/%")
+        if tag is not None:
+            sql += (
+                " AND c.note_id IN (SELECT note_id FROM tags WHERE tag_key = ? OR tag_key LIKE ? "
+                "ESCAPE '\\')"
+            )
+            args += [tag, _like_prefix(tag) + "/%"]
+        for key, value in properties.items():
+            sql += " AND json_extract(n.frontmatter, ?) = ?"
+            args += ["$." + json.dumps(str(key)), int(value) if isinstance(value, bool) else value]
+        return {r[0] for r in self.db.execute(sql, args)}
 
     def all_chunk_vectors_keys(self) -> list[tuple[int, str]]:
         return [(r[0], r[1]) for r in self.db.execute("SELECT id, embed_hash FROM chunks")]
@@ -502,6 +514,10 @@ class Store:
             )
         }
 
+    def note_tag_keys(self) -> list[tuple[str, int]]:
+        """Distinct (case-folded tag, note id) pairs over the whole index."""
+        return [(r[0], r[1]) for r in self.db.execute("SELECT DISTINCT tag_key, note_id FROM tags")]
+
     def note_tags(self, note_id: int) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT tag FROM tags WHERE note_id = ?", (note_id,))]
 
@@ -537,6 +553,14 @@ class Store:
         self.db.executemany(
             "INSERT OR REPLACE INTO edges(src, dst, kind, weight) VALUES (?, ?, 'link', ?)", edges
         )
+
+    def edge_rows(self, *, similar: bool = True) -> list[tuple[int, int, str, float]]:
+        """Every stored edge as (src, dst, kind, weight); ``similar=False`` leaves the kNN
+        edges out (link edges only)."""
+        sql = "SELECT src, dst, kind, weight FROM edges"
+        if not similar:
+            sql += " WHERE kind != 'similar'"
+        return [(r[0], r[1], r[2], r[3]) for r in self.db.execute(sql).fetchall()]
 
     def edges_from(self, chunk_id: int) -> list[tuple[int, str, float]]:
         return [
@@ -601,6 +625,23 @@ class Store:
             return []
         return [(int(r[0]), -float(r[1])) for r in rows]
 
+    def term_doc_counts(self, terms: Sequence[str]) -> dict[str, int]:
+        """term -> number of chunks whose lexical text holds it, for the ``terms`` the index
+        knows (FTS5's vocabulary, read through a per-connection ``fts5vocab`` table)."""
+        self.db.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.vh_vocab "
+            "USING fts5vocab(main, chunks_fts, row)"
+        )
+        df: dict[str, int] = {}
+        terms = list(terms)
+        for part in _batches(terms, 200):
+            marks = ",".join("?" * len(part))
+            for term, doc in self.db.execute(
+                f"SELECT term, doc FROM temp.vh_vocab WHERE term IN ({marks})", part
+            ):
+                df[term] = doc
+        return df
+
     # -- counts -------------------------------------------------------------------------------
     def counts(self) -> dict[str, Any]:
         q = self.db.execute
@@ -623,6 +664,17 @@ class Store:
                 "links": q("SELECT count(*) FROM pending_links").fetchone()[0],
             },
         }
+
+
+if TYPE_CHECKING:
+
+    def _implements_port(store: Store) -> StorePort:
+        return store  # mypy fails here when Store lacks a read core's StorePort declares
+
+
+def _like_prefix(s: str) -> str:
+    """``s`` with LIKE's wildcards escaped (escape character ``\\``)."""
+    return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _batches(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
