@@ -363,27 +363,14 @@ class Indexer:
         return discover(self.paths.vault, self.settings.vault, index_dir=self.paths.root)
 
     def _wipe(self, store: Store) -> None:
-        fp = self.embedder.fingerprint
-        with store.transaction() as db:
-            for table in (
-                "notes", "chunks", "links", "tags", "edges", "pending_knn", "pending_links",
-                "skipped", "attachments", "chunks_fts",
-            ):  # fmt: skip
-                db.execute(f"DELETE FROM {table}")
-            db.execute("DELETE FROM embeddings WHERE fingerprint != ?", (fp,))
-            db.execute("DELETE FROM manifest WHERE key != 'generation'")
-            store.bump_generation()
+        store.clear(keep_fingerprint=self.embedder.fingerprint)
         for p in (self.paths.vectors, self.paths.vectors.with_suffix(".meta.json")):
             p.unlink(missing_ok=True)
 
     def _reset_derived(self, store: Store) -> None:
         """For a same-model rebuild: recompute every similarity list and link edge, and rebuild
         the vector file from the embedding cache (the database is the source of truth)."""
-        with store.transaction() as db:
-            db.execute("DELETE FROM edges WHERE kind = 'similar'")
-            db.execute("INSERT OR IGNORE INTO pending_knn(chunk_id) SELECT id FROM chunks")
-            db.execute("INSERT OR IGNORE INTO pending_links(note_id) SELECT id FROM notes")
-            store.bump_generation()
+        store.requeue_graph()
         for p in (self.paths.vectors, self.paths.vectors.with_suffix(".meta.json")):
             p.unlink(missing_ok=True)
 
@@ -541,9 +528,7 @@ class Indexer:
 
     def _repair_graph(self, store: Store, vectors: VectorIndex, report: IndexReport) -> None:
         g = self.settings.graph
-        note_of = {
-            cid: nid for cid, nid in store.db.execute("SELECT id, note_id FROM chunks").fetchall()
-        }
+        note_of = store.chunk_notes()
         exclude = None if g.same_note else (lambda a, b: note_of.get(a) == note_of.get(b))
         pending = [cid for cid in store.pending_knn() if cid in note_of]
         done = 0

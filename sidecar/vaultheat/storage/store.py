@@ -18,6 +18,7 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +26,7 @@ import numpy as np
 
 from vaultheat.core.lexical import fts_match, lexical_text
 from vaultheat.core.models import ChunkDraft, ChunkRow, NoteRow, ParsedNote
-from vaultheat.storage.db import connect
+from vaultheat.storage.db import check_integrity, connect
 
 if TYPE_CHECKING:
     from vaultheat.core.ports import StorePort
@@ -35,6 +36,18 @@ _CHUNK_COLS = (
     "c.id, c.note_id, n.path, n.title, c.ordinal, c.byte_start, c.byte_end, c.line_start, "
     "c.line_end, c.heading_path, c.text, c.embed_hash"
 )
+
+
+@dataclass(frozen=True)
+class Integrity:
+    """The database half of ``vaultheat check``: counts of what should be zero or equal."""
+
+    sqlite: str | None  # SQLite's own integrity check: None when it passes
+    chunk_ids: frozenset[int]
+    dangling_edges: int  # edges whose end is no chunk
+    orphan_chunks: int  # chunks whose note is gone
+    bad_ranges: int  # chunks whose byte range lies outside their note
+    lexical_rows: int  # FTS rows (one per chunk expected)
 
 
 def _chunk(row: sqlite3.Row) -> ChunkRow:
@@ -95,6 +108,50 @@ class Store:
             raise
         else:
             self.db.execute("COMMIT")
+
+    def clear(self, *, keep_fingerprint: str) -> int:
+        """Empty the index for a rebuild with another model or chunking, in one transaction:
+        every note, chunk, link, tag, edge, queue and manifest entry goes; the embedding cache of
+        ``keep_fingerprint`` and the generation counter stay. Returns the new generation."""
+        with self.transaction() as db:
+            for table in (
+                "notes", "chunks", "links", "tags", "edges", "pending_knn", "pending_links",
+                "skipped", "attachments", "chunks_fts",
+            ):  # fmt: skip
+                db.execute(f"DELETE FROM {table}")
+            db.execute("DELETE FROM embeddings WHERE fingerprint != ?", (keep_fingerprint,))
+            db.execute("DELETE FROM manifest WHERE key != 'generation'")
+            return self.bump_generation()
+
+    def requeue_graph(self) -> int:
+        """Drop every similarity edge and queue every chunk for kNN and every note for link
+        repair (a same-model rebuild of the derived graph), in one transaction. Returns the new
+        generation."""
+        with self.transaction() as db:
+            db.execute("DELETE FROM edges WHERE kind = 'similar'")
+            db.execute("INSERT OR IGNORE INTO pending_knn(chunk_id) SELECT id FROM chunks")
+            db.execute("INSERT OR IGNORE INTO pending_links(note_id) SELECT id FROM notes")
+            return self.bump_generation()
+
+    def integrity(self) -> Integrity:
+        """What ``vaultheat check`` verifies inside the database (the vector file aside)."""
+        q = self.db.execute
+        return Integrity(
+            sqlite=check_integrity(self.db),
+            chunk_ids=frozenset(r[0] for r in q("SELECT id FROM chunks")),
+            dangling_edges=q(
+                "SELECT count(*) FROM edges WHERE src NOT IN (SELECT id FROM chunks) "
+                "OR dst NOT IN (SELECT id FROM chunks)"
+            ).fetchone()[0],
+            orphan_chunks=q(
+                "SELECT count(*) FROM chunks WHERE note_id NOT IN (SELECT id FROM notes)"
+            ).fetchone()[0],
+            bad_ranges=q(
+                "SELECT count(*) FROM chunks c JOIN notes n ON n.id = c.note_id "
+                "WHERE c.byte_start < 0 OR c.byte_end > n.size OR c.byte_end <= c.byte_start"
+            ).fetchone()[0],
+            lexical_rows=q("SELECT count(*) FROM chunks_fts").fetchone()[0],
+        )
 
     # -- manifest -----------------------------------------------------------------------------
     def manifest(self) -> dict[str, Any]:
@@ -204,6 +261,11 @@ class Store:
             for r in self.db.execute("SELECT path, reason FROM skipped ORDER BY path")
         ]
 
+    def skip_reason(self, path: str) -> str | None:
+        """Why the last run skipped ``path`` (binary, too large, ...), or None."""
+        row = self.db.execute("SELECT reason FROM skipped WHERE path = ?", (path,)).fetchone()
+        return str(row[0]) if row else None
+
     def unchunked_notes(self) -> list[dict[str, str]]:
         """Notes stored without chunks because chunking failed, each with why."""
         out = []
@@ -226,6 +288,10 @@ class Store:
             for w in json.loads(warnings)
             if "chunking failed" not in w
         ]
+
+    def note_count(self) -> int:
+        """Indexed notes (those opted out by frontmatter not counted)."""
+        return int(self.db.execute("SELECT count(*) FROM notes WHERE excluded = 0").fetchone()[0])
 
     def note_paths(self) -> dict[int, str]:
         """note id -> path, every stored note."""
@@ -380,6 +446,10 @@ class Store:
     def chunk_count(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM chunks").fetchone()[0])
 
+    def note_chunk_count(self, note_id: int) -> int:
+        row = self.db.execute("SELECT count(*) FROM chunks WHERE note_id = ?", (note_id,))
+        return int(row.fetchone()[0])
+
     # -- embeddings cache ---------------------------------------------------------------------
     def cached_vectors(self, fingerprint: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
@@ -392,6 +462,15 @@ class Store:
             ):
                 out[r[0]] = np.frombuffer(r[1], dtype=np.float32)
         return out
+
+    def all_cached_vectors(self, fingerprint: str) -> dict[str, np.ndarray]:
+        """input hash -> vector, the whole embedding cache of one model."""
+        return {
+            r[0]: np.frombuffer(r[1], dtype=np.float32)
+            for r in self.db.execute(
+                "SELECT input_hash, vector FROM embeddings WHERE fingerprint = ?", (fingerprint,)
+            ).fetchall()
+        }
 
     def put_vectors(self, fingerprint: str, items: dict[str, np.ndarray]) -> None:
         self.db.executemany(
@@ -467,6 +546,17 @@ class Store:
             (r[0], r[1])
             for r in self.db.execute(
                 "SELECT rowid, resolved_path FROM links WHERE note_id = ?", (note_id,)
+            )
+        ]
+
+    def resolved_link_offsets(self, note_id: int) -> list[tuple[int, int]]:
+        """(rowid, byte offset) of a note's resolved links, in the order they appear."""
+        return [
+            (r[0], r[1])
+            for r in self.db.execute(
+                "SELECT rowid, byte_start FROM links WHERE note_id = ? "
+                "AND resolved_path IS NOT NULL ORDER BY byte_start",
+                (note_id,),
             )
         ]
 
@@ -561,6 +651,11 @@ class Store:
         if not similar:
             sql += " WHERE kind != 'similar'"
         return [(r[0], r[1], r[2], r[3]) for r in self.db.execute(sql).fetchall()]
+
+    def similar_pairs(self) -> set[tuple[int, int]]:
+        """(src, dst) of every stored similarity edge."""
+        rows = self.db.execute("SELECT src, dst FROM edges WHERE kind = 'similar'")
+        return {(int(s), int(d)) for s, d in rows}
 
     def edges_from(self, chunk_id: int) -> list[tuple[int, str, float]]:
         return [
