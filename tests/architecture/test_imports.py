@@ -29,6 +29,18 @@ MODULE_EDGES = [(i.source, i.target) for i in IMPORTS if i.internal]
 PACKAGE_EDGES = [(package_of(a), package_of(b)) for a, b in MODULE_EDGES]
 
 
+def test_core_calls_models_only_through_their_protocols() -> None:
+    bad = sorted(
+        f"{imp.source}:{imp.line} imports {imp.target}"
+        for imp in IMPORTS
+        if package_of(imp.source) == "core"
+        and imp.internal
+        and package_of(imp.target) == "providers"
+        and imp.target != "vaultheat.providers.base"
+    )
+    assert not bad, "core reaches past providers/base.py:\n" + "\n".join(bad)
+
+
 def _describe(components: list[list[str]], edges: list[tuple[str, str]]) -> str:
     return "; ".join(" -> ".join(cycle_path(c, edges)) for c in components)
 
