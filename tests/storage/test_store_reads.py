@@ -19,6 +19,7 @@ NOTES = {
     "Axb/two.md": "---\ntags: [coffeehouse]\nstatus: active\n---\nA cafe that serves espresso.\n",
     "Coffee/Brew.md": "---\ntags: [coffee]\nstatus: active\ndraft: false\n---\nPour over.\n",
     "top.md": "# Top\n\nSee [[Brew]] and [[one]] for the kettle.\n",
+    "secret.md": "---\nvaultheat: exclude\ntags: [coffee]\n---\nEspresso by the kettle.\n",
 }
 
 
@@ -92,6 +93,16 @@ def test_bulk_loads_agree_with_row_reads(store: Store) -> None:
     tagged = {(key, notes[p].id) for p, key in [("A_b/one.md", "coffee/brewing"),
               ("Axb/two.md", "coffeehouse"), ("Coffee/Brew.md", "coffee")]}  # fmt: skip
     assert set(store.note_tag_keys()) == tagged
+
+
+def test_notes_with_chunks_leaves_opted_out_notes_out(store: Store) -> None:
+    assert store.note_by_path("secret.md") is not None  # stored, but opted out: no chunks
+    assert [n.path for n in store.notes_with_chunks()] == [
+        "A_b/one.md",
+        "Axb/two.md",
+        "Coffee/Brew.md",
+        "top.md",
+    ]
 
 
 def test_edge_rows_can_leave_similarity_out(store: Store) -> None:

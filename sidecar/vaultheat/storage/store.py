@@ -180,6 +180,15 @@ class Store:
         )
         return {r[1]: NoteRow(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])) for r in rows}
 
+    def notes_with_chunks(self) -> list[NoteRow]:
+        """The searchable notes: not opted out and with at least one chunk, by path."""
+        rows = self.db.execute(
+            "SELECT id, path, content_hash, mtime_ns, size, title, excluded FROM notes n "
+            "WHERE n.excluded = 0 AND EXISTS (SELECT 1 FROM chunks c WHERE c.note_id = n.id) "
+            "ORDER BY n.path"
+        )
+        return [NoteRow(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])) for r in rows]
+
     def note_by_path(self, path: str) -> NoteRow | None:
         r = self.db.execute(
             "SELECT id, path, content_hash, mtime_ns, size, title, excluded FROM notes "
