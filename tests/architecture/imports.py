@@ -4,7 +4,9 @@ Every ``import`` and ``from ... import`` counts, wherever it sits (module level,
 function, under ``if TYPE_CHECKING``): a function-level import is still a dependency, it is only
 paid for later. ``from a import b`` points at the module ``a.b`` when there is one, else at
 ``a``. Parent packages are not added as edges (importing ``a.b`` runs ``a/__init__`` first,
-but that is Python's loading order, not a dependency the code chose).
+but that is Python's loading order, not a dependency the code chose). ``importlib.import_module``
+is not read: the one use by name (providers/registry loading providers/onnx_embedder) closes no
+cycle, since onnx_embedder never imports registry.
 """
 
 from __future__ import annotations
