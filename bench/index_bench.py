@@ -143,8 +143,8 @@ def embed_inputs(engine: Engine) -> tuple[list[str], int]:
     seen: set[str] = set()
     out: list[str] = []
     total = 0
-    rows = store.db.execute("SELECT path FROM notes WHERE excluded = 0 ORDER BY id").fetchall()
-    for (path,) in rows:
+    notes = sorted((r for r in store.notes().values() if not r.excluded), key=lambda r: r.id)
+    for path in [r.path for r in notes]:
         raw = (engine.paths.vault / path).read_bytes()
         note = parse_note(path, raw, exclude_property=s.vault.exclude_property)
         drafts = chunk_note(
@@ -166,15 +166,8 @@ def embed_inputs(engine: Engine) -> tuple[list[str], int]:
 
 def pick_edit_note(engine: Engine) -> str:
     """A deterministic, typical note: the median-sized one among notes with chunks."""
-    rows = (
-        engine.store()
-        .db.execute(
-            "SELECT n.path FROM notes n WHERE n.excluded = 0 AND EXISTS "
-            "(SELECT 1 FROM chunks c WHERE c.note_id = n.id) ORDER BY n.size, n.path"
-        )
-        .fetchall()
-    )
-    return str(rows[len(rows) // 2][0])
+    rows = sorted(engine.store().notes_with_chunks(), key=lambda r: (r.size, r.path))
+    return rows[len(rows) // 2].path
 
 
 def run(vault_src: Path, workdir: Path, fake: bool) -> dict[str, Any]:

@@ -125,10 +125,7 @@ def workload(
     engine: Engine, queries_file: Path | None, n: int, seed: int
 ) -> tuple[list[SearchRequest], list[RelatedRequest]]:
     store = engine.store()
-    rows = store.db.execute(
-        "SELECT n.path, n.title FROM notes n WHERE n.excluded = 0 AND EXISTS "
-        "(SELECT 1 FROM chunks c WHERE c.note_id = n.id) ORDER BY n.path"
-    ).fetchall()
+    rows = [(n.path, n.title) for n in store.notes_with_chunks()]
     rng = random.Random(seed)
     texts: list[str] = []
     if queries_file is not None and queries_file.is_file():

@@ -61,10 +61,7 @@ def quantiles(xs: list[float]) -> dict[str, float]:
 
 def make_calls(engine: Engine, n: int, seed: int = 7) -> tuple[list[Call], list[Call]]:
     store = engine.store()
-    rows = store.db.execute(
-        "SELECT n.path, n.title FROM notes n WHERE n.excluded = 0 "
-        "AND EXISTS (SELECT 1 FROM chunks c WHERE c.note_id = n.id) ORDER BY n.path"
-    ).fetchall()
+    rows = [(n.path, n.title) for n in store.notes_with_chunks()]
     rng = random.Random(seed)
     picks = [rng.choice(rows) for _ in range(n)]
     search = [("/v1/search", {"query": str(title) or str(path)}) for path, title in picks]

@@ -9,38 +9,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from vaultheat.storage.db import check_integrity
 from vaultheat.storage.vectors import VectorIndex
 
 
 def check_index(engine: Any) -> dict[str, Any]:
     problems: list[str] = []
     store = engine.store()
-    integrity = check_integrity(store.db)
-    if integrity:
-        problems.append(f"sqlite: {integrity}")
-    q = store.db.execute
-    ids = {r[0] for r in q("SELECT id FROM chunks")}
-    dangling = q(
-        "SELECT count(*) FROM edges WHERE src NOT IN (SELECT id FROM chunks) "
-        "OR dst NOT IN (SELECT id FROM chunks)"
-    ).fetchone()[0]
-    if dangling:
-        problems.append(f"{dangling} edges point at missing chunks")
-    orphans = q(
-        "SELECT count(*) FROM chunks WHERE note_id NOT IN (SELECT id FROM notes)"
-    ).fetchone()[0]
-    if orphans:
-        problems.append(f"{orphans} chunks belong to no note")
-    bad_ranges = q(
-        "SELECT count(*) FROM chunks c JOIN notes n ON n.id = c.note_id "
-        "WHERE c.byte_start < 0 OR c.byte_end > n.size OR c.byte_end <= c.byte_start"
-    ).fetchone()[0]
-    if bad_ranges:
-        problems.append(f"{bad_ranges} chunks have byte ranges outside their note")
-    fts = q("SELECT count(*) FROM chunks_fts").fetchone()[0]
-    if fts != len(ids):
-        problems.append(f"lexical index has {fts} rows for {len(ids)} chunks")
+    db = store.integrity()
+    if db.sqlite:
+        problems.append(f"sqlite: {db.sqlite}")
+    ids = set(db.chunk_ids)
+    if db.dangling_edges:
+        problems.append(f"{db.dangling_edges} edges point at missing chunks")
+    if db.orphan_chunks:
+        problems.append(f"{db.orphan_chunks} chunks belong to no note")
+    if db.bad_ranges:
+        problems.append(f"{db.bad_ranges} chunks have byte ranges outside their note")
+    if db.lexical_rows != len(ids):
+        problems.append(f"lexical index has {db.lexical_rows} rows for {len(ids)} chunks")
     pending = store.counts()["pending"]
     if pending["knn"] or pending["links"]:
         problems.append(f"graph work left queued: {pending}")

@@ -378,17 +378,11 @@ class Engine:
         with self._lock:
             store = self.store()
             row = store.note_by_path(path)
-            skip = store.db.execute("SELECT reason FROM skipped WHERE path = ?", (path,)).fetchone()
-            n_chunks = (
-                store.db.execute(
-                    "SELECT count(*) FROM chunks WHERE note_id = ?", (row.id,)
-                ).fetchone()[0]
-                if row
-                else 0
-            )
+            skip = store.skip_reason(path)
+            n_chunks = store.note_chunk_count(row.id) if row else 0
         if row is None:
             if skip:
-                out["reason"] = f"skipped: {skip[0]}"
+                out["reason"] = f"skipped: {skip}"
             elif not exists:
                 out["reason"] = "no such note in the vault"
             elif not path.lower().endswith(".md"):

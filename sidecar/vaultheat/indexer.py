@@ -28,7 +28,7 @@ from vaultheat.core.binary import binary_reason
 from vaultheat.core.chunking import context_header
 from vaultheat.core.discovery import Discovery, FileEntry, Skip, discover, discover_changed
 from vaultheat.core.knn import affected_ids, knn_lists
-from vaultheat.core.models import ChunkDraft, ParsedNote
+from vaultheat.core.models import ChunkDraft, NoteRow, ParsedNote
 from vaultheat.core.parsing import parse_note
 from vaultheat.core.resolve import LinkResolver
 from vaultheat.core.sizing import chunk_for
@@ -143,6 +143,28 @@ class _Work:
     note_id: int | None  # existing note row (modified) or None (added)
 
 
+@dataclass
+class _Diff:
+    """What the vault changed since the index: stored rows, paths seen, notes to (re)index and
+    stored notes to remove (parsing may add to ``deleted``)."""
+
+    stored: dict[str, NoteRow]
+    seen: set[str]
+    work: list[_Work]
+    deleted: list[NoteRow]
+
+
+@dataclass
+class _Plan:
+    """The parsed notes and what resolving their names needs."""
+
+    parsed: list[tuple[_Work, ParsedNote]]
+    resolver: LinkResolver
+    changed_keys: set[str]  # name keys whose link resolution may have changed
+    attachments: set[str]  # the vault's non-note files now
+    attachments_changed: bool
+
+
 class Indexer:
     def __init__(
         self,
@@ -178,7 +200,46 @@ class Indexer:
     def _run(
         self, store: Store, report: IndexReport, *, full: bool, only: Sequence[str] | None
     ) -> None:
+        """The steps in order, each timed into the report: discover, diff, parse (and resolve
+        the vault's names), index (chunk, embed, store, per batch), resolve (links whose target
+        changed), graph (kNN lists and link edges), save (vector file, run marked complete)."""
         t0 = time.perf_counter()
+        manifest, wanted = self._prepare(store, full=full)
+        disc = self._discover(store, only)
+        report.timings["discover"] = time.perf_counter() - t0
+
+        t1 = time.perf_counter()
+        diff = self._diff(store, disc, report, full=full)
+        report.timings["diff"] = time.perf_counter() - t1
+
+        plan = self._parse_all(store, disc, diff, report)
+        vectors = self._vectors_for(store, manifest, diff, plan)
+
+        t2 = time.perf_counter()
+        self._store_changes(store, vectors, diff, plan, report)
+        report.timings["index"] = time.perf_counter() - t2
+
+        t3 = time.perf_counter()
+        self._resolve_and_report(store, disc, diff, plan, wanted, report)
+        report.timings["resolve"] = time.perf_counter() - t3
+
+        t4 = time.perf_counter()
+        if vectors is None and store.pending_links():
+            vectors = self._open_vectors(store, store.manifest())
+        if vectors is not None and not self.should_stop():
+            self._repair_graph(store, vectors, report)
+        report.timings["graph"] = time.perf_counter() - t4
+
+        t5 = time.perf_counter()
+        self._save(store, vectors)
+        report.timings["save"] = time.perf_counter() - t5
+        report.timings["total"] = time.perf_counter() - t0
+
+    # -- the steps of a run -------------------------------------------------------------------
+    def _prepare(self, store: Store, *, full: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Check the stored model and chunking settings against ours (a full run with another
+        model empties the index, with the same one requeues the derived graph) and mark the
+        run incomplete. Returns the manifest to build on and the settings this run stores."""
         manifest = store.manifest()
         wanted = stored_settings(self.settings, self.embedder)
         same_model = (manifest.get("stored") or {}).get("fingerprint") == wanted["fingerprint"]
@@ -198,10 +259,11 @@ class Indexer:
             )
         with store.transaction():  # until the end of this run: status says "incomplete"
             store.set_manifest(run_complete=False)
-        disc = self._discover(store, only)
-        report.timings["discover"] = time.perf_counter() - t0
+        return manifest, wanted
 
-        t1 = time.perf_counter()
+    def _diff(self, store: Store, disc: Discovery, report: IndexReport, *, full: bool) -> _Diff:
+        """Found notes against stored ones: stat first, content hash only when the stat moved
+        (``full`` reads every stored note again). Counts go into ``report.notes``."""
         stored = store.notes()
         seen: set[str] = set()
         work: list[_Work] = []
@@ -238,8 +300,12 @@ class Indexer:
         report.notes["added"] = sum(1 for w in work if w.note_id is None) - renamed
         report.notes["modified"] = sum(1 for w in work if w.note_id is not None)
         report.notes["deleted"] = len(deleted) - renamed
-        report.timings["diff"] = time.perf_counter() - t1
+        return _Diff(stored, seen, work, deleted)
 
+    def _parse_all(self, store: Store, disc: Discovery, diff: _Diff, report: IndexReport) -> _Plan:
+        """Parse every changed note and build the resolver over the vault as it is now; collect
+        the name keys whose resolution may have changed (new, renamed, deleted notes, changed
+        aliases, attachments). A changed note that no longer parses leaves the index."""
         old_attachments = store.attachments()
         new_attachments = set(disc.other_files)
         changed_keys: set[str] = set()
@@ -250,11 +316,11 @@ class Indexer:
 
         # parse first: the resolver must know every path and alias before links resolve
         parsed: list[tuple[_Work, ParsedNote]] = []
-        for w in work:
+        for w in diff.work:
             note = self._parse(w, disc)
             if note is None:
                 if w.note_id is not None:  # was a note, is garbage now: it leaves the index
-                    deleted.append(stored[w.entry.path])
+                    diff.deleted.append(diff.stored[w.entry.path])
                     report.notes["modified"] -= 1
                     report.notes["deleted"] += 1
                 continue
@@ -265,16 +331,21 @@ class Indexer:
                 changed_keys.update(a.casefold() for a in [*old, *note.aliases])
             aliases[note.path] = note.aliases
             parsed.append((w, note))
-        for row in deleted:
+        for row in diff.deleted:
             changed_keys.add(name_key(row.path))
             changed_keys.update(a.casefold() for a in aliases.pop(row.path, []))
         resolver = LinkResolver(
             [e.path for e in disc.notes],
             disc.other_files,
-            {p: a for p, a in aliases.items() if p in seen},
+            {p: a for p, a in aliases.items() if p in diff.seen},
         )
+        return _Plan(parsed, resolver, changed_keys, new_attachments,
+                     attachments_changed=old_attachments != new_attachments)  # fmt: skip
 
-        vectors: VectorIndex | None = None
+    def _vectors_for(
+        self, store: Store, manifest: dict[str, Any], diff: _Diff, plan: _Plan
+    ) -> VectorIndex | None:
+        """The vector file, opened only when this run will write something."""
         stale_file = (
             "dimension" in manifest
             and vector_file_generation(self.paths.vectors) != store.generation()
@@ -282,38 +353,62 @@ class Indexer:
         # Every write below bumps the store generation, and the vector file is saved with the
         # generation it reflects; so the file is opened (and saved at the end) whenever anything
         # will be written, and a run with nothing to do writes nothing: `check` compares the two.
-        attachments_changed = old_attachments != new_attachments
-        if parsed or deleted or attachments_changed or store.pending_knn() or stale_file:
-            vectors = self._open_vectors(store, manifest)
-        last_save = time.perf_counter()
+        if (
+            plan.parsed
+            or diff.deleted
+            or plan.attachments_changed
+            or store.pending_knn()
+            or stale_file
+        ):
+            return self._open_vectors(store, manifest)
+        return None
 
-        t2 = time.perf_counter()
-        if deleted or attachments_changed:
+    def _store_changes(
+        self,
+        store: Store,
+        vectors: VectorIndex | None,
+        diff: _Diff,
+        plan: _Plan,
+        report: IndexReport,
+    ) -> None:
+        """Remove deleted notes, then chunk, embed and store the parsed ones batch by batch
+        (each batch one transaction), saving the vector file now and then on long runs."""
+        last_save = time.perf_counter()
+        if diff.deleted or plan.attachments_changed:
             with store.transaction():
-                for row in deleted:
+                for row in diff.deleted:
                     ids = store.delete_note(row.id)
                     report.chunks["deleted"] += len(ids)
                     if vectors is not None:
                         vectors.delete(ids)
-                store.replace_attachments(new_attachments)
+                store.replace_attachments(plan.attachments)
                 store.bump_generation()
-        total = len(parsed)
+        total = len(plan.parsed)
         done = 0
-        for batch in note_batches(parsed, NOTE_BATCH, BATCH_BYTES):
+        for batch in note_batches(plan.parsed, NOTE_BATCH, BATCH_BYTES):
             if self.should_stop():
                 break
             assert vectors is not None
-            self._index_batch(store, vectors, resolver, batch, report)
+            self._index_batch(store, vectors, plan.resolver, batch, report)
             done += len(batch)
             self.progress("index", done, total)
             if time.perf_counter() - last_save > SAVE_EVERY_S:
                 save_vectors(vectors, self.paths.vectors, store.generation())
                 last_save = time.perf_counter()
-        report.timings["index"] = time.perf_counter() - t2
 
-        t3 = time.perf_counter()
+    def _resolve_and_report(
+        self,
+        store: Store,
+        disc: Discovery,
+        diff: _Diff,
+        plan: _Plan,
+        wanted: dict[str, Any],
+        report: IndexReport,
+    ) -> None:
+        """Re-point stored links whose target name changed, record the skipped files and the
+        settings this index now holds, and fill the report's lists and counts."""
         with store.transaction():
-            self._reresolve(store, resolver, changed_keys, {r.path for r in deleted})
+            self._reresolve(store, plan.resolver, plan.changed_keys, {r.path for r in diff.deleted})
             store.replace_skipped((s.path, s.reason) for s in disc.skipped)
             store.set_manifest(stored=wanted, vault=str(self.paths.vault))
         report.skipped_files = store.skipped() + store.unchunked_notes()
@@ -321,16 +416,10 @@ class Indexer:
         report.warnings = store.note_warnings()
         counts = store.counts()
         report.notes_indexed, report.excluded = counts["notes"], counts["excluded"]
-        report.timings["resolve"] = time.perf_counter() - t3
 
-        t4 = time.perf_counter()
-        if vectors is None and store.pending_links():
-            vectors = self._open_vectors(store, store.manifest())
-        if vectors is not None and not self.should_stop():
-            self._repair_graph(store, vectors, report)
-        report.timings["graph"] = time.perf_counter() - t4
-
-        t5 = time.perf_counter()
+    def _save(self, store: Store, vectors: VectorIndex | None) -> None:
+        """Save the vector file with a fresh generation (when it was opened) and mark the run
+        complete unless it was stopped."""
         if vectors is not None:
             with store.transaction():
                 gen = store.bump_generation()
@@ -339,8 +428,6 @@ class Indexer:
         if not self.should_stop():
             with store.transaction():
                 store.set_manifest(run_complete=True)
-        report.timings["save"] = time.perf_counter() - t5
-        report.timings["total"] = time.perf_counter() - t0
 
     # -- steps --------------------------------------------------------------------------------
     def _discover(self, store: Store, only: Sequence[str] | None) -> Discovery:
@@ -363,27 +450,14 @@ class Indexer:
         return discover(self.paths.vault, self.settings.vault, index_dir=self.paths.root)
 
     def _wipe(self, store: Store) -> None:
-        fp = self.embedder.fingerprint
-        with store.transaction() as db:
-            for table in (
-                "notes", "chunks", "links", "tags", "edges", "pending_knn", "pending_links",
-                "skipped", "attachments", "chunks_fts",
-            ):  # fmt: skip
-                db.execute(f"DELETE FROM {table}")
-            db.execute("DELETE FROM embeddings WHERE fingerprint != ?", (fp,))
-            db.execute("DELETE FROM manifest WHERE key != 'generation'")
-            store.bump_generation()
+        store.clear(keep_fingerprint=self.embedder.fingerprint)
         for p in (self.paths.vectors, self.paths.vectors.with_suffix(".meta.json")):
             p.unlink(missing_ok=True)
 
     def _reset_derived(self, store: Store) -> None:
         """For a same-model rebuild: recompute every similarity list and link edge, and rebuild
         the vector file from the embedding cache (the database is the source of truth)."""
-        with store.transaction() as db:
-            db.execute("DELETE FROM edges WHERE kind = 'similar'")
-            db.execute("INSERT OR IGNORE INTO pending_knn(chunk_id) SELECT id FROM chunks")
-            db.execute("INSERT OR IGNORE INTO pending_links(note_id) SELECT id FROM notes")
-            store.bump_generation()
+        store.requeue_graph()
         for p in (self.paths.vectors, self.paths.vectors.with_suffix(".meta.json")):
             p.unlink(missing_ok=True)
 
@@ -421,6 +495,20 @@ class Indexer:
         batch: list[tuple[_Work, ParsedNote]],
         report: IndexReport,
     ) -> None:
+        """One batch: chunk, embed what the cache lacks, store (one transaction), then update
+        the vector index."""
+        drafts = self._chunk_batch(batch, report)
+        cache, fresh = self._embed_batch(store, drafts, report)
+        added, removed = self._store_batch(store, resolver, drafts, cache, fresh, report)
+        if removed:
+            vectors.delete(removed)
+        if added:
+            vectors.add([cid for cid, _ in added], np.stack([v for _, v in added]))
+
+    def _chunk_batch(
+        self, batch: list[tuple[_Work, ParsedNote]], report: IndexReport
+    ) -> list[tuple[_Work, ParsedNote, list[ChunkDraft]]]:
+        """Each note's chunks; a note that cannot be chunked is kept without chunks, with why."""
         drafts: list[tuple[_Work, ParsedNote, list[ChunkDraft]]] = []
         for w, note in batch:
             try:
@@ -431,9 +519,18 @@ class Indexer:
                 note.warnings.append(f"chunking failed: {exc}")
                 report.failed.append(_skip(note.path, f"could not be chunked: {exc}"))
             drafts.append((w, note, chunks))
+        return drafts
+
+    def _embed_batch(
+        self,
+        store: Store,
+        drafts: list[tuple[_Work, ParsedNote, list[ChunkDraft]]],
+        report: IndexReport,
+    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """Vectors for every embedding input of the batch, by input hash: the cache's and the
+        model's for the rest (one call). Returns (all of them, the freshly embedded)."""
         hashes = [input_hash(d.embed_input) for _, _, cs in drafts for d in cs]
-        fp = self.embedder.fingerprint
-        cache = store.cached_vectors(fp, hashes)
+        cache = store.cached_vectors(self.embedder.fingerprint, hashes)
         missing: dict[str, str] = {}
         for _, _, cs in drafts:
             for d in cs:
@@ -448,11 +545,24 @@ class Indexer:
             fresh = {k: np.asarray(v, dtype=np.float32) for k, v in zip(keys, vecs, strict=True)}
             report.chunks["embedded"] += len(keys)
         cache.update(fresh)
+        return cache, fresh
 
+    def _store_batch(
+        self,
+        store: Store,
+        resolver: LinkResolver,
+        drafts: list[tuple[_Work, ParsedNote, list[ChunkDraft]]],
+        cache: dict[str, np.ndarray],
+        fresh: dict[str, np.ndarray],
+        report: IndexReport,
+    ) -> tuple[list[tuple[int, np.ndarray]], list[int]]:
+        """Write the batch in one transaction: new vectors into the cache, each note with its
+        chunks (an unchanged input keeps its chunk id), tags and links, and the graph work they
+        queue. Returns the chunks added (id, vector) and the chunk ids removed."""
         added: list[tuple[int, np.ndarray]] = []
         removed: list[int] = []
         with store.transaction():
-            store.put_vectors(fp, fresh)
+            store.put_vectors(self.embedder.fingerprint, fresh)
             for w, note, chunks in drafts:
                 old = store.chunk_hashes(w.note_id) if w.note_id is not None else []
                 note_id = store.upsert_note(
@@ -494,10 +604,7 @@ class Indexer:
                             store.add_pending_links([r["note_id"]])
             store.add_pending_knn(cid for cid, _ in added)
             store.bump_generation()
-        if removed:
-            vectors.delete(removed)
-        if added:
-            vectors.add([cid for cid, _ in added], np.stack([v for _, v in added]))
+        return added, removed
 
     def _link_rows(self, note: ParsedNote, resolver: LinkResolver) -> list[tuple[Any, ...]]:
         if note.excluded:
@@ -541,9 +648,7 @@ class Indexer:
 
     def _repair_graph(self, store: Store, vectors: VectorIndex, report: IndexReport) -> None:
         g = self.settings.graph
-        note_of = {
-            cid: nid for cid, nid in store.db.execute("SELECT id, note_id FROM chunks").fetchall()
-        }
+        note_of = store.chunk_notes()
         exclude = None if g.same_note else (lambda a, b: note_of.get(a) == note_of.get(b))
         pending = [cid for cid in store.pending_knn() if cid in note_of]
         done = 0

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vaultheat.config import GraphSettings
-from vaultheat.storage.store import Store
+from vaultheat.core.ports import StorePort
 
 KINDS = ("similar", "link")
 
@@ -49,14 +49,13 @@ class GraphView:
     @classmethod
     def from_store(
         cls,
-        store: Store,
+        store: StorePort,
         graph: GraphSettings,
         similar: Mapping[int, Sequence[tuple[int, float]]] | None = None,
     ) -> GraphView:
         """The graph of ``store``; ``similar`` (chunk -> [(neighbour, cosine)], as the indexer
         stores them) replaces the stored ``similar`` edges when given."""
-        db = store.db
-        rows = db.execute("SELECT id, note_id, ordinal FROM chunks").fetchall()
+        rows = store.chunk_positions()
         size = (max((r[0] for r in rows), default=0)) + 1
         chunk_note = np.full(size, -1, dtype=np.int64)
         note_lead: dict[int, tuple[int, int]] = {}
@@ -65,11 +64,9 @@ class GraphView:
             if nid not in note_lead or ordinal < note_lead[nid][0]:
                 note_lead[nid] = (ordinal, cid)
         if similar is None:
-            edges = db.execute("SELECT src, dst, kind, weight FROM edges").fetchall()
+            edges = store.edge_rows()
         else:
-            edges = db.execute(
-                "SELECT src, dst, kind, weight FROM edges WHERE kind != 'similar'"
-            ).fetchall()
+            edges = store.edge_rows(similar=False)
             edges += [(u, v, "similar", w) for u, nbrs in similar.items() for v, w in nbrs]
         if edges:
             arr = np.array([(s, d, KINDS.index(k), w) for s, d, k, w in edges], dtype=np.float64)
@@ -86,14 +83,14 @@ class GraphView:
             fwd=_csr(src, dst, w, kind, size),
             rev=_csr(dst, src, w, kind, size),
             chunk_note=chunk_note,
-            note_path={r[0]: r[1] for r in db.execute("SELECT id, path FROM notes")},
+            note_path=store.note_paths(),
             note_lead={nid: cid for nid, (_, cid) in note_lead.items()},
             tag_edges=graph.tag_edges,
         )
         view._load_tags(store, graph)
         return view
 
-    def _load_tags(self, store: Store, graph: GraphSettings) -> None:
+    def _load_tags(self, store: StorePort, graph: GraphSettings) -> None:
         """Only rare tags make edges: a tag on more than ``tag_max_share`` of the notes (or
         more than ``tag_max_notes``) relates nothing (#daily, #todo). Weight 1/log2(1+n)."""
         if not self.tag_edges:
@@ -101,7 +98,7 @@ class GraphView:
         total = max(sum(1 for n in self.note_lead), 1)
         limit = min(graph.tag_max_notes, max(2, int(graph.tag_max_share * total)))
         by_tag: dict[str, list[int]] = {}
-        for tag_key, nid in store.db.execute("SELECT DISTINCT tag_key, note_id FROM tags"):
+        for tag_key, nid in store.note_tag_keys():
             if nid in self.note_lead:
                 by_tag.setdefault(tag_key, []).append(nid)
         for tag, notes in by_tag.items():

@@ -1,35 +1,23 @@
 """Similarity edges: each chunk's k nearest neighbours above a similarity floor.
 
-Pure functions over a ``VectorIndex`` (no store): the indexer writes the lists as ``similar``
-edges. Each chunk is searched with its own stored vector. Because the search also returns the
-chunk itself and, unless allowed, chunks of the same note, a fixed ``k + 1`` would leave lists
-short; we ask for ``2k + 1`` and widen (doubling) only for the rows that came back short while
+Pure functions over a vector index (``core/ports.py``; no store): the indexer writes the lists as
+``similar`` edges. Each chunk is searched with its own stored vector. Because the search also
+returns the chunk itself and, unless allowed, chunks of the same note, a fixed ``k + 1`` would leave
+lists short; we ask for ``2k + 1`` and widen (doubling) only for the rows that came back short while
 their last hit was still above the floor, i.e. only where more qualifying hits may exist.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Protocol
 
-import numpy as np
+from vaultheat.core.ports import VectorIndexPort
 
 Neighbours = list[tuple[int, float]]
 
 
-class SearchableIndex(Protocol):
-    """What knn needs from ``vaultheat.storage.vectors.VectorIndex``."""
-
-    def __len__(self) -> int: ...
-    def __contains__(self, label: object) -> bool: ...
-    def get_vectors(self, ids: Sequence[int]) -> np.ndarray: ...
-    def search(
-        self, query: np.ndarray, k: int, *, filter_ids: set[int] | None = None
-    ) -> list[list[tuple[int, float]]]: ...
-
-
 def knn_lists(
-    index: SearchableIndex,
+    index: VectorIndexPort,
     ids: Sequence[int],
     *,
     k: int,

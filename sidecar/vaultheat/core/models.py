@@ -1,4 +1,7 @@
-"""Plain data types shared by the vault model, chunker, indexer and retrieval.
+"""Plain data types shared by the vault model, chunker, indexer, storage and retrieval.
+
+``NoteRow`` and ``ChunkRow`` are what the index returns: storage builds them, core reads them
+(through ``core/ports.py``), so both sides import them from here and core never imports storage.
 
 Offsets: every ``byte_*`` is an offset into the note file's raw bytes; ``line_*`` are 1-based and
 inclusive. ``ParsedNote.text`` is ``raw.decode("utf-8", "surrogateescape")`` (BOM kept) so
@@ -80,6 +83,37 @@ class ChunkDraft:
     text: str  # == raw[byte_start:byte_end].decode("utf-8", "surrogateescape")
     heading_path: tuple[str, ...]  # headings enclosing the chunk start, outermost first
     embed_input: str  # context header + "\n\n" + text: what is embedded and indexed lexically
+
+
+@dataclass(frozen=True)
+class NoteRow:
+    """A stored note, as the index returns it."""
+
+    id: int
+    path: str
+    content_hash: str
+    mtime_ns: int
+    size: int
+    title: str
+    excluded: bool
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    """A stored chunk with its note's path and title, as the index returns it."""
+
+    id: int
+    note_id: int
+    path: str
+    title: str
+    ordinal: int
+    byte_start: int
+    byte_end: int
+    line_start: int
+    line_end: int
+    heading_path: tuple[str, ...]
+    text: str
+    embed_hash: str
 
 
 class ByteMap:

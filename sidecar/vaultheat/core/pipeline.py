@@ -22,9 +22,8 @@ from vaultheat.config import SearchSettings
 from vaultheat.core.fusion import rrf
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.heat import HeatResult, propagate_heat, trace_path
+from vaultheat.core.ports import StorePort, VectorIndexPort
 from vaultheat.core.scoring import combine
-from vaultheat.storage.store import Store
-from vaultheat.storage.vectors import VectorIndex
 
 
 @dataclass(frozen=True)
@@ -76,8 +75,8 @@ def make_neighbors(
 
 
 def retrieve(
-    store: Store,
-    vectors: VectorIndex,
+    store: StorePort,
+    vectors: VectorIndexPort,
     queries: Sequence[QueryVector],
     lexical_queries: Sequence[tuple[str, float, str]],
     settings: SearchSettings,
@@ -237,7 +236,10 @@ def _unseen_scale(r: Retrieval) -> Callable[[str, float], float]:
 
 
 def best_unseen_chunks(
-    r: Retrieval, chunks: Mapping[str, np.ndarray], dense: np.ndarray | None, vectors: VectorIndex
+    r: Retrieval,
+    chunks: Mapping[str, np.ndarray],
+    dense: np.ndarray | None,
+    vectors: VectorIndexPort,
 ) -> dict[str, tuple[int, float]]:
     """path -> (its chunk most similar to any query vector, that cosine); one matrix product
     for all the notes."""
@@ -261,7 +263,7 @@ def best_unseen_chunks(
 
 
 def explain_unseen(
-    parts: dict[str, Any], cid: int, store: Store, snippet: Callable[[str], Any]
+    parts: dict[str, Any], cid: int, store: StorePort, snippet: Callable[[str], Any]
 ) -> dict[str, Any]:
     """The trace of a chunk that only link votes brought in: no seed score, no hops."""
     row = store.chunks([cid]).get(cid)
@@ -298,7 +300,7 @@ def components_of(r: Retrieval, cid: int) -> dict[str, float | None]:
 
 
 def explain_chunk(
-    r: Retrieval, cid: int, store: Store, snippet: Callable[[str], Any], decay: float
+    r: Retrieval, cid: int, store: StorePort, snippet: Callable[[str], Any], decay: float
 ) -> dict[str, Any]:
     """The trace of one candidate: its seed, each hop, and the score arithmetic."""
     path = trace_path(r.heat, cid) if r.heat is not None and cid in r.heat.trace else [cid]

@@ -34,14 +34,13 @@ from vaultheat.core.pipeline import (
     score_unseen,
     unseen_parts,
 )
+from vaultheat.core.ports import StorePort, VectorIndexPort
 from vaultheat.core.requests import RelatedRequest
 from vaultheat.core.resolve import LinkResolver
 from vaultheat.core.search import Context, make_rerank, note_scores, snippet_fn
 from vaultheat.core.sizing import chunk_for
 from vaultheat.core.votes import Vote, link_votes, vote_document
 from vaultheat.errors import NotFoundError
-from vaultheat.storage.store import Store
-from vaultheat.storage.vectors import VectorIndex
 
 MAX_QUERY_CHUNKS = 8
 LEXICAL_TERMS = 24
@@ -68,24 +67,13 @@ def _text_chunks(ctx: Context, path: str, raw: bytes) -> tuple[list[Any], np.nda
     return drafts, mat, note
 
 
-def distinctive_terms(store: Store, text: str, n: int = LEXICAL_TERMS) -> str:
+def distinctive_terms(store: StorePort, text: str, n: int = LEXICAL_TERMS) -> str:
     """The note's most distinctive words (tf × idf over the index) as a lexical query."""
     words = Counter(_all_terms(text))
     if not words:
         return ""
     total = max(store.chunk_count(), 1)
-    store.db.execute(
-        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.vh_vocab USING fts5vocab(main, chunks_fts, row)"
-    )
-    cand = [w for w, _ in words.most_common(400)]
-    df: dict[str, int] = {}
-    for i in range(0, len(cand), 200):
-        part = cand[i : i + 200]
-        marks = ",".join("?" * len(part))
-        for term, doc in store.db.execute(
-            f"SELECT term, doc FROM temp.vh_vocab WHERE term IN ({marks})", part
-        ):
-            df[term] = doc
+    df = store.term_doc_counts([w for w, _ in words.most_common(400)])
     scored = []
     for w, tf in words.items():
         if w not in df or len(w) < 2 or w.isdigit():
@@ -104,8 +92,8 @@ def _all_terms(text: str) -> list[str]:
 
 def run_related(
     ctx: Context,
-    store: Store,
-    vectors: VectorIndex,
+    store: StorePort,
+    vectors: VectorIndexPort,
     req: RelatedRequest,
     *,
     resolver: LinkResolver | None = None,
@@ -253,7 +241,7 @@ def _damp(path: str, r: RelatedSettings) -> float:
 
 def _add_votes(
     ctx: Context,
-    vectors: VectorIndex,
+    vectors: VectorIndexPort,
     req: RelatedRequest,
     result: Retrieval,
     ranked: list[tuple[str, float, int]],

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any, Protocol
 
@@ -12,6 +11,7 @@ from vaultheat.config import Settings
 from vaultheat.core.expansion import expand_query
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.language import even_weights, model_misses_script
+from vaultheat.core.models import ChunkRow
 from vaultheat.core.pipeline import (
     QueryVector,
     Retrieval,
@@ -21,11 +21,10 @@ from vaultheat.core.pipeline import (
     found_by,
     retrieve,
 )
+from vaultheat.core.ports import StorePort, VectorIndexPort
 from vaultheat.core.requests import SearchRequest
 from vaultheat.core.votes import NoteLinks
 from vaultheat.providers.base import Embedder, Generator, Reranker
-from vaultheat.storage.store import ChunkRow, Store
-from vaultheat.storage.vectors import VectorIndex
 
 
 class Context(Protocol):
@@ -71,34 +70,18 @@ def snippet_fn(limit: int) -> Any:
     return snippet
 
 
-def allowed_chunks(store: Store, req: SearchRequest) -> set[int] | None:
+def allowed_chunks(store: StorePort, req: SearchRequest) -> set[int] | None:
     """Chunk ids that pass the folder / tag / property filters (None = no filter)."""
     if not (req.folder or req.tag or req.property):
         return None
-    sql = "SELECT c.id FROM chunks c JOIN notes n ON n.id = c.note_id WHERE 1=1"
-    args: list[Any] = []
-    if req.folder:
-        folder = req.folder.strip("/")
-        sql += " AND (n.path LIKE ? ESCAPE '\\')"
-        args.append(_like_prefix(folder) + "/%")
-    if req.tag:
-        tag = req.tag.lstrip("#").casefold()
-        sql += (
-            " AND c.note_id IN (SELECT note_id FROM tags WHERE tag_key = ? OR tag_key LIKE ? "
-            "ESCAPE '\\')"
-        )
-        args += [tag, _like_prefix(tag) + "/%"]
-    for key, value in req.property.items():
-        sql += " AND json_extract(n.frontmatter, ?) = ?"
-        args += ["$." + json.dumps(str(key)), value if not isinstance(value, bool) else int(value)]
-    return {r[0] for r in store.db.execute(sql, args)}
+    return store.filtered_chunk_ids(
+        folder=req.folder.strip("/") if req.folder else None,
+        tag=req.tag.lstrip("#").casefold() if req.tag else None,
+        properties=req.property,
+    )
 
 
-def _like_prefix(s: str) -> str:
-    return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def make_rerank(ctx: Context, store: Store, query: str) -> Any:
+def make_rerank(ctx: Context, store: StorePort, query: str) -> Any:
     reranker = ctx.reranker
     if reranker is None:
         return None
@@ -112,7 +95,9 @@ def make_rerank(ctx: Context, store: Store, query: str) -> Any:
     return rerank
 
 
-def run_search(ctx: Context, store: Store, vectors: VectorIndex, req: SearchRequest) -> dict:
+def run_search(
+    ctx: Context, store: StorePort, vectors: VectorIndexPort, req: SearchRequest
+) -> dict:
     t0 = time.perf_counter()
     s = ctx.settings
     queries = [QueryVector(embed_query(ctx, req.query), 1.0, "vector")]
@@ -171,7 +156,7 @@ def chunk_result(
     rank: int,
     row: ChunkRow,
     r: Retrieval,
-    store: Store,
+    store: StorePort,
     snippet: Any,
     explain: bool,
     decay: float,
@@ -216,7 +201,7 @@ def note_scores(r: Retrieval, graph: GraphView, top_chunks: int) -> list[tuple[s
 
 
 def file_results(
-    r: Retrieval, store: Store, graph: GraphView, top: int, top_chunks: int, snippet: Any
+    r: Retrieval, store: StorePort, graph: GraphView, top: int, top_chunks: int, snippet: Any
 ) -> list[dict[str, Any]]:
     ranked = note_scores(r, graph, top_chunks)[:top]
     rows = store.chunks([cid for _, _, cid in ranked])

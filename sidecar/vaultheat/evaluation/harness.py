@@ -404,13 +404,7 @@ def plant_random_links(
     if row is None:
         return []
     chunks = store.note_chunks(row.id)
-    links = list(
-        store.db.execute(
-            "SELECT rowid, byte_start FROM links WHERE note_id = ? AND resolved_path IS NOT NULL "
-            "ORDER BY byte_start",
-            (row.id,),
-        )
-    )
+    links = store.resolved_link_offsets(row.id)
     pool = [p for p in all_paths if p != item.note and p not in item.relevant]
     if not chunks or not links or not pool:
         return []

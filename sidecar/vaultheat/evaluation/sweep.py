@@ -207,7 +207,7 @@ class KnnVariants:
         self.k_max = max([g.knn_k, *grid.keys.get("graph.knn_k", ())])
         self.floor_min = min([g.knn_min_sim, *grid.keys.get("graph.knn_min_sim", ())])
         store, vectors = engine.view()
-        note_of = {int(c): int(n) for c, n in store.db.execute("SELECT id, note_id FROM chunks")}
+        note_of = store.chunk_notes()
         ids = sorted(note_of)
         self._wide: dict[bool, dict[int, Neighbours]] = {}
         for same_note in sorted({g.same_note, *grid.keys.get("graph.same_note", ())}):
@@ -216,7 +216,7 @@ class KnnVariants:
                 vectors, ids, k=self.k_max, min_sim=self.floor_min, exclude=exclude
             )
         self._cut: dict[tuple[int, float, bool], dict[int, Neighbours]] = {}
-        self.stored = _stored_similar(store)
+        self.stored = store.similar_pairs()
 
     def lists(self, g: GraphSettings) -> dict[int, Neighbours]:
         key = (g.knn_k, g.knn_min_sim, g.same_note)
@@ -237,11 +237,6 @@ class KnnVariants:
             "base_edges_stored": len(self.stored),
             "base_edges_differing": len(derived ^ self.stored),
         }
-
-
-def _stored_similar(store: Store) -> set[tuple[int, int]]:
-    rows = store.db.execute("SELECT src, dst FROM edges WHERE kind = 'similar'")
-    return {(int(s), int(d)) for s, d in rows}
 
 
 # -- running ----------------------------------------------------------------------------------
@@ -407,15 +402,10 @@ def seed_embeddings(engine: Engine, paths: IndexPaths) -> None:
     whose embedding input is unchanged by the new chunking are not embedded again."""
     source, _ = engine.view()
     fp = engine.embedder.fingerprint
-    rows = source.db.execute(
-        "SELECT input_hash, vector FROM embeddings WHERE fingerprint = ?", (fp,)
-    ).fetchall()
+    cached = source.all_cached_vectors(fp)
     dest = Store(paths.db)
     try:
-        with dest.transaction() as db:
-            db.executemany(
-                "INSERT OR REPLACE INTO embeddings(fingerprint, input_hash, vector) VALUES (?,?,?)",
-                [(fp, h, v) for h, v in rows],
-            )
+        with dest.transaction():
+            dest.put_vectors(fp, cached)
     finally:
         dest.close()

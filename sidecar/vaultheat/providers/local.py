@@ -39,7 +39,6 @@ import hashlib
 import importlib
 import importlib.metadata
 import logging
-import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -55,6 +54,7 @@ from vaultheat.config import (
     canonical_model,
 )
 from vaultheat.errors import ConfigError, ModelMissingError
+from vaultheat.providers.offline import is_offline, set_offline_mode
 
 log = logging.getLogger(__name__)
 
@@ -134,19 +134,6 @@ def resolve_device(device: str) -> str:
     if mps is not None and mps.is_available():
         return "mps"
     return "cpu"
-
-
-def set_offline_mode() -> None:
-    """Forbid hub access for this process (must run before sentence-transformers is imported)."""
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    os.environ["TRANSFORMERS_OFFLINE"] = "1"
-
-
-def is_offline() -> bool:
-    return any(
-        os.environ.get(var, "").strip().lower() in ("1", "true", "yes", "on")
-        for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
-    )
 
 
 def looks_like_path(model: str) -> bool:

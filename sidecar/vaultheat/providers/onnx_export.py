@@ -290,7 +290,7 @@ def _export_into(model_dir: Path, tmp: Path, precision: str) -> None:
 
 def load_sentence_transformer(model_dir: Path) -> Any:
     """The model from a local directory, never from the network, with eager attention."""
-    from vaultheat.providers.local import set_offline_mode
+    from vaultheat.providers.offline import set_offline_mode
 
     set_offline_mode()
     try:

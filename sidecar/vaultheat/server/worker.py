@@ -349,9 +349,7 @@ class IndexWorker:
     def _counts(self) -> dict[str, Any]:
         try:
             store = self.engine.store()
-            notes = store.db.execute("SELECT count(*) FROM notes WHERE excluded = 0").fetchone()
-            chunks = store.db.execute("SELECT count(*) FROM chunks").fetchone()
-            return {"notes": int(notes[0]), "chunks": int(chunks[0])}
+            return {"notes": store.note_count(), "chunks": store.chunk_count()}
         except Exception:
             return {"notes": 0, "chunks": 0}
 

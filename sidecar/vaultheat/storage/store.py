@@ -16,50 +16,38 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from vaultheat.core.lexical import fts_match, lexical_text
-from vaultheat.core.models import ChunkDraft, ParsedNote
-from vaultheat.storage.db import connect
+from vaultheat.core.models import ChunkDraft, ChunkRow, NoteRow, ParsedNote
+from vaultheat.storage.db import check_integrity, connect
 
-
-@dataclass(frozen=True)
-class NoteRow:
-    id: int
-    path: str
-    content_hash: str
-    mtime_ns: int
-    size: int
-    title: str
-    excluded: bool
-
-
-@dataclass(frozen=True)
-class ChunkRow:
-    id: int
-    note_id: int
-    path: str
-    title: str
-    ordinal: int
-    byte_start: int
-    byte_end: int
-    line_start: int
-    line_end: int
-    heading_path: tuple[str, ...]
-    text: str
-    embed_hash: str
+if TYPE_CHECKING:
+    from vaultheat.core.ports import StorePort
 
 
 _CHUNK_COLS = (
     "c.id, c.note_id, n.path, n.title, c.ordinal, c.byte_start, c.byte_end, c.line_start, "
     "c.line_end, c.heading_path, c.text, c.embed_hash"
 )
+
+
+@dataclass(frozen=True)
+class Integrity:
+    """The database half of ``vaultheat check``: counts of what should be zero or equal."""
+
+    sqlite: str | None  # SQLite's own integrity check: None when it passes
+    chunk_ids: frozenset[int]
+    dangling_edges: int  # edges whose end is no chunk
+    orphan_chunks: int  # chunks whose note is gone
+    bad_ranges: int  # chunks whose byte range lies outside their note
+    lexical_rows: int  # FTS rows (one per chunk expected)
 
 
 def _chunk(row: sqlite3.Row) -> ChunkRow:
@@ -121,6 +109,50 @@ class Store:
         else:
             self.db.execute("COMMIT")
 
+    def clear(self, *, keep_fingerprint: str) -> int:
+        """Empty the index for a rebuild with another model or chunking, in one transaction:
+        every note, chunk, link, tag, edge, queue and manifest entry goes; the embedding cache of
+        ``keep_fingerprint`` and the generation counter stay. Returns the new generation."""
+        with self.transaction() as db:
+            for table in (
+                "notes", "chunks", "links", "tags", "edges", "pending_knn", "pending_links",
+                "skipped", "attachments", "chunks_fts",
+            ):  # fmt: skip
+                db.execute(f"DELETE FROM {table}")
+            db.execute("DELETE FROM embeddings WHERE fingerprint != ?", (keep_fingerprint,))
+            db.execute("DELETE FROM manifest WHERE key != 'generation'")
+            return self.bump_generation()
+
+    def requeue_graph(self) -> int:
+        """Drop every similarity edge and queue every chunk for kNN and every note for link
+        repair (a same-model rebuild of the derived graph), in one transaction. Returns the new
+        generation."""
+        with self.transaction() as db:
+            db.execute("DELETE FROM edges WHERE kind = 'similar'")
+            db.execute("INSERT OR IGNORE INTO pending_knn(chunk_id) SELECT id FROM chunks")
+            db.execute("INSERT OR IGNORE INTO pending_links(note_id) SELECT id FROM notes")
+            return self.bump_generation()
+
+    def integrity(self) -> Integrity:
+        """What ``vaultheat check`` verifies inside the database (the vector file aside)."""
+        q = self.db.execute
+        return Integrity(
+            sqlite=check_integrity(self.db),
+            chunk_ids=frozenset(r[0] for r in q("SELECT id FROM chunks")),
+            dangling_edges=q(
+                "SELECT count(*) FROM edges WHERE src NOT IN (SELECT id FROM chunks) "
+                "OR dst NOT IN (SELECT id FROM chunks)"
+            ).fetchone()[0],
+            orphan_chunks=q(
+                "SELECT count(*) FROM chunks WHERE note_id NOT IN (SELECT id FROM notes)"
+            ).fetchone()[0],
+            bad_ranges=q(
+                "SELECT count(*) FROM chunks c JOIN notes n ON n.id = c.note_id "
+                "WHERE c.byte_start < 0 OR c.byte_end > n.size OR c.byte_end <= c.byte_start"
+            ).fetchone()[0],
+            lexical_rows=q("SELECT count(*) FROM chunks_fts").fetchone()[0],
+        )
+
     # -- manifest -----------------------------------------------------------------------------
     def manifest(self) -> dict[str, Any]:
         return {r[0]: json.loads(r[1]) for r in self.db.execute("SELECT key, value FROM manifest")}
@@ -147,6 +179,15 @@ class Store:
             "SELECT id, path, content_hash, mtime_ns, size, title, excluded FROM notes"
         )
         return {r[1]: NoteRow(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])) for r in rows}
+
+    def notes_with_chunks(self) -> list[NoteRow]:
+        """The searchable notes: not opted out and with at least one chunk, by path."""
+        rows = self.db.execute(
+            "SELECT id, path, content_hash, mtime_ns, size, title, excluded FROM notes n "
+            "WHERE n.excluded = 0 AND EXISTS (SELECT 1 FROM chunks c WHERE c.note_id = n.id) "
+            "ORDER BY n.path"
+        )
+        return [NoteRow(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])) for r in rows]
 
     def note_by_path(self, path: str) -> NoteRow | None:
         r = self.db.execute(
@@ -229,6 +270,11 @@ class Store:
             for r in self.db.execute("SELECT path, reason FROM skipped ORDER BY path")
         ]
 
+    def skip_reason(self, path: str) -> str | None:
+        """Why the last run skipped ``path`` (binary, too large, ...), or None."""
+        row = self.db.execute("SELECT reason FROM skipped WHERE path = ?", (path,)).fetchone()
+        return str(row[0]) if row else None
+
     def unchunked_notes(self) -> list[dict[str, str]]:
         """Notes stored without chunks because chunking failed, each with why."""
         out = []
@@ -251,6 +297,14 @@ class Store:
             for w in json.loads(warnings)
             if "chunking failed" not in w
         ]
+
+    def note_count(self) -> int:
+        """Indexed notes (those opted out by frontmatter not counted)."""
+        return int(self.db.execute("SELECT count(*) FROM notes WHERE excluded = 0").fetchone()[0])
+
+    def note_paths(self) -> dict[int, str]:
+        """note id -> path, every stored note."""
+        return {r[0]: r[1] for r in self.db.execute("SELECT id, path FROM notes")}
 
     def note_stats(self) -> dict[str, tuple[int, int]]:
         """path -> (mtime_ns, size) of every stored note: what the stat scan compares."""
@@ -362,11 +416,48 @@ class Store:
                 out.setdefault(r[0], []).append(r[1])
         return out
 
+    def chunk_positions(self) -> list[tuple[int, int, int]]:
+        """(chunk id, note id, ordinal) of every stored chunk."""
+        return [
+            (r[0], r[1], r[2])
+            for r in self.db.execute("SELECT id, note_id, ordinal FROM chunks").fetchall()
+        ]
+
+    def chunk_notes(self) -> dict[int, int]:
+        """chunk id -> note id, every stored chunk."""
+        return {int(c): int(n) for c, n in self.db.execute("SELECT id, note_id FROM chunks")}
+
+    def filtered_chunk_ids(
+        self, *, folder: str | None, tag: str | None, properties: Mapping[str, Any]
+    ) -> set[int]:
+        """Chunk ids of the notes inside ``folder`` (a path prefix without slashes at either
+        end), carrying ``tag`` or one nested under it (case-folded, without ``#``), and whose
+        frontmatter has every ``properties`` key equal to its value; ``None`` = no condition."""
+        sql = "SELECT c.id FROM chunks c JOIN notes n ON n.id = c.note_id WHERE 1=1"
+        args: list[Any] = []
+        if folder is not None:
+            sql += " AND (n.path LIKE ? ESCAPE '\\')"
+            args.append(_like_prefix(folder) + "/%")
+        if tag is not None:
+            sql += (
+                " AND c.note_id IN (SELECT note_id FROM tags WHERE tag_key = ? OR tag_key LIKE ? "
+                "ESCAPE '\\')"
+            )
+            args += [tag, _like_prefix(tag) + "/%"]
+        for key, value in properties.items():
+            sql += " AND json_extract(n.frontmatter, ?) = ?"
+            args += ["$." + json.dumps(str(key)), int(value) if isinstance(value, bool) else value]
+        return {r[0] for r in self.db.execute(sql, args)}
+
     def all_chunk_vectors_keys(self) -> list[tuple[int, str]]:
         return [(r[0], r[1]) for r in self.db.execute("SELECT id, embed_hash FROM chunks")]
 
     def chunk_count(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+    def note_chunk_count(self, note_id: int) -> int:
+        row = self.db.execute("SELECT count(*) FROM chunks WHERE note_id = ?", (note_id,))
+        return int(row.fetchone()[0])
 
     # -- embeddings cache ---------------------------------------------------------------------
     def cached_vectors(self, fingerprint: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
@@ -380,6 +471,15 @@ class Store:
             ):
                 out[r[0]] = np.frombuffer(r[1], dtype=np.float32)
         return out
+
+    def all_cached_vectors(self, fingerprint: str) -> dict[str, np.ndarray]:
+        """input hash -> vector, the whole embedding cache of one model."""
+        return {
+            r[0]: np.frombuffer(r[1], dtype=np.float32)
+            for r in self.db.execute(
+                "SELECT input_hash, vector FROM embeddings WHERE fingerprint = ?", (fingerprint,)
+            ).fetchall()
+        }
 
     def put_vectors(self, fingerprint: str, items: dict[str, np.ndarray]) -> None:
         self.db.executemany(
@@ -458,6 +558,17 @@ class Store:
             )
         ]
 
+    def resolved_link_offsets(self, note_id: int) -> list[tuple[int, int]]:
+        """(rowid, byte offset) of a note's resolved links, in the order they appear."""
+        return [
+            (r[0], r[1])
+            for r in self.db.execute(
+                "SELECT rowid, byte_start FROM links WHERE note_id = ? "
+                "AND resolved_path IS NOT NULL ORDER BY byte_start",
+                (note_id,),
+            )
+        ]
+
     def set_link_resolution(self, rowid: int, resolved: str | None) -> None:
         self.db.execute("UPDATE links SET resolved_path = ? WHERE rowid = ?", (resolved, rowid))
 
@@ -502,6 +613,10 @@ class Store:
             )
         }
 
+    def note_tag_keys(self) -> list[tuple[str, int]]:
+        """Distinct (case-folded tag, note id) pairs over the whole index."""
+        return [(r[0], r[1]) for r in self.db.execute("SELECT DISTINCT tag_key, note_id FROM tags")]
+
     def note_tags(self, note_id: int) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT tag FROM tags WHERE note_id = ?", (note_id,))]
 
@@ -537,6 +652,19 @@ class Store:
         self.db.executemany(
             "INSERT OR REPLACE INTO edges(src, dst, kind, weight) VALUES (?, ?, 'link', ?)", edges
         )
+
+    def edge_rows(self, *, similar: bool = True) -> list[tuple[int, int, str, float]]:
+        """Every stored edge as (src, dst, kind, weight); ``similar=False`` leaves the kNN
+        edges out (link edges only)."""
+        sql = "SELECT src, dst, kind, weight FROM edges"
+        if not similar:
+            sql += " WHERE kind != 'similar'"
+        return [(r[0], r[1], r[2], r[3]) for r in self.db.execute(sql).fetchall()]
+
+    def similar_pairs(self) -> set[tuple[int, int]]:
+        """(src, dst) of every stored similarity edge."""
+        rows = self.db.execute("SELECT src, dst FROM edges WHERE kind = 'similar'")
+        return {(int(s), int(d)) for s, d in rows}
 
     def edges_from(self, chunk_id: int) -> list[tuple[int, str, float]]:
         return [
@@ -601,6 +729,23 @@ class Store:
             return []
         return [(int(r[0]), -float(r[1])) for r in rows]
 
+    def term_doc_counts(self, terms: Sequence[str]) -> dict[str, int]:
+        """term -> number of chunks whose lexical text holds it, for the ``terms`` the index
+        knows (FTS5's vocabulary, read through a per-connection ``fts5vocab`` table)."""
+        self.db.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.vh_vocab "
+            "USING fts5vocab(main, chunks_fts, row)"
+        )
+        df: dict[str, int] = {}
+        terms = list(terms)
+        for part in _batches(terms, 200):
+            marks = ",".join("?" * len(part))
+            for term, doc in self.db.execute(
+                f"SELECT term, doc FROM temp.vh_vocab WHERE term IN ({marks})", part
+            ):
+                df[term] = doc
+        return df
+
     # -- counts -------------------------------------------------------------------------------
     def counts(self) -> dict[str, Any]:
         q = self.db.execute
@@ -623,6 +768,17 @@ class Store:
                 "links": q("SELECT count(*) FROM pending_links").fetchone()[0],
             },
         }
+
+
+if TYPE_CHECKING:
+
+    def _implements_port(store: Store) -> StorePort:
+        return store  # mypy fails here when Store lacks a read core's StorePort declares
+
+
+def _like_prefix(s: str) -> str:
+    """``s`` with LIKE's wildcards escaped (escape character ``\\``)."""
+    return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _batches(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:

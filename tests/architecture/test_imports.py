@@ -1,0 +1,79 @@
+"""The dependency rule, checked on the source: no import cycle between modules or between
+packages, and core, storage and providers stay below the shells.
+
+README "Architecture": core owns its protocols (``core/ports.py``), storage implements them,
+the CLI, HTTP server and agents are shells over core. A cycle or an upward import breaks that
+silently (Python resolves most cycles at run time), so a test reads every import instead.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.architecture.imports import PACKAGE, all_imports, cycle_path, cycles, package_of
+
+SHELLS = {"server", "agents", "evaluation", "cli", "commands", "console", "__main__"}
+SHELL_LIBS = {"aiohttp", "mcp"}  # the HTTP server's and the agent protocol's libraries
+# package-graph node -> the nodes and third-party modules it must never import
+FORBIDDEN: dict[str, set[str]] = {
+    "core": SHELLS
+    | SHELL_LIBS
+    | {"storage", "engine", "indexer", "check", "inspect"}
+    | {"sqlite3", "hnswlib"},  # SQL and the vector file are storage's
+    "storage": SHELLS | SHELL_LIBS | {"engine", "indexer", "providers"},
+    "providers": SHELLS | SHELL_LIBS | {"storage", "engine", "indexer"},
+}
+
+IMPORTS = all_imports()
+MODULE_EDGES = [(i.source, i.target) for i in IMPORTS if i.internal]
+PACKAGE_EDGES = [(package_of(a), package_of(b)) for a, b in MODULE_EDGES]
+
+
+def test_core_calls_models_only_through_their_protocols() -> None:
+    bad = sorted(
+        f"{imp.source}:{imp.line} imports {imp.target}"
+        for imp in IMPORTS
+        if package_of(imp.source) == "core"
+        and imp.internal
+        and package_of(imp.target) == "providers"
+        and imp.target != "vaultheat.providers.base"
+    )
+    assert not bad, "core reaches past providers/base.py:\n" + "\n".join(bad)
+
+
+def _describe(components: list[list[str]], edges: list[tuple[str, str]]) -> str:
+    return "; ".join(" -> ".join(cycle_path(c, edges)) for c in components)
+
+
+def test_the_walker_sees_every_kind_of_import() -> None:
+    """Guards the test itself: relative, ``from`` and function-level imports are all read."""
+    by_source: dict[str, set[str]] = {}
+    for imp in IMPORTS:
+        by_source.setdefault(imp.source, set()).add(imp.target)
+    assert len(by_source) > 60
+    # a function-level import (core/related.py imports core.lexical inside _all_terms)
+    assert "vaultheat.core.lexical" in by_source["vaultheat.core.related"]
+    # `from vaultheat.core import models`-style and plain `from x.y import name`
+    assert "vaultheat.core.models" in by_source["vaultheat.storage.store"]
+    assert "aiohttp" in by_source["vaultheat.server.app"]
+
+
+def test_no_module_level_cycle() -> None:
+    found = cycles(MODULE_EDGES)
+    assert not found, f"import cycle between modules: {_describe(found, MODULE_EDGES)}"
+
+
+def test_no_package_level_cycle() -> None:
+    found = cycles(PACKAGE_EDGES)
+    assert not found, f"import cycle between packages: {_describe(found, PACKAGE_EDGES)}"
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
+def test_lower_layers_do_not_import_upward(layer: str) -> None:
+    bad = sorted(
+        f"{imp.source}:{imp.line} imports {imp.target}"
+        for imp in IMPORTS
+        if package_of(imp.source) == layer
+        and (package_of(imp.target) if imp.internal else imp.target) in FORBIDDEN[layer]
+    )
+    assert not bad, f"{PACKAGE}.{layer} reaches above itself:\n" + "\n".join(bad)
