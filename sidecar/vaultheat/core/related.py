@@ -20,12 +20,9 @@ from typing import Any
 import numpy as np
 
 from vaultheat.config import RelatedSettings
-from vaultheat.core.language import even_weights, model_misses_script
 from vaultheat.core.parsing import parse_note
 from vaultheat.core.pipeline import (
-    QueryVector,
     Retrieval,
-    Stages,
     best_unseen_chunks,
     components_of,
     explain_chunk,
@@ -34,11 +31,13 @@ from vaultheat.core.pipeline import (
     score_unseen,
     unseen_parts,
 )
+from vaultheat.core.plan import QueryVector, plan_for_related
 from vaultheat.core.requests import RelatedRequest
 from vaultheat.core.resolve import LinkResolver
-from vaultheat.core.search import Context, make_rerank, note_scores, snippet_fn
+from vaultheat.core.results import RelatedHit, RelatedResults
+from vaultheat.core.search import Context, chunk_ref, make_rerank, note_scores, snippet_fn
 from vaultheat.core.sizing import chunk_for
-from vaultheat.core.votes import Vote, link_votes, vote_document
+from vaultheat.core.votes import Vote, link_votes
 from vaultheat.errors import NotFoundError
 from vaultheat.storage.store import Store
 from vaultheat.storage.vectors import VectorIndex
@@ -109,7 +108,7 @@ def run_related(
     req: RelatedRequest,
     *,
     resolver: LinkResolver | None = None,
-) -> dict[str, Any]:
+) -> RelatedResults:
     t0 = time.perf_counter()
     s = ctx.settings
     graph = ctx.graph_view()
@@ -156,26 +155,18 @@ def run_related(
             queries.append(QueryVector(mat[i], 0.5 * float(weights[i]) / len(order), f"chunk:{i}"))
     lexical_query = distinctive_terms(store, f"{title}\n{body}")
     lexical = [(lexical_query, 1.0, "lexical")] if lexical_query else []
-    want_rerank = s.rerank.enabled if req.rerank is None else req.rerank
-    rerank = make_rerank(ctx, store, body[:2000]) if want_rerank else None
-    fusion = dataclasses.replace(
-        s.search, score_heat=s.related.score_heat, score_lexical=s.related.score_lexical
-    )
-    if model_misses_script(s.embeddings, s.search, f"{title}\n{body}"):
-        fusion = even_weights(fusion)
-    result = retrieve(
-        store,
-        vectors,
+    plan = plan_for_related(
+        s,
+        req,
+        f"{title}\n{body}",
         queries,
         lexical,
-        fusion,
-        Stages(lexical=req.lexical, graph=req.graph, rerank=rerank is not None),
-        blocked=set(own_ids),
-        rerank=rerank,
-        rerank_shortlist=s.rerank.shortlist,
-        graph=graph if req.graph else None,
+        make_rerank=lambda: make_rerank(ctx, store, body[:2000]),
+        graph=graph,
         dense=ctx.dense_vectors(),
+        blocked=set(own_ids),
     )
+    result = retrieve(store, vectors, plan)
     snippet = snippet_fn(s.search.snippet_chars)
     ranked = [(p, sc, cid) for p, sc, cid in note_scores(result, graph, s.search.files_top_chunks)
               if p != req.path and not _matches(p, s.related.exclude)]  # fmt: skip
@@ -186,13 +177,14 @@ def run_related(
     unseen: dict[int, float] = {}  # chunks only votes brought in -> their cosine
     if s.related.votes and req.graph and s.related.vote_weight > 0:
         ranked, vote_of, unseen = _add_votes(ctx, vectors, req, result, ranked, content)
-    results: list[dict[str, Any]] = []
     rows = store.chunks([cid for _, _, cid in ranked[: max(req.top * 3 + 10, s.related.vote_k)]])
     voting = {v.path for vote in vote_of.values() for v in vote.voters}
     voter_cids = {p: cid for p, _, cid in ranked if p in voting}
     rows.update(store.chunks([c for c in voter_cids.values() if c not in rows]))
     titles = {p: rows[cid].title for p, cid in voter_cids.items() if cid in rows}
+    kept: list[tuple[str, float, int, str]] = []  # (path, score, chunk, link status)
     kept_vecs: list[np.ndarray] = []
+    duplicates: list[list[str]] = []
     for path, score, cid in ranked:
         status = _link_status(path in links_out, path in backlinks)
         if req.unlinked_only and status != "unlinked":
@@ -203,47 +195,43 @@ def run_related(
         dup_of = next((i for i, kv in enumerate(kept_vecs)
                        if float(kv @ v) >= s.related.duplicate_sim), None)  # fmt: skip
         if dup_of is not None:
-            results[dup_of]["duplicates"].append(path)
+            duplicates[dup_of].append(path)
             continue
-        if len(results) >= req.top:
+        if len(kept) >= req.top:
             break
-        row_c = rows[cid]
         kept_vecs.append(v)
-        results.append(
-            {
-                "rank": len(results) + 1,
-                "path": path,
-                "title": row_c.title,
-                "folder": path.rsplit("/", 1)[0] if "/" in path else "",
-                "score": round(score, 6),
-                "link_status": status,
-                "best_chunk": {
-                    "chunk_id": cid,
-                    "heading_path": list(row_c.heading_path),
-                    "line_start": row_c.line_start,
-                    "line_end": row_c.line_end,
-                    "byte_start": row_c.byte_start,
-                    "byte_end": row_c.byte_end,
-                    "text": snippet(row_c.text),
-                },
-                "duplicates": [],
-                "components": unseen_parts(result, unseen[cid])["raw"]
-                if cid in unseen
-                else components_of(result, cid),
-                "votes": vote_document(vote_of.get(path), titles),
-                "explain": None,
-            }
-        )
+        kept.append((path, score, cid, status))
+        duplicates.append([])
+    results = []
+    for rank, ((path, score, cid, status), dups) in enumerate(zip(kept, duplicates, strict=True),
+                                                              start=1):  # fmt: skip
+        row_c = rows[cid]
+        trace = None
         if req.explain:
             trace = (
                 explain_unseen(unseen_parts(result, unseen[cid]), cid, store, snippet)
                 if cid in unseen
                 else explain_chunk(result, cid, store, snippet, s.search.decay)
             )
-            trace["content_score"] = content[path]
-            trace["votes"] = results[-1]["votes"]
-            trace["score"] = score
-            results[-1]["explain"] = trace
+            trace = dataclasses.replace(trace, content_score=content[path], score=score)
+        results.append(
+            RelatedHit(
+                rank=rank,
+                path=path,
+                title=row_c.title,
+                folder=path.rsplit("/", 1)[0] if "/" in path else "",
+                score=score,
+                link_status=status,
+                best_chunk=chunk_ref(row_c, snippet),
+                duplicates=tuple(dups),
+                components=unseen_parts(result, unseen[cid])["raw"]
+                if cid in unseen
+                else components_of(result, cid),
+                votes=vote_of.get(path),
+                voter_titles=titles,
+                explain=trace,
+            )
+        )
     return _doc(req, results, t0)
 
 
@@ -295,13 +283,9 @@ def _add_votes(
     return out, votes, {cid: sim for cid, sim in best.values()}
 
 
-def _doc(req: RelatedRequest, results: list[dict[str, Any]], t0: float) -> dict[str, Any]:
-    return {
-        "schema": "vaultheat.related.v1",
-        "path": req.path,
-        "took_ms": round((time.perf_counter() - t0) * 1000, 2),
-        "results": results,
-    }
+def _doc(req: RelatedRequest, results: list[RelatedHit], t0: float) -> RelatedResults:
+    took_ms = round((time.perf_counter() - t0) * 1000, 2)
+    return RelatedResults(req.path, took_ms, tuple(results))
 
 
 def _link_status(linked: bool, backlinked: bool) -> str:
