@@ -15,11 +15,14 @@ import dataclasses
 import fnmatch
 import time
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from vaultheat.config import RelatedSettings
+from vaultheat.core.graphview import GraphView
 from vaultheat.core.parsing import parse_note
 from vaultheat.core.pipeline import (
     Retrieval,
@@ -39,7 +42,7 @@ from vaultheat.core.search import Context, chunk_ref, make_rerank, note_scores, 
 from vaultheat.core.sizing import chunk_for
 from vaultheat.core.votes import Vote, link_votes
 from vaultheat.errors import NotFoundError
-from vaultheat.storage.store import Store
+from vaultheat.storage.store import ChunkRow, Store
 from vaultheat.storage.vectors import VectorIndex
 
 MAX_QUERY_CHUNKS = 8
@@ -101,6 +104,29 @@ def _all_terms(text: str) -> list[str]:
     return [w for w in _WORD.findall(lexical_text(text).lower()) if w not in _STOP]
 
 
+@dataclass(frozen=True)
+class QueryNote:
+    """The note related notes are asked for, from its saved chunks or its unsaved text."""
+
+    mat: np.ndarray  # its chunk vectors, one per row
+    spans: list[tuple[int, int]]  # byte range of each chunk
+    title: str
+    body: str
+    own_ids: frozenset[int]  # its chunks in the index (never results, never relay heat)
+    links_out: frozenset[str]  # notes it links to
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A note that made the list: its score and chunk, and the near-duplicates folded in."""
+
+    path: str
+    score: float
+    cid: int
+    status: str
+    duplicates: list[str]
+
+
 def run_related(
     ctx: Context,
     store: Store,
@@ -109,69 +135,17 @@ def run_related(
     *,
     resolver: LinkResolver | None = None,
 ) -> RelatedResults:
+    """The steps: the query note → its query vectors and words → the retrieval → note scores
+    (damped) → link votes → the result rows, near-duplicates folded together."""
     t0 = time.perf_counter()
     s = ctx.settings
     graph = ctx.graph_view()
-    row = store.note_by_path(req.path)
-    own_ids: list[int] = []
-    if row is not None:
-        own_ids = [c.id for c in store.note_chunks(row.id)]
-    if req.text is not None:
-        raw = req.text.encode("utf-8", "surrogatepass")
-        drafts, mat, note = _text_chunks(ctx, req.path, raw)
-        spans = [(d.byte_start, d.byte_end) for d in drafts]
-        body = note.text[note.body_byte_start :] if note.body_byte_start else note.text
-        title = note.title
-        if resolver is None:
-            resolver = LinkResolver(list(store.notes()), store.attachments(), store.note_aliases())
-        links_out = {
-            p for link in note.links if link.target and (p := resolver.resolve_link(link, req.path))
-        } - {req.path}
-    else:
-        if row is None:
-            raise NotFoundError(f"{req.path} is not indexed; pass its text to find related notes")
-        chunks = store.note_chunks(row.id)
-        mat = vectors.get_vectors([c.id for c in chunks]) if chunks else np.zeros((0, 1))
-        spans = [(c.byte_start, c.byte_end) for c in chunks]
-        body = "\n\n".join(c.text for c in chunks)
-        title = row.title
-        links_out = store.linked_paths(row.id) - {req.path}
+    note = query_note(ctx, store, vectors, req, resolver)
     backlinks = store.backlinking_paths(req.path)
-    if len(mat) == 0 or mat.shape[1] != vectors.dim:
+    if len(note.mat) == 0 or note.mat.shape[1] != vectors.dim:
         return _doc(req, [], t0)
-
-    weights = np.ones(len(spans), dtype=np.float32)
-    if req.cursor is not None:
-        window = s.related.cursor_window_chars
-        for i, (b0, b1) in enumerate(spans):
-            dist = 0 if b0 <= req.cursor <= b1 else min(abs(req.cursor - b0), abs(req.cursor - b1))
-            weights[i] = 0.5 + 1.5 * np.exp(-dist / max(window, 1))
-    mean = (mat * weights[:, None]).sum(axis=0)
-    norm = float(np.linalg.norm(mean))
-    queries = [QueryVector(mean / norm if norm else mean, 1.0, "note")]
-    order = np.argsort(-weights, kind="stable")[:MAX_QUERY_CHUNKS]
-    if len(spans) > 1:
-        for i in order:
-            queries.append(QueryVector(mat[i], 0.5 * float(weights[i]) / len(order), f"chunk:{i}"))
-    lexical_query = distinctive_terms(store, f"{title}\n{body}")
-    lexical = [(lexical_query, 1.0, "lexical")] if lexical_query else []
-    plan = plan_for_related(
-        s,
-        req,
-        f"{title}\n{body}",
-        queries,
-        lexical,
-        make_rerank=lambda: make_rerank(ctx, store, body[:2000]),
-        graph=graph,
-        dense=ctx.dense_vectors(),
-        blocked=set(own_ids),
-    )
-    result = retrieve(store, vectors, plan)
-    snippet = snippet_fn(s.search.snippet_chars)
-    ranked = [(p, sc, cid) for p, sc, cid in note_scores(result, graph, s.search.files_top_chunks)
-              if p != req.path and not _matches(p, s.related.exclude)]  # fmt: skip
-    ranked = [(p, sc * _damp(p, s.related), cid) for p, sc, cid in ranked]
-    ranked.sort(key=lambda x: (-x[1], x[0]))
+    result = _retrieve(ctx, store, vectors, req, note, graph)
+    ranked = note_ranking(result, graph, req, s.related, s.search.files_top_chunks)
     content = {p: sc for p, sc, _ in ranked}
     vote_of: dict[str, Vote] = {}
     unseen: dict[int, float] = {}  # chunks only votes brought in -> their cosine
@@ -182,57 +156,169 @@ def run_related(
     voter_cids = {p: cid for p, _, cid in ranked if p in voting}
     rows.update(store.chunks([c for c in voter_cids.values() if c not in rows]))
     titles = {p: rows[cid].title for p, cid in voter_cids.items() if cid in rows}
-    kept: list[tuple[str, float, int, str]] = []  # (path, score, chunk, link status)
+    kept = _keep(ranked, rows, store, vectors, req, s.related.duplicate_sim,
+                 lambda p: _link_status(p in note.links_out, p in backlinks))  # fmt: skip
+    snippet = snippet_fn(s.search.snippet_chars)
+    results = []
+    for rank, k in enumerate(kept, start=1):
+        trace = None
+        if req.explain:
+            trace = (
+                explain_unseen(unseen_parts(result, unseen[k.cid]), k.cid, store, snippet)
+                if k.cid in unseen
+                else explain_chunk(result, k.cid, store, snippet, s.search.decay)
+            )
+            trace = dataclasses.replace(trace, content_score=content[k.path], score=k.score)
+        row = rows[k.cid]
+        results.append(
+            RelatedHit(
+                rank=rank,
+                path=k.path,
+                title=row.title,
+                folder=k.path.rsplit("/", 1)[0] if "/" in k.path else "",
+                score=k.score,
+                link_status=k.status,
+                best_chunk=chunk_ref(row, snippet),
+                duplicates=tuple(k.duplicates),
+                components=unseen_parts(result, unseen[k.cid])["raw"]
+                if k.cid in unseen
+                else components_of(result, k.cid),
+                votes=vote_of.get(k.path),
+                voter_titles=titles,
+                explain=trace,
+            )
+        )
+    return _doc(req, results, t0)
+
+
+def query_note(
+    ctx: Context,
+    store: Store,
+    vectors: VectorIndex,
+    req: RelatedRequest,
+    resolver: LinkResolver | None,
+) -> QueryNote:
+    """The query note: unsaved text parsed, chunked and embedded like a saved note (its links
+    resolved against the index), else the saved note's chunks and links from the index."""
+    row = store.note_by_path(req.path)
+    own_ids = frozenset(c.id for c in store.note_chunks(row.id)) if row is not None else frozenset()
+    if req.text is not None:
+        raw = req.text.encode("utf-8", "surrogatepass")
+        drafts, mat, note = _text_chunks(ctx, req.path, raw)
+        if resolver is None:
+            resolver = LinkResolver(list(store.notes()), store.attachments(), store.note_aliases())
+        links_out = {
+            p for link in note.links if link.target and (p := resolver.resolve_link(link, req.path))
+        } - {req.path}
+        return QueryNote(
+            mat=mat,
+            spans=[(d.byte_start, d.byte_end) for d in drafts],
+            title=note.title,
+            body=note.text[note.body_byte_start :] if note.body_byte_start else note.text,
+            own_ids=own_ids,
+            links_out=frozenset(links_out),
+        )
+    if row is None:
+        raise NotFoundError(f"{req.path} is not indexed; pass its text to find related notes")
+    chunks = store.note_chunks(row.id)
+    return QueryNote(
+        mat=vectors.get_vectors([c.id for c in chunks]) if chunks else np.zeros((0, 1)),
+        spans=[(c.byte_start, c.byte_end) for c in chunks],
+        title=row.title,
+        body="\n\n".join(c.text for c in chunks),
+        own_ids=own_ids,
+        links_out=frozenset(store.linked_paths(row.id) - {req.path}),
+    )
+
+
+def query_vectors(note: QueryNote, cursor: int | None, window: int) -> list[QueryVector]:
+    """The note's mean chunk vector, then its chunks one by one (at most MAX_QUERY_CHUNKS),
+    each weighted toward the section around the cursor."""
+    weights = np.ones(len(note.spans), dtype=np.float32)
+    if cursor is not None:
+        for i, (b0, b1) in enumerate(note.spans):
+            dist = 0 if b0 <= cursor <= b1 else min(abs(cursor - b0), abs(cursor - b1))
+            weights[i] = 0.5 + 1.5 * np.exp(-dist / max(window, 1))
+    mean = (note.mat * weights[:, None]).sum(axis=0)
+    norm = float(np.linalg.norm(mean))
+    queries = [QueryVector(mean / norm if norm else mean, 1.0, "note")]
+    order = np.argsort(-weights, kind="stable")[:MAX_QUERY_CHUNKS]
+    if len(note.spans) > 1:
+        for i in order:
+            queries.append(
+                QueryVector(note.mat[i], 0.5 * float(weights[i]) / len(order), f"chunk:{i}")
+            )
+    return queries
+
+
+def _retrieve(
+    ctx: Context,
+    store: Store,
+    vectors: VectorIndex,
+    req: RelatedRequest,
+    note: QueryNote,
+    graph: GraphView,
+) -> Retrieval:
+    """The shared retrieval (``core/plan.py``) with the note's vectors and distinctive words;
+    the note's own chunks are blocked."""
+    text = f"{note.title}\n{note.body}"
+    lexical_query = distinctive_terms(store, text)
+    plan = plan_for_related(
+        ctx.settings,
+        req,
+        text,
+        query_vectors(note, req.cursor, ctx.settings.related.cursor_window_chars),
+        [(lexical_query, 1.0, "lexical")] if lexical_query else [],
+        make_rerank=lambda: make_rerank(ctx, store, note.body[:2000]),
+        graph=graph,
+        dense=ctx.dense_vectors(),
+        blocked=set(note.own_ids),
+    )
+    return retrieve(store, vectors, plan)
+
+
+def note_ranking(
+    result: Retrieval, graph: GraphView, req: RelatedRequest, r: RelatedSettings, top_chunks: int
+) -> list[tuple[str, float, int]]:
+    """(path, score, best chunk) per note, best first: the query note and excluded notes left
+    out, damped folders scaled down."""
+    ranked = [(p, sc * _damp(p, r), cid) for p, sc, cid in note_scores(result, graph, top_chunks)
+              if p != req.path and not _matches(p, r.exclude)]  # fmt: skip
+    ranked.sort(key=lambda x: (-x[1], x[0]))
+    return ranked
+
+
+def _keep(
+    ranked: list[tuple[str, float, int]],
+    rows: dict[int, ChunkRow],
+    store: Store,
+    vectors: VectorIndex,
+    req: RelatedRequest,
+    duplicate_sim: float,
+    status_of: Callable[[str], str],
+) -> list[Kept]:
+    """The top ``req.top`` notes (only unlinked ones if asked); a note whose best chunk is
+    within ``duplicate_sim`` of a kept one's is folded into it as a duplicate. ``rows`` gets
+    the chunks it reads."""
+    kept: list[Kept] = []
     kept_vecs: list[np.ndarray] = []
-    duplicates: list[list[str]] = []
     for path, score, cid in ranked:
-        status = _link_status(path in links_out, path in backlinks)
+        status = status_of(path)
         if req.unlinked_only and status != "unlinked":
             continue
         if cid not in rows:
             rows.update(store.chunks([cid]))
         v = vectors.get_vectors([cid])[0]
         dup_of = next((i for i, kv in enumerate(kept_vecs)
-                       if float(kv @ v) >= s.related.duplicate_sim), None)  # fmt: skip
+                       if float(kv @ v) >= duplicate_sim), None)  # fmt: skip
         if dup_of is not None:
-            duplicates[dup_of].append(path)
+            kept[dup_of].duplicates.append(path)
             continue
         if len(kept) >= req.top:
             break
         kept_vecs.append(v)
-        kept.append((path, score, cid, status))
-        duplicates.append([])
-    results = []
-    for rank, ((path, score, cid, status), dups) in enumerate(zip(kept, duplicates, strict=True),
-                                                              start=1):  # fmt: skip
-        row_c = rows[cid]
-        trace = None
-        if req.explain:
-            trace = (
-                explain_unseen(unseen_parts(result, unseen[cid]), cid, store, snippet)
-                if cid in unseen
-                else explain_chunk(result, cid, store, snippet, s.search.decay)
-            )
-            trace = dataclasses.replace(trace, content_score=content[path], score=score)
-        results.append(
-            RelatedHit(
-                rank=rank,
-                path=path,
-                title=row_c.title,
-                folder=path.rsplit("/", 1)[0] if "/" in path else "",
-                score=score,
-                link_status=status,
-                best_chunk=chunk_ref(row_c, snippet),
-                duplicates=tuple(dups),
-                components=unseen_parts(result, unseen[cid])["raw"]
-                if cid in unseen
-                else components_of(result, cid),
-                votes=vote_of.get(path),
-                voter_titles=titles,
-                explain=trace,
-            )
-        )
-    return _doc(req, results, t0)
+        kept.append(Kept(path, score, cid, status, []))
+    return kept
 
 
 def _damp(path: str, r: RelatedSettings) -> float:
