@@ -168,3 +168,20 @@ def test_the_surfaces_agree(golden: dict[str, Any]) -> None:
             assert golden[f"cli:{case}"] == golden[f"http:{case}"], case
     for case in ("search", "related", "explain", "explain-related"):
         assert golden[f"agent:{case}"] == golden[f"cli:{case}"], case
+
+
+def test_query_documents_are_built_in_one_place() -> None:
+    """Core and the engine return typed results; only ``vaultheat/documents.py`` names the
+    search / related / explain document types (the CLI, the API and the agents call it)."""
+    package = Path(__file__).resolve().parents[1] / "sidecar" / "vaultheat"
+    names = ("vaultheat.search.v1", "vaultheat.related.v1", "vaultheat.explain.v1")
+    builders = sorted(
+        str(p.relative_to(package))
+        for p in package.rglob("*.py")
+        if any(f'"{n}"' in p.read_text(encoding="utf-8") for n in names)
+    )
+    # the others only declare the types: the OpenAPI wire types, the agent tools' output
+    # schemas, and an example line in the JSON-lines protocol's docstring
+    assert builders == ["agents/jsonl.py", "agents/tools.py", "documents.py", "server/schemas.py"]
+    for p in (package / "core").glob("*.py"):
+        assert '"schema":' not in p.read_text(encoding="utf-8"), p.name
