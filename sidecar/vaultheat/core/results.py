@@ -16,10 +16,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from vaultheat.core.relevance import Curve, label
-from vaultheat.core.votes import Vote
+from vaultheat.core.relevance import Curve, annotate
+from vaultheat.core.votes import Vote, vote_document
 
 Components = Mapping[str, float | None]  # stage -> raw score part (None: the stage did not run)
 
@@ -186,20 +186,23 @@ class Explanation:
     voter_titles: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
-def relevance_of(hit: ChunkHit | NoteHit | RelatedHit, curve: Curve) -> float:
-    """The hit's absolute relevance: the curve at its vector cosine (0 without one), at two
-    decimals: the curves are fitted on hundreds of points, not more precise than that, and
-    the label must agree with the number a user sees."""
-    cosine = hit.components.get("vector")
-    return round(curve(cosine), 2) if cosine is not None else 0.0
+def relevance_of(hit: ChunkHit | NoteHit | RelatedHit, curve: Curve) -> tuple[float, str]:
+    """The hit's absolute relevance and its label. ``relevance.annotate`` stays the one place
+    that decides what the curve reads (the vector cosine; for related notes possibly their
+    link votes): it is given the hit's fields as clients see them."""
+    row: dict[str, Any] = {"components": dict(hit.components)}
+    if isinstance(hit, RelatedHit):
+        row["votes"] = vote_document(hit.votes, hit.voter_titles)
+    annotate([row], curve)
+    return float(row["relevance"]), str(row["relevance_label"])
 
 
 def with_relevance(hits: tuple[Hit, ...], curve: Curve) -> tuple[Hit, ...]:
     """The hits with ``relevance`` and ``relevance_label`` set."""
     out = []
     for hit in hits:
-        rel = relevance_of(hit, curve)
-        out.append(dataclasses.replace(hit, relevance=rel, relevance_label=label(rel)))
+        rel, name = relevance_of(hit, curve)
+        out.append(dataclasses.replace(hit, relevance=rel, relevance_label=name))
     return tuple(out)
 
 
