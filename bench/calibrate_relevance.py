@@ -44,8 +44,8 @@ def search_points(engine: Engine, queries: Path) -> list[tuple[float, int]]:
     items += [(q, set()) for q in OFF_TOPIC]
     for query, relevant in items:
         doc = engine.search(SearchRequest(query=query, top=1, files_only=True))
-        for r in doc["results"]:
-            pts.append((float(r["components"]["vector"]), int(r["path"] in relevant)))
+        for r in doc.results:
+            pts.append((float(r.components["vector"] or 0.0), int(r.path in relevant)))
     return pts
 
 
@@ -55,8 +55,8 @@ def related_points(engine: Engine, linkpred: Path) -> list[tuple[float, int]]:
     pts = []
     for q in queries:
         req = RelatedRequest(path=q.item.note, text=q.text, top=10)
-        for r in engine.related(req)["results"]:
-            pts.append((float(r["components"]["vector"]), int(r["path"] in q.item.relevant)))
+        for h in engine.related(req).results:
+            pts.append((float(h.components["vector"] or 0.0), int(h.path in q.item.relevant)))
     return pts
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,3 +46,23 @@ def corpus_vault(name: str) -> Path:
     if not path.is_dir():
         pytest.skip(f"shared corpus {path} is not present (it lives beside the repo in CI)")
     return path
+
+
+# The query documents as clients get them (``vaultheat.documents`` over the engine's typed
+# results): tests that check the wire contract read these.
+def search_doc(engine: Any, req: Any) -> dict[str, Any]:
+    from vaultheat.documents import search_document
+
+    return search_document(engine.search(req))
+
+
+def related_doc(engine: Any, req: Any) -> dict[str, Any]:
+    from vaultheat.documents import related_document
+
+    return related_document(engine.related(req))
+
+
+def explain_related_doc(engine: Any, req: Any, target: str) -> dict[str, Any]:
+    from vaultheat.documents import explain_document
+
+    return explain_document(engine.explain_related(req, target))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import json
 import math
@@ -11,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import search_doc
 from vaultheat.errors import InputError
 from vaultheat.evaluation.harness import canary, same_folder_ranking
 from vaultheat.evaluation.metrics import (
@@ -319,8 +321,9 @@ def test_lexical_config_ranks_by_bm25(fake_engine: Any) -> None:
     apply_config(fake_engine, base, cfg)
     try:
         q = "espresso extraction sour"
-        doc = fake_engine.search(
-            SearchRequest(q, top=20, files_only=True, lexical=True, graph=False, rerank=False)
+        doc = search_doc(
+            fake_engine,
+            SearchRequest(q, top=20, files_only=True, lexical=True, graph=False, rerank=False),
         )
     finally:
         fake_engine.settings = base
@@ -354,9 +357,8 @@ def test_canary_catches_a_leaking_pipeline(
 
     real = related.retrieve
 
-    def leaky(*args: Any, **kwargs: Any) -> Any:
-        kwargs["blocked"] = set()
-        return real(*args, **kwargs)
+    def leaky(store: Any, vectors: Any, plan: Any) -> Any:
+        return real(store, vectors, dataclasses.replace(plan, blocked=frozenset()))
 
     monkeypatch.setattr(related, "retrieve", leaky)
     # heat-heavy scoring so that a leak through link edges shows clearly in the ranks

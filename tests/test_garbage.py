@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import search_doc
 from vaultheat.cli import main
 from vaultheat.core.binary import binary_reason
 from vaultheat.core.requests import SearchRequest
@@ -43,7 +44,7 @@ def test_binary_note_is_skipped_with_a_reason(fake_engine: Any, vault: Path) -> 
     skipped = {s["path"]: s["reason"] for s in fake_engine.status()["skipped"]}
     assert "binary" in skipped["x.md"]
     assert any(s["path"] == "x.md" for s in report.skipped_files)
-    doc = fake_engine.search(SearchRequest(query="random noise binary", files_only=True))
+    doc = search_doc(fake_engine, SearchRequest(query="random noise binary", files_only=True))
     assert all(r["path"] != "x.md" for r in doc["results"])
     assert fake_engine.status()["state"] == "ready"
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import search_doc
 from tests.reliability.reliability_helpers import fingerprint
 from vaultheat.check import check_index
 from vaultheat.config import Settings, save_settings
@@ -189,19 +190,19 @@ def test_full_rebuild_with_same_model_reuses_vectors_and_keeps_answering(
 ) -> None:
     from vaultheat.core.requests import SearchRequest
 
-    before = fake_engine.search(SearchRequest(query="compost", top=3))["results"]
+    before = search_doc(fake_engine, SearchRequest(query="compost", top=3))["results"]
     answers: list[int] = []
     engine = _engine(fake_engine.paths.vault)
 
     def progress(stage: str, done: int, total: int) -> None:  # queries while it rebuilds
-        answers.append(len(fake_engine.search(SearchRequest(query="compost", top=3))["results"]))
+        answers.append(len(fake_engine.search(SearchRequest(query="compost", top=3)).results))
 
     report = Engine.index(engine, full=True, progress=progress)
     assert report.chunks["embedded"] == 0, "same model: every vector comes from the cache"
     assert report.notes["modified"] == fake_engine.status()["notes"] + 1
     assert answers and min(answers) == len(before)
     assert check_index(engine)["ok"], check_index(engine)["problems"]
-    after = fake_engine.search(SearchRequest(query="compost", top=3))["results"]
+    after = search_doc(fake_engine, SearchRequest(query="compost", top=3))["results"]
     assert [r["path"] for r in after] == [r["path"] for r in before]
 
 

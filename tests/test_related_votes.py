@@ -7,6 +7,7 @@ import math
 
 import pytest
 
+from tests.conftest import explain_related_doc, related_doc
 from vaultheat.core.explain import recompute_final
 from vaultheat.core.requests import RelatedRequest
 from vaultheat.core.votes import link_votes, recompute_bonus
@@ -16,7 +17,7 @@ NOTE = "Coffee/Roasting/Roasting Basics.md"
 
 
 def _related(engine: Engine, **kw: object) -> dict:
-    return engine.related(RelatedRequest(**{"path": NOTE, "top": 30, "explain": True, **kw}))
+    return related_doc(engine, RelatedRequest(**{"path": NOTE, "top": 30, "explain": True, **kw}))
 
 
 def test_every_related_result_carries_votes_and_the_trace_adds_up(fake_engine: Engine) -> None:
@@ -113,7 +114,7 @@ def test_explain_document_shows_the_votes_in_words(fake_engine: Engine) -> None:
 
     doc = _related(fake_engine)
     target = next(r for r in doc["results"] if r["votes"])
-    ex = fake_engine.explain_related(RelatedRequest(path=NOTE), target["path"])
+    ex = explain_related_doc(fake_engine, RelatedRequest(path=NOTE), target["path"])
     assert ex["votes"] == target["votes"]
     assert ex["content_score"] + ex["votes"]["bonus"] == pytest.approx(target["score"], abs=1e-6)
     text = render_text(ex)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import search_doc
 from tests.providers.tiny_models import build_tiny_cross_encoder
 from vaultheat.config import RerankSettings
 from vaultheat.core.explain import recompute_final
@@ -27,14 +28,14 @@ def test_rerank_scores_a_capped_shortlist_and_stays_faithful(
     fake_engine._reranker = CrossEncoderReranker(settings)
     fake_engine._reranker_made = True
     fake_engine.settings = fake_engine.settings.with_value("rerank.shortlist", 7)
-    doc = fake_engine.search(SearchRequest(query="coffee roasting", top=20, rerank=True,
+    doc = search_doc(fake_engine, SearchRequest(query="coffee roasting", top=20, rerank=True,
                                            explain=True))  # fmt: skip
     results = doc["results"]
     assert 0 < len(results) <= 7, "only the shortlist survives a rerank"
     for r in results:
         assert r["components"]["rerank"] is not None
         assert math.isclose(recompute_final(r["explain"]["components"]), r["score"], abs_tol=1e-5)
-    off = fake_engine.search(SearchRequest(query="coffee roasting", top=20, rerank=False))
+    off = search_doc(fake_engine, SearchRequest(query="coffee roasting", top=20, rerank=False))
     assert all(r["components"]["rerank"] is None for r in off["results"])
     assert len(off["results"]) > 7
 
@@ -42,5 +43,5 @@ def test_rerank_scores_a_capped_shortlist_and_stays_faithful(
 def test_no_reranker_configured_means_rerank_off(fake_engine: Engine) -> None:
     fake_engine.settings = fake_engine.settings.with_value("rerank.enabled", True)
     fake_engine._reranker_made = False  # model is empty: make_reranker says why and returns None
-    doc = fake_engine.search(SearchRequest(query="coffee roasting", top=5))
+    doc = search_doc(fake_engine, SearchRequest(query="coffee roasting", top=5))
     assert doc["results"] and all(r["components"]["rerank"] is None for r in doc["results"])

@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from tests.conftest import related_doc, search_doc
 from vaultheat.core.explain import recompute_final, recompute_heat
 from vaultheat.core.requests import RelatedRequest, SearchRequest
 from vaultheat.engine import Engine
@@ -13,7 +14,7 @@ from vaultheat.errors import InputError
 
 
 def test_search_finds_the_note_and_carries_exact_ranges(fake_engine: Engine) -> None:
-    doc = fake_engine.search(SearchRequest(query="blossom end rot tomatoes calcium", top=5))
+    doc = search_doc(fake_engine, SearchRequest(query="blossom end rot tomatoes calcium", top=5))
     paths = [r["path"] for r in doc["results"]]
     assert "Garden/Vegetables/Tomatoes.md" in paths[:3]
     vault = fake_engine.paths.vault
@@ -27,7 +28,7 @@ def test_search_finds_the_note_and_carries_exact_ranges(fake_engine: Engine) -> 
 
 def test_explain_trace_recomputes_the_score(fake_engine: Engine) -> None:
     fake_engine.settings = fake_engine.settings.with_value("search.hops", 2)  # graph on
-    doc = fake_engine.search(SearchRequest(query="coffee grounds in the compost", top=100,
+    doc = search_doc(fake_engine, SearchRequest(query="coffee grounds in the compost", top=100,
                                            explain=True))  # fmt: skip
     assert doc["results"]
     hopped = 0
@@ -44,8 +45,8 @@ def test_explain_trace_recomputes_the_score(fake_engine: Engine) -> None:
 
 
 def test_stage_switches_change_components(fake_engine: Engine) -> None:
-    base = fake_engine.search(SearchRequest(query="roasting first crack", top=5))
-    plain = fake_engine.search(SearchRequest(query="roasting first crack", top=5, graph=False,
+    base = search_doc(fake_engine, SearchRequest(query="roasting first crack", top=5))
+    plain = search_doc(fake_engine, SearchRequest(query="roasting first crack", top=5, graph=False,
                                              lexical=False))  # fmt: skip
     assert all(r["components"]["heat"] is None for r in plain["results"])
     assert all(r["components"]["lexical"] is None for r in plain["results"])
@@ -62,13 +63,14 @@ def test_stage_switches_change_components(fake_engine: Engine) -> None:
     ids=["folder", "tag", "nested-folder"],
 )
 def test_filters(fake_engine: Engine, filters: dict, check) -> None:  # type: ignore[no-untyped-def]
-    doc = fake_engine.search(SearchRequest(query="coffee", top=10, **filters))
+    doc = search_doc(fake_engine, SearchRequest(query="coffee", top=10, **filters))
     assert doc["results"]
     assert all(check(r["path"]) for r in doc["results"])
 
 
 def test_related_from_saved_note_marks_link_status(fake_engine: Engine) -> None:
-    doc = fake_engine.related(RelatedRequest(path="Coffee/Roasting/Roasting Basics.md", top=10))
+    req = RelatedRequest(path="Coffee/Roasting/Roasting Basics.md", top=10)
+    doc = related_doc(fake_engine, req)
     paths = {r["path"]: r["link_status"] for r in doc["results"]}
     assert "Coffee/Roasting/Roasting Basics.md" not in paths
     assert paths, "related notes found"
@@ -82,7 +84,7 @@ def test_related_from_saved_note_marks_link_status(fake_engine: Engine) -> None:
         expected = {(True, True): "both", (True, False): "linked", (False, True): "backlinked",
                     (False, False): "unlinked"}[(path in out, path in back)]  # fmt: skip
         assert status == expected, path
-    unlinked = fake_engine.related(RelatedRequest(path="Coffee/Roasting/Roasting Basics.md",
+    unlinked = related_doc(fake_engine, RelatedRequest(path="Coffee/Roasting/Roasting Basics.md",
                                                   unlinked_only=True))  # fmt: skip
     assert all(r["link_status"] == "unlinked" for r in unlinked["results"])
 
@@ -91,8 +93,8 @@ def test_related_follows_the_cursor_in_unsaved_text(fake_engine: Engine) -> None
     garden = "## Garden\n\n" + "Tomato seedlings, raised beds, compost and mulch. " * 8
     money = "## Money\n\n" + "Index funds, expense ratios, emergency fund savings. " * 8
     text = f"# Mixed draft\n\n{garden}\n\n{money}\n"
-    at_garden = fake_engine.related(RelatedRequest(path="Drafts/x.md", text=text, cursor=20))
-    at_money = fake_engine.related(
+    at_garden = related_doc(fake_engine, RelatedRequest(path="Drafts/x.md", text=text, cursor=20))
+    at_money = related_doc(fake_engine,
         RelatedRequest(path="Drafts/x.md", text=text, cursor=len(text.encode()) - 5)
     )
     top_g = [r["path"] for r in at_garden["results"][:3]]
@@ -155,11 +157,11 @@ def test_query_expansion_adds_variant_seeds_and_degrades_on_failure(fake_engine:
                          "hyde": "Keep three months of expenses as a safety net."})  # fmt: skip
     fake_engine._generator = FakeGenerator(reply)
     fake_engine._generator_made = True
-    doc = fake_engine.search(SearchRequest(query="money", top=30, expand=True, explain=True))
+    doc = search_doc(fake_engine, SearchRequest(query="money", top=30, expand=True, explain=True))
     stages = {r["explain"]["seed"]["stage"] for r in doc["results"]}
     assert stages & {"variant:1", "variant:2", "hyde"}
     fake_engine._generator = FakeGenerator(RuntimeError("model server down"))
-    doc = fake_engine.search(SearchRequest(query="money", top=5, expand=True))
+    doc = search_doc(fake_engine, SearchRequest(query="money", top=5, expand=True))
     assert doc["results"], "a failed expansion falls back to the plain query"
 
 
@@ -168,9 +170,9 @@ def test_non_latin_text_with_an_english_only_model_weights_lexical_evenly(
     fake_engine: Engine, languages: str, even: bool
 ) -> None:
     fake_engine.settings = fake_engine.settings.with_value("embeddings.languages", languages)
-    latin = fake_engine.search(SearchRequest(query="coffee grounds compost", top=3, explain=True))
-    cjk = fake_engine.search(SearchRequest(query="コーヒーの淹れ方", top=3, explain=True))
-    related = fake_engine.related(
+    latin = search_doc(fake_engine, SearchRequest("coffee grounds compost", top=3, explain=True))
+    cjk = search_doc(fake_engine, SearchRequest(query="コーヒーの淹れ方", top=3, explain=True))
+    related = related_doc(fake_engine,
         RelatedRequest(
             path="Draft.md", text="# 下書き\n\nコーヒー豆の焙煎について。", top=3, explain=True
         )

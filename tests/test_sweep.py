@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import search_doc
 from vaultheat.config import Settings
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.requests import SearchRequest
@@ -156,7 +157,7 @@ def test_knn_variants_change_the_similar_edges_in_memory_only(fake_engine: Any) 
         fake_engine.use_similar_edges(knn.lists(fake_engine.settings.graph))
         edges = _similar_of(fake_engine.graph_view())
         req = SearchRequest("espresso grind too fine sour", top=100, lexical=False, graph=True)
-        doc = fake_engine.search(req)
+        doc = search_doc(fake_engine, req)
         return edges, {r["chunk_id"]: r["components"]["heat"] for r in doc["results"]}
 
     try:

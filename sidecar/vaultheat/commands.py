@@ -6,15 +6,19 @@ import argparse
 import dataclasses
 import json
 import sys
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from vaultheat.config import Settings, load_settings, save_settings, settings_to_dict
 from vaultheat.console import EXIT_EMPTY, EXIT_ERROR, EXIT_OK, ProgressBar, emit, parse_property
 from vaultheat.core.freshness import plural
 from vaultheat.core.requests import RelatedRequest, SearchRequest
+from vaultheat.core.results import NoteHit
+from vaultheat.documents import explain_document, related_document, search_document
 from vaultheat.errors import IndexExistsError, IndexMissingError, InputError, NotFoundError
 from vaultheat.paths import index_paths
+
+Hit = TypeVar("Hit")
 
 
 def _engine(args: argparse.Namespace, **kw: Any) -> Any:
@@ -243,8 +247,8 @@ def cmd_search(args: argparse.Namespace) -> int:
                         query = json.loads(line)["query"]
                     except (ValueError, KeyError, TypeError) as exc:
                         raise InputError(f"bad batch line: {line[:80]!r}") from exc
-                doc = engine.search(SearchRequest.from_dict(
-                    {**_search_request(args, query).__dict__}))  # fmt: skip
+                doc = search_document(engine.search(SearchRequest.from_dict(
+                    {**_search_request(args, query).__dict__})))  # fmt: skip
                 any_results = any_results or bool(doc["results"])
                 sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
                 sys.stdout.flush()
@@ -254,7 +258,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         query = sys.stdin.read().strip()
     if not query:
         raise InputError("no query given")
-    doc = engine.search(SearchRequest.from_dict(_search_request(args, query).__dict__))
+    req = SearchRequest.from_dict(_search_request(args, query).__dict__)
+    doc = search_document(engine.search(req))
 
     def human() -> str:
         if not doc["results"]:
@@ -291,7 +296,7 @@ def cmd_related(args: argparse.Namespace) -> int:
         graph=not args.no_graph,
         lexical=not args.no_lexical,
     )
-    doc = engine.related(RelatedRequest.from_dict(req.__dict__))
+    doc = related_document(engine.related(RelatedRequest.from_dict(req.__dict__)))
 
     def human() -> str:
         if not doc["results"]:
@@ -310,7 +315,7 @@ def cmd_related(args: argparse.Namespace) -> int:
     return EXIT_OK if doc["results"] else EXIT_EMPTY
 
 
-def _at_rank(results: list[dict[str, Any]], rank: int | None, what: str) -> dict[str, Any]:
+def _at_rank(results: Sequence[Hit], rank: int | None, what: str) -> Hit:
     rank = 1 if rank is None else rank
     if rank < 1:
         raise InputError(f"--rank {rank}: ranks start at 1")
@@ -331,20 +336,19 @@ def cmd_explain(args: argparse.Namespace) -> int:
         req = RelatedRequest(path=args.related, top=100)
         target = args.target
         if target is None:
-            results = engine.related(req)["results"]
-            target = _at_rank(results, args.rank, f"related to {args.related}")["path"]
-        doc = engine.explain_related(req, target)
+            results = engine.related(req).results
+            target = _at_rank(results, args.rank, f"related to {args.related}").path
+        doc = explain_document(engine.explain_related(req, target))
     else:
         if not args.query:
             raise InputError("explain needs a QUERY (or --related NOTE)")
         sreq = SearchRequest(query=args.query, top=100, files_only=args.files_only)
         chunk = args.chunk
         if chunk is None:
-            results = engine.search(sreq)["results"]
-            hit = _at_rank(results, args.rank, "this query")
+            hit = _at_rank(engine.search(sreq).results, args.rank, "this query")
             # files-only ranks notes: explain the note's best chunk, the one shown for it
-            chunk = hit["best_chunk"]["chunk_id"] if args.files_only else hit["chunk_id"]
-        doc = engine.explain_search(sreq, chunk)
+            chunk = hit.best_chunk.chunk_id if isinstance(hit, NoteHit) else hit.chunk_id
+        doc = explain_document(engine.explain_search(sreq, chunk))
     emit(args, doc, lambda: render_text(doc))
     return EXIT_OK
 

@@ -26,9 +26,16 @@ import xxhash
 from vaultheat import __version__
 from vaultheat.config import Settings, canonical_model, load_settings
 from vaultheat.core.graphview import GraphView
-from vaultheat.core.relevance import Curve, annotate, curve_for
+from vaultheat.core.relevance import Curve, curve_for
 from vaultheat.core.requests import RelatedRequest, SearchRequest
 from vaultheat.core.resolve import LinkResolver
+from vaultheat.core.results import (
+    ChunkHit,
+    Explanation,
+    RelatedResults,
+    SearchResults,
+    explanation,
+)
 from vaultheat.core.votes import NoteLinks
 from vaultheat.errors import IndexMismatchError, IndexMissingError, NotFoundError
 from vaultheat.indexer import Indexer, IndexReport, ProgressFn, stored_settings
@@ -403,24 +410,26 @@ class Engine:
         return out
 
     # -- queries ------------------------------------------------------------------------------
-    def search(self, req: SearchRequest) -> dict[str, Any]:
+    def search(self, req: SearchRequest) -> SearchResults:
         from vaultheat.core.search import run_search
 
         store, vectors = self.view()
-        doc = run_search(self, store, vectors, req)
-        annotate(doc["results"], self._relevance_curve("search"))
-        return doc
+        res = run_search(self, store, vectors, req)
+        return res.with_relevance(self._relevance_curve("search"))
 
-    def related(self, req: RelatedRequest, **hidden: Any) -> dict[str, Any]:
+    def related(
+        self, req: RelatedRequest, *, resolver: LinkResolver | None = None
+    ) -> RelatedResults:
+        """Related notes of ``req.path``; ``resolver`` resolves the links of unsaved text
+        (default: this index's, rebuilt when the index moves on; the evaluation passes one
+        it keeps across many queries)."""
         from vaultheat.core.related import run_related
 
         store, vectors = self.view()
         if req.text is None and store.note_by_path(req.path) is None:
             self._why_not_indexed(req.path)
-        hidden.setdefault("resolver", self.resolver())
-        doc = run_related(self, store, vectors, req, **hidden)
-        annotate(doc["results"], self._relevance_curve("related"))
-        return doc
+        res = run_related(self, store, vectors, req, resolver=resolver or self.resolver())
+        return res.with_relevance(self._relevance_curve("related"))
 
     def _why_not_indexed(self, path: str) -> None:
         from vaultheat.paths import safe_vault_path
@@ -436,24 +445,20 @@ class Engine:
         e = self.settings.embeddings
         return curve_for(e.provider, e.model, kind)
 
-    def explain_search(self, req: SearchRequest, chunk_id: int) -> dict[str, Any]:
-        from vaultheat.core.explain import explain_result
-
-        doc = self.search(
+    def explain_search(self, req: SearchRequest, chunk_id: int) -> Explanation:
+        res = self.search(
             SearchRequest(**{**req.__dict__, "explain": True, "top": 100, "files_only": False})
         )
-        for r in doc["results"]:
-            if r["chunk_id"] == chunk_id:
-                return explain_result(doc["query"], r)
+        for r in res.results:
+            if isinstance(r, ChunkHit) and r.chunk_id == chunk_id:
+                return explanation(res.query, r)
         raise NotFoundError(f"chunk {chunk_id} is not among the results of this query")
 
-    def explain_related(self, req: RelatedRequest, target: str) -> dict[str, Any]:
-        from vaultheat.core.explain import explain_result
-
-        doc = self.related(RelatedRequest(**{**req.__dict__, "explain": True, "top": 100}))
-        for r in doc["results"]:
-            if r["path"] == target:
-                return explain_result(f"related to {req.path}", r)
+    def explain_related(self, req: RelatedRequest, target: str) -> Explanation:
+        res = self.related(RelatedRequest(**{**req.__dict__, "explain": True, "top": 100}))
+        for r in res.results:
+            if r.path == target:
+                return explanation(f"related to {req.path}", r)
         raise NotFoundError(f"{target} is not among the notes related to {req.path}")
 
     def text_key(self, text: str) -> str:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import related_doc, search_doc
 from vaultheat.core.relevance import CURVES, curve_for, fit_isotonic, label, model_family
 from vaultheat.core.requests import RelatedRequest, SearchRequest
 
@@ -65,18 +66,18 @@ def test_labels(value: float, name: str) -> None:
 def test_every_search_and_related_result_carries_relevance(fake_engine: Any) -> None:
     for files_only in (False, True):
         req = SearchRequest(query="espresso grind size", files_only=files_only)
-        doc = fake_engine.search(req)
+        doc = search_doc(fake_engine, req)
         assert doc["results"]
         for r in doc["results"]:
             assert 0.0 <= r["relevance"] <= 1.0
             assert r["relevance_label"] in ("strong", "good", "weak")
-    doc = fake_engine.related(RelatedRequest(path="Home.md"))
+    doc = related_doc(fake_engine, RelatedRequest(path="Home.md"))
     assert doc["results"] and all("relevance_label" in r for r in doc["results"])
 
 
 def test_relevance_is_absolute_not_relative(fake_engine: Any) -> None:
-    good = fake_engine.search(SearchRequest(query="espresso grind size", files_only=True))
-    junk = fake_engine.search(SearchRequest(query="xyzzy qwertyuiop", files_only=True))
+    good = search_doc(fake_engine, SearchRequest(query="espresso grind size", files_only=True))
+    junk = search_doc(fake_engine, SearchRequest(query="xyzzy qwertyuiop", files_only=True))
     if junk["results"]:  # the relative score of a nonsense query's top hit is still high
         top = junk["results"][0]
         assert top["relevance_label"] == "weak"

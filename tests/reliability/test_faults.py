@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.conftest import search_doc
 from tests.reliability.reliability_helpers import (
     CHILD_ENV,
     fingerprint,
@@ -407,7 +408,7 @@ def test_failing_provider_exits_2_and_the_old_index_still_answers(
     handler.mode = "ok"
     engine = Engine.open(vault)  # the previous index answers as soon as queries embed again
     try:
-        assert engine.search(SearchRequest(query="coffee", top=3))["results"]
+        assert search_doc(engine, SearchRequest(query="coffee", top=3))["results"]
     finally:
         engine.close()
     assert run_cli(["index", "--vault", str(vault)], timeout=60).rc == 0

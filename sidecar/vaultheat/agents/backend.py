@@ -25,6 +25,7 @@ import httpx
 from vaultheat import errors
 from vaultheat.config import Settings, load_settings
 from vaultheat.core.requests import RelatedRequest, SearchRequest
+from vaultheat.documents import explain_document, related_document, search_document
 from vaultheat.paths import IndexPaths, safe_vault_path
 from vaultheat.providers.base import Embedder
 from vaultheat.server.client import _BY_CODE
@@ -76,28 +77,24 @@ class EngineBackend:
         self.paths, self.settings, self.engine = paths, settings, engine
 
     def search(self, body: dict[str, Any]) -> dict[str, Any]:
-        doc: dict[str, Any] = self.engine.search(SearchRequest.from_dict(body))
-        return doc
+        return search_document(self.engine.search(SearchRequest.from_dict(body)))
 
     def related(self, body: dict[str, Any]) -> dict[str, Any]:
         req = RelatedRequest.from_dict(body)
-        doc: dict[str, Any] = self.engine.related(
-            replace(req, path=vault_path(self.paths, req.path))
+        return related_document(
+            self.engine.related(replace(req, path=vault_path(self.paths, req.path)))
         )
-        return doc
 
     def explain(self, body: dict[str, Any]) -> dict[str, Any]:
         rest = dict(body)
         if "query" in rest:
             chunk_id = rest.pop("chunk_id")
             sreq = SearchRequest.from_dict(rest)
-            doc: dict[str, Any] = self.engine.explain_search(sreq, chunk_id)
-            return doc
+            return explain_document(self.engine.explain_search(sreq, chunk_id))
         target = vault_path(self.paths, rest.pop("target"), "target")
         req = RelatedRequest.from_dict(rest)
         req = replace(req, path=vault_path(self.paths, req.path))
-        doc = self.engine.explain_related(req, target)
-        return doc
+        return explain_document(self.engine.explain_related(req, target))
 
     def status(self) -> dict[str, Any]:
         doc: dict[str, Any] = self.engine.status()

@@ -1,10 +1,12 @@
-"""The ``vaultheat.explain.v1`` document: why one result is where it is.
+"""Why one result is where it is: reading a ``vaultheat.explain.v1`` document.
 
 The trace comes from the very run that produced the result (seed, each hop with its edge type
 and weights, the score parts before and after normalization), so recomputing the score from
 the document gives the reported score: ``final == Σ weights[k] · normalized[k]`` and
 ``heat == seed_score · Π (edge_weight · decay · type_weight · hub_factor)``. A related-notes
-result adds ``content_score`` and ``votes``: ``score == content_score + votes.bonus``.
+result adds ``content_score`` and ``votes``: ``score == content_score + votes.bonus``. The trace
+itself is ``core.results.Trace`` (built by ``core/pipeline.py``); the document is made in
+``vaultheat.documents``; the functions here check and render a document.
 """
 
 from __future__ import annotations
@@ -12,26 +14,6 @@ from __future__ import annotations
 from typing import Any
 
 from vaultheat.core.votes import describe_votes
-
-
-def explain_result(query: str, result: dict[str, Any]) -> dict[str, Any]:
-    trace = result.get("explain") or {}
-    chunk_id = result.get("chunk_id", (result.get("best_chunk") or {}).get("chunk_id"))
-    return {
-        "schema": "vaultheat.explain.v1",
-        "query": query,
-        "chunk_id": chunk_id,
-        "path": result["path"],
-        "score": result["score"],
-        "seed": trace.get("seed"),
-        "hops": trace.get("hops", []),
-        "components": trace.get("components"),
-        **(
-            {"content_score": trace.get("content_score"), "votes": trace.get("votes")}
-            if "content_score" in trace
-            else {}
-        ),
-    }
 
 
 def recompute_final(components: dict[str, Any]) -> float:

@@ -13,24 +13,19 @@ mostly on similarity (precision), which is what the parameter study showed to wo
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from vaultheat.config import SearchSettings
 from vaultheat.core.fusion import rrf
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.heat import HeatResult, propagate_heat, trace_path
+from vaultheat.core.plan import RetrievalPlan
 from vaultheat.core.ports import StorePort, VectorIndexPort
+from vaultheat.core.results import HopTrace, ScoreParts, SeedTrace, Trace
 from vaultheat.core.scoring import combine
-
-
-@dataclass(frozen=True)
-class QueryVector:
-    vector: np.ndarray
-    weight: float
-    stage: str  # "vector", "variant:1", "hyde", "note", "chunk:3" ...
 
 
 @dataclass
@@ -46,15 +41,8 @@ class Retrieval:
     qmat: np.ndarray | None = None  # the query vectors, one per row
 
 
-@dataclass(frozen=True)
-class Stages:
-    lexical: bool = True
-    graph: bool = True
-    rerank: bool = False
-
-
 def make_neighbors(
-    graph: GraphView, blocked: set[int]
+    graph: GraphView, blocked: AbstractSet[int]
 ) -> Callable[[int], list[tuple[int, float, str]]]:
     """Typed neighbours from the in-memory graph; blocked chunks neither receive nor relay."""
     cache: dict[int, list[tuple[int, float, str]]] = {}
@@ -74,22 +62,10 @@ def make_neighbors(
     return neighbors
 
 
-def retrieve(
-    store: StorePort,
-    vectors: VectorIndexPort,
-    queries: Sequence[QueryVector],
-    lexical_queries: Sequence[tuple[str, float, str]],
-    settings: SearchSettings,
-    stages: Stages,
-    *,
-    allowed: set[int] | None = None,
-    blocked: set[int] | None = None,
-    rerank: Callable[[list[int]], dict[int, float]] | None = None,
-    rerank_shortlist: int = 30,
-    graph: GraphView | None = None,
-    dense: np.ndarray | None = None,
-) -> Retrieval:
-    blocked = blocked or set()
+def retrieve(store: StorePort, vectors: VectorIndexPort, plan: RetrievalPlan) -> Retrieval:
+    """Run ``plan`` (``core/plan.py``): seeds, heat, scores and the final order."""
+    queries, settings, stages = plan.queries, plan.weights, plan.stages
+    allowed, blocked, graph, dense = plan.allowed, plan.blocked, plan.graph, plan.dense
     rankings: list[list[int]] = []
     weights: list[float] = []
     stage_of: list[str] = []
@@ -100,7 +76,7 @@ def retrieve(
 
     # a filter makes hnswlib call back into Python per visited node: only for real filters;
     # the note's own chunks (related notes) are simply asked for extra and dropped
-    filter_ids = allowed - blocked if allowed is not None else None
+    filter_ids = set(allowed - blocked) if allowed is not None else None
     extra = len(blocked) if filter_ids is None else 0
     for q in queries:
         hits = vectors.search(q.vector, settings.vector_top + extra, filter_ids=filter_ids)[0]
@@ -108,7 +84,7 @@ def retrieve(
         weights.append(settings.vector_weight * q.weight)
         stage_of.append(q.stage)
     if stages.lexical:
-        for text, weight, stage in lexical_queries:
+        for text, weight, stage in plan.lexical:
             hits = store.lexical_search(text, settings.lexical_top + len(blocked))
             ranked = [(cid, s) for cid, s in hits if ok(cid)][: settings.lexical_top]
             for cid, s in ranked:
@@ -170,9 +146,9 @@ def retrieve(
         "rerank": settings.score_rerank,
     }
     first = combine(candidates, raw, score_weights)
-    if stages.rerank and rerank is not None and candidates:
-        shortlist = sorted(candidates, key=lambda c: (-first.final[c], c))[:rerank_shortlist]
-        scores = rerank(shortlist)
+    if stages.rerank and plan.rerank is not None and candidates:
+        shortlist = sorted(candidates, key=lambda c: (-first.final[c], c))[:plan.rerank_shortlist]
+        scores = plan.rerank(shortlist)
         candidates = shortlist
         raw = {k: ({c: v[c] for c in shortlist} if v is not None else None) for k, v in raw.items()}
         raw["rerank"] = {c: scores.get(c, 0.0) for c in shortlist}
@@ -264,22 +240,19 @@ def best_unseen_chunks(
 
 def explain_unseen(
     parts: dict[str, Any], cid: int, store: StorePort, snippet: Callable[[str], Any]
-) -> dict[str, Any]:
+) -> Trace:
     """The trace of a chunk that only link votes brought in: no seed score, no hops."""
     row = store.chunks([cid]).get(cid)
-    return {
-        "seed": {
-            "chunk_id": cid,
-            "path": row.path if row else None,
-            "heading_path": list(row.heading_path) if row else [],
-            "text": snippet(row.text) if row else "",
-            "stage": "votes",
-            "seed_score": 0.0,
-        },
-        "hops": [],
-        "hop_count": 0,
-        "components": parts,
-    }
+    seed = SeedTrace(
+        chunk_id=cid,
+        path=row.path if row else None,
+        heading_path=tuple(row.heading_path) if row else (),
+        text=snippet(row.text) if row else "",
+        stage="votes",
+        seed_score=0.0,
+    )
+    return Trace(seed, (), ScoreParts(parts["raw"], parts["normalized"], parts["weights"],
+                                      parts["final"]))  # fmt: skip
 
 
 def _seed_stages(
@@ -301,7 +274,7 @@ def components_of(r: Retrieval, cid: int) -> dict[str, float | None]:
 
 def explain_chunk(
     r: Retrieval, cid: int, store: StorePort, snippet: Callable[[str], Any], decay: float
-) -> dict[str, Any]:
+) -> Trace:
     """The trace of one candidate: its seed, each hop, and the score arithmetic."""
     path = trace_path(r.heat, cid) if r.heat is not None and cid in r.heat.trace else [cid]
     rows = store.chunks(path)
@@ -313,40 +286,37 @@ def explain_chunk(
         t = r.heat.trace[node]
         row = rows.get(node)
         hops.append(
-            {
-                "hop": i,
-                "from_chunk": path[i - 1],
-                "to_chunk": node,
-                "edge": t.edge_type,
-                "edge_weight": t.edge_weight,
-                "type_weight": t.type_weight,
-                "hub_factor": t.hub_factor,
-                "decay": decay,
-                "heat": r.heat.heat[node],
-                "path": row.path if row else None,
-                "heading_path": list(row.heading_path) if row else [],
-                "text": snippet(row.text) if row else "",
-            }
+            HopTrace(
+                hop=i,
+                from_chunk=path[i - 1],
+                to_chunk=node,
+                edge=t.edge_type,
+                edge_weight=t.edge_weight,
+                type_weight=t.type_weight,
+                hub_factor=t.hub_factor,
+                decay=decay,
+                heat=r.heat.heat[node],
+                path=row.path if row else None,
+                heading_path=tuple(row.heading_path) if row else (),
+                text=snippet(row.text) if row else "",
+            )
         )
     normalized = {k: (r.normalized[k].get(cid, 0.0) if k in r.normalized else None) for k in r.raw}
-    return {
-        "seed": {
-            "chunk_id": seed_id,
-            "path": seed_row.path if seed_row else None,
-            "heading_path": list(seed_row.heading_path) if seed_row else [],
-            "text": snippet(seed_row.text) if seed_row else "",
-            "stage": r.seed_stage.get(seed_id, "graph"),
-            "seed_score": r.seeds.get(seed_id, 0.0),
-        },
-        "hops": hops,
-        "hop_count": len(hops),
-        "components": {
-            "raw": {k: (None if v is None else v.get(cid, 0.0)) for k, v in r.raw.items()},
-            "normalized": normalized,
-            "weights": {k: r.weights.get(k, 0.0) for k in r.raw},
-            "final": r.final[cid],
-        },
-    }
+    seed = SeedTrace(
+        chunk_id=seed_id,
+        path=seed_row.path if seed_row else None,
+        heading_path=tuple(seed_row.heading_path) if seed_row else (),
+        text=snippet(seed_row.text) if seed_row else "",
+        stage=r.seed_stage.get(seed_id, "graph"),
+        seed_score=r.seeds.get(seed_id, 0.0),
+    )
+    parts = ScoreParts(
+        raw={k: (None if v is None else v.get(cid, 0.0)) for k, v in r.raw.items()},
+        normalized=normalized,
+        weights={k: r.weights.get(k, 0.0) for k in r.raw},
+        final=r.final[cid],
+    )
+    return Trace(seed, tuple(hops), parts)
 
 
 def found_by(r: Retrieval, cid: int) -> str:

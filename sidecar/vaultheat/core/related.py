@@ -15,17 +15,18 @@ import dataclasses
 import fnmatch
 import time
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from vaultheat.config import RelatedSettings
-from vaultheat.core.language import even_weights, model_misses_script
+from vaultheat.core.graphview import GraphView
+from vaultheat.core.models import ChunkRow
 from vaultheat.core.parsing import parse_note
 from vaultheat.core.pipeline import (
-    QueryVector,
     Retrieval,
-    Stages,
     best_unseen_chunks,
     components_of,
     explain_chunk,
@@ -34,12 +35,14 @@ from vaultheat.core.pipeline import (
     score_unseen,
     unseen_parts,
 )
+from vaultheat.core.plan import QueryVector, plan_for_related
 from vaultheat.core.ports import StorePort, VectorIndexPort
 from vaultheat.core.requests import RelatedRequest
 from vaultheat.core.resolve import LinkResolver
-from vaultheat.core.search import Context, make_rerank, note_scores, snippet_fn
+from vaultheat.core.results import RelatedHit, RelatedResults
+from vaultheat.core.search import Context, chunk_ref, make_rerank, note_scores, snippet_fn
 from vaultheat.core.sizing import chunk_for
-from vaultheat.core.votes import Vote, link_votes, vote_document
+from vaultheat.core.votes import Vote, link_votes
 from vaultheat.errors import NotFoundError
 
 MAX_QUERY_CHUNKS = 8
@@ -90,6 +93,29 @@ def _all_terms(text: str) -> list[str]:
     return [w for w in _WORD.findall(lexical_text(text).lower()) if w not in _STOP]
 
 
+@dataclass(frozen=True)
+class QueryNote:
+    """The note related notes are asked for, from its saved chunks or its unsaved text."""
+
+    mat: np.ndarray  # its chunk vectors, one per row
+    spans: list[tuple[int, int]]  # byte range of each chunk
+    title: str
+    body: str
+    own_ids: frozenset[int]  # its chunks in the index (never results, never relay heat)
+    links_out: frozenset[str]  # notes it links to
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A note that made the list: its score and chunk, and the near-duplicates folded in."""
+
+    path: str
+    score: float
+    cid: int
+    status: str
+    duplicates: list[str]
+
+
 def run_related(
     ctx: Context,
     store: StorePort,
@@ -97,142 +123,191 @@ def run_related(
     req: RelatedRequest,
     *,
     resolver: LinkResolver | None = None,
-) -> dict[str, Any]:
+) -> RelatedResults:
+    """The steps: the query note → its query vectors and words → the retrieval → note scores
+    (damped) → link votes → the result rows, near-duplicates folded together."""
     t0 = time.perf_counter()
     s = ctx.settings
     graph = ctx.graph_view()
-    row = store.note_by_path(req.path)
-    own_ids: list[int] = []
-    if row is not None:
-        own_ids = [c.id for c in store.note_chunks(row.id)]
-    if req.text is not None:
-        raw = req.text.encode("utf-8", "surrogatepass")
-        drafts, mat, note = _text_chunks(ctx, req.path, raw)
-        spans = [(d.byte_start, d.byte_end) for d in drafts]
-        body = note.text[note.body_byte_start :] if note.body_byte_start else note.text
-        title = note.title
-        if resolver is None:
-            resolver = LinkResolver(list(store.notes()), store.attachments(), store.note_aliases())
-        links_out = {
-            p for link in note.links if link.target and (p := resolver.resolve_link(link, req.path))
-        } - {req.path}
-    else:
-        if row is None:
-            raise NotFoundError(f"{req.path} is not indexed; pass its text to find related notes")
-        chunks = store.note_chunks(row.id)
-        mat = vectors.get_vectors([c.id for c in chunks]) if chunks else np.zeros((0, 1))
-        spans = [(c.byte_start, c.byte_end) for c in chunks]
-        body = "\n\n".join(c.text for c in chunks)
-        title = row.title
-        links_out = store.linked_paths(row.id) - {req.path}
+    note = query_note(ctx, store, vectors, req, resolver)
     backlinks = store.backlinking_paths(req.path)
-    if len(mat) == 0 or mat.shape[1] != vectors.dim:
+    if len(note.mat) == 0 or note.mat.shape[1] != vectors.dim:
         return _doc(req, [], t0)
-
-    weights = np.ones(len(spans), dtype=np.float32)
-    if req.cursor is not None:
-        window = s.related.cursor_window_chars
-        for i, (b0, b1) in enumerate(spans):
-            dist = 0 if b0 <= req.cursor <= b1 else min(abs(req.cursor - b0), abs(req.cursor - b1))
-            weights[i] = 0.5 + 1.5 * np.exp(-dist / max(window, 1))
-    mean = (mat * weights[:, None]).sum(axis=0)
-    norm = float(np.linalg.norm(mean))
-    queries = [QueryVector(mean / norm if norm else mean, 1.0, "note")]
-    order = np.argsort(-weights, kind="stable")[:MAX_QUERY_CHUNKS]
-    if len(spans) > 1:
-        for i in order:
-            queries.append(QueryVector(mat[i], 0.5 * float(weights[i]) / len(order), f"chunk:{i}"))
-    lexical_query = distinctive_terms(store, f"{title}\n{body}")
-    lexical = [(lexical_query, 1.0, "lexical")] if lexical_query else []
-    want_rerank = s.rerank.enabled if req.rerank is None else req.rerank
-    rerank = make_rerank(ctx, store, body[:2000]) if want_rerank else None
-    fusion = dataclasses.replace(
-        s.search, score_heat=s.related.score_heat, score_lexical=s.related.score_lexical
-    )
-    if model_misses_script(s.embeddings, s.search, f"{title}\n{body}"):
-        fusion = even_weights(fusion)
-    result = retrieve(
-        store,
-        vectors,
-        queries,
-        lexical,
-        fusion,
-        Stages(lexical=req.lexical, graph=req.graph, rerank=rerank is not None),
-        blocked=set(own_ids),
-        rerank=rerank,
-        rerank_shortlist=s.rerank.shortlist,
-        graph=graph if req.graph else None,
-        dense=ctx.dense_vectors(),
-    )
-    snippet = snippet_fn(s.search.snippet_chars)
-    ranked = [(p, sc, cid) for p, sc, cid in note_scores(result, graph, s.search.files_top_chunks)
-              if p != req.path and not _matches(p, s.related.exclude)]  # fmt: skip
-    ranked = [(p, sc * _damp(p, s.related), cid) for p, sc, cid in ranked]
-    ranked.sort(key=lambda x: (-x[1], x[0]))
+    result = _retrieve(ctx, store, vectors, req, note, graph)
+    ranked = note_ranking(result, graph, req, s.related, s.search.files_top_chunks)
     content = {p: sc for p, sc, _ in ranked}
     vote_of: dict[str, Vote] = {}
     unseen: dict[int, float] = {}  # chunks only votes brought in -> their cosine
     if s.related.votes and req.graph and s.related.vote_weight > 0:
         ranked, vote_of, unseen = _add_votes(ctx, vectors, req, result, ranked, content)
-    results: list[dict[str, Any]] = []
     rows = store.chunks([cid for _, _, cid in ranked[: max(req.top * 3 + 10, s.related.vote_k)]])
     voting = {v.path for vote in vote_of.values() for v in vote.voters}
     voter_cids = {p: cid for p, _, cid in ranked if p in voting}
     rows.update(store.chunks([c for c in voter_cids.values() if c not in rows]))
     titles = {p: rows[cid].title for p, cid in voter_cids.items() if cid in rows}
+    kept = _keep(ranked, rows, store, vectors, req, s.related.duplicate_sim,
+                 lambda p: _link_status(p in note.links_out, p in backlinks))  # fmt: skip
+    snippet = snippet_fn(s.search.snippet_chars)
+    results = []
+    for rank, k in enumerate(kept, start=1):
+        trace = None
+        if req.explain:
+            trace = (
+                explain_unseen(unseen_parts(result, unseen[k.cid]), k.cid, store, snippet)
+                if k.cid in unseen
+                else explain_chunk(result, k.cid, store, snippet, s.search.decay)
+            )
+            trace = dataclasses.replace(trace, content_score=content[k.path], score=k.score)
+        row = rows[k.cid]
+        results.append(
+            RelatedHit(
+                rank=rank,
+                path=k.path,
+                title=row.title,
+                folder=k.path.rsplit("/", 1)[0] if "/" in k.path else "",
+                score=k.score,
+                link_status=k.status,
+                best_chunk=chunk_ref(row, snippet),
+                duplicates=tuple(k.duplicates),
+                components=unseen_parts(result, unseen[k.cid])["raw"]
+                if k.cid in unseen
+                else components_of(result, k.cid),
+                votes=vote_of.get(k.path),
+                voter_titles=titles,
+                explain=trace,
+            )
+        )
+    return _doc(req, results, t0)
+
+
+def query_note(
+    ctx: Context,
+    store: StorePort,
+    vectors: VectorIndexPort,
+    req: RelatedRequest,
+    resolver: LinkResolver | None,
+) -> QueryNote:
+    """The query note: unsaved text parsed, chunked and embedded like a saved note (its links
+    resolved against the index), else the saved note's chunks and links from the index."""
+    row = store.note_by_path(req.path)
+    own_ids = frozenset(c.id for c in store.note_chunks(row.id)) if row is not None else frozenset()
+    if req.text is not None:
+        raw = req.text.encode("utf-8", "surrogatepass")
+        drafts, mat, note = _text_chunks(ctx, req.path, raw)
+        if resolver is None:
+            resolver = LinkResolver(list(store.notes()), store.attachments(), store.note_aliases())
+        links_out = {
+            p for link in note.links if link.target and (p := resolver.resolve_link(link, req.path))
+        } - {req.path}
+        return QueryNote(
+            mat=mat,
+            spans=[(d.byte_start, d.byte_end) for d in drafts],
+            title=note.title,
+            body=note.text[note.body_byte_start :] if note.body_byte_start else note.text,
+            own_ids=own_ids,
+            links_out=frozenset(links_out),
+        )
+    if row is None:
+        raise NotFoundError(f"{req.path} is not indexed; pass its text to find related notes")
+    chunks = store.note_chunks(row.id)
+    return QueryNote(
+        mat=vectors.get_vectors([c.id for c in chunks]) if chunks else np.zeros((0, 1)),
+        spans=[(c.byte_start, c.byte_end) for c in chunks],
+        title=row.title,
+        body="\n\n".join(c.text for c in chunks),
+        own_ids=own_ids,
+        links_out=frozenset(store.linked_paths(row.id) - {req.path}),
+    )
+
+
+def query_vectors(note: QueryNote, cursor: int | None, window: int) -> list[QueryVector]:
+    """The note's mean chunk vector, then its chunks one by one (at most MAX_QUERY_CHUNKS),
+    each weighted toward the section around the cursor."""
+    weights = np.ones(len(note.spans), dtype=np.float32)
+    if cursor is not None:
+        for i, (b0, b1) in enumerate(note.spans):
+            dist = 0 if b0 <= cursor <= b1 else min(abs(cursor - b0), abs(cursor - b1))
+            weights[i] = 0.5 + 1.5 * np.exp(-dist / max(window, 1))
+    mean = (note.mat * weights[:, None]).sum(axis=0)
+    norm = float(np.linalg.norm(mean))
+    queries = [QueryVector(mean / norm if norm else mean, 1.0, "note")]
+    order = np.argsort(-weights, kind="stable")[:MAX_QUERY_CHUNKS]
+    if len(note.spans) > 1:
+        for i in order:
+            queries.append(
+                QueryVector(note.mat[i], 0.5 * float(weights[i]) / len(order), f"chunk:{i}")
+            )
+    return queries
+
+
+def _retrieve(
+    ctx: Context,
+    store: StorePort,
+    vectors: VectorIndexPort,
+    req: RelatedRequest,
+    note: QueryNote,
+    graph: GraphView,
+) -> Retrieval:
+    """The shared retrieval (``core/plan.py``) with the note's vectors and distinctive words;
+    the note's own chunks are blocked."""
+    text = f"{note.title}\n{note.body}"
+    lexical_query = distinctive_terms(store, text)
+    plan = plan_for_related(
+        ctx.settings,
+        req,
+        text,
+        query_vectors(note, req.cursor, ctx.settings.related.cursor_window_chars),
+        [(lexical_query, 1.0, "lexical")] if lexical_query else [],
+        make_rerank=lambda: make_rerank(ctx, store, note.body[:2000]),
+        graph=graph,
+        dense=ctx.dense_vectors(),
+        blocked=set(note.own_ids),
+    )
+    return retrieve(store, vectors, plan)
+
+
+def note_ranking(
+    result: Retrieval, graph: GraphView, req: RelatedRequest, r: RelatedSettings, top_chunks: int
+) -> list[tuple[str, float, int]]:
+    """(path, score, best chunk) per note, best first: the query note and excluded notes left
+    out, damped folders scaled down."""
+    ranked = [(p, sc * _damp(p, r), cid) for p, sc, cid in note_scores(result, graph, top_chunks)
+              if p != req.path and not _matches(p, r.exclude)]  # fmt: skip
+    ranked.sort(key=lambda x: (-x[1], x[0]))
+    return ranked
+
+
+def _keep(
+    ranked: list[tuple[str, float, int]],
+    rows: dict[int, ChunkRow],
+    store: StorePort,
+    vectors: VectorIndexPort,
+    req: RelatedRequest,
+    duplicate_sim: float,
+    status_of: Callable[[str], str],
+) -> list[Kept]:
+    """The top ``req.top`` notes (only unlinked ones if asked); a note whose best chunk is
+    within ``duplicate_sim`` of a kept one's is folded into it as a duplicate. ``rows`` gets
+    the chunks it reads."""
+    kept: list[Kept] = []
     kept_vecs: list[np.ndarray] = []
     for path, score, cid in ranked:
-        status = _link_status(path in links_out, path in backlinks)
+        status = status_of(path)
         if req.unlinked_only and status != "unlinked":
             continue
         if cid not in rows:
             rows.update(store.chunks([cid]))
         v = vectors.get_vectors([cid])[0]
         dup_of = next((i for i, kv in enumerate(kept_vecs)
-                       if float(kv @ v) >= s.related.duplicate_sim), None)  # fmt: skip
+                       if float(kv @ v) >= duplicate_sim), None)  # fmt: skip
         if dup_of is not None:
-            results[dup_of]["duplicates"].append(path)
+            kept[dup_of].duplicates.append(path)
             continue
-        if len(results) >= req.top:
+        if len(kept) >= req.top:
             break
-        row_c = rows[cid]
         kept_vecs.append(v)
-        results.append(
-            {
-                "rank": len(results) + 1,
-                "path": path,
-                "title": row_c.title,
-                "folder": path.rsplit("/", 1)[0] if "/" in path else "",
-                "score": round(score, 6),
-                "link_status": status,
-                "best_chunk": {
-                    "chunk_id": cid,
-                    "heading_path": list(row_c.heading_path),
-                    "line_start": row_c.line_start,
-                    "line_end": row_c.line_end,
-                    "byte_start": row_c.byte_start,
-                    "byte_end": row_c.byte_end,
-                    "text": snippet(row_c.text),
-                },
-                "duplicates": [],
-                "components": unseen_parts(result, unseen[cid])["raw"]
-                if cid in unseen
-                else components_of(result, cid),
-                "votes": vote_document(vote_of.get(path), titles),
-                "explain": None,
-            }
-        )
-        if req.explain:
-            trace = (
-                explain_unseen(unseen_parts(result, unseen[cid]), cid, store, snippet)
-                if cid in unseen
-                else explain_chunk(result, cid, store, snippet, s.search.decay)
-            )
-            trace["content_score"] = content[path]
-            trace["votes"] = results[-1]["votes"]
-            trace["score"] = score
-            results[-1]["explain"] = trace
-    return _doc(req, results, t0)
+        kept.append(Kept(path, score, cid, status, []))
+    return kept
 
 
 def _damp(path: str, r: RelatedSettings) -> float:
@@ -283,13 +358,9 @@ def _add_votes(
     return out, votes, {cid: sim for cid, sim in best.values()}
 
 
-def _doc(req: RelatedRequest, results: list[dict[str, Any]], t0: float) -> dict[str, Any]:
-    return {
-        "schema": "vaultheat.related.v1",
-        "path": req.path,
-        "took_ms": round((time.perf_counter() - t0) * 1000, 2),
-        "results": results,
-    }
+def _doc(req: RelatedRequest, results: list[RelatedHit], t0: float) -> RelatedResults:
+    took_ms = round((time.perf_counter() - t0) * 1000, 2)
+    return RelatedResults(req.path, took_ms, tuple(results))
 
 
 def _link_status(linked: bool, backlinked: bool) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -10,19 +11,18 @@ import numpy as np
 from vaultheat.config import Settings
 from vaultheat.core.expansion import expand_query
 from vaultheat.core.graphview import GraphView
-from vaultheat.core.language import even_weights, model_misses_script
 from vaultheat.core.models import ChunkRow
 from vaultheat.core.pipeline import (
-    QueryVector,
     Retrieval,
-    Stages,
     components_of,
     explain_chunk,
     found_by,
     retrieve,
 )
+from vaultheat.core.plan import QueryVector, RerankFn, plan_for_search
 from vaultheat.core.ports import StorePort, VectorIndexPort
 from vaultheat.core.requests import SearchRequest
+from vaultheat.core.results import ChunkHit, ChunkRef, NoteHit, SearchHit, SearchResults
 from vaultheat.core.votes import NoteLinks
 from vaultheat.providers.base import Embedder, Generator, Reranker
 
@@ -81,7 +81,7 @@ def allowed_chunks(store: StorePort, req: SearchRequest) -> set[int] | None:
     )
 
 
-def make_rerank(ctx: Context, store: StorePort, query: str) -> Any:
+def make_rerank(ctx: Context, store: StorePort, query: str) -> RerankFn | None:
     reranker = ctx.reranker
     if reranker is None:
         return None
@@ -97,7 +97,7 @@ def make_rerank(ctx: Context, store: StorePort, query: str) -> Any:
 
 def run_search(
     ctx: Context, store: StorePort, vectors: VectorIndexPort, req: SearchRequest
-) -> dict:
+) -> SearchResults:
     t0 = time.perf_counter()
     s = ctx.settings
     queries = [QueryVector(embed_query(ctx, req.query), 1.0, "vector")]
@@ -112,25 +112,19 @@ def run_search(
         if exp.hyde:  # a made-up answer passage: embedded as a document, not as a query
             hyde_vec = np.asarray(ctx.embedder.embed_documents([exp.hyde])[0], dtype=np.float32)
             queries.append(QueryVector(hyde_vec, 0.7, "hyde"))
-    want_rerank = s.rerank.enabled if req.rerank is None else req.rerank
-    rerank = make_rerank(ctx, store, req.query) if want_rerank else None
-    weights = s.search
-    if model_misses_script(s.embeddings, s.search, req.query):
-        weights = even_weights(s.search)
-    result = retrieve(
-        store,
-        vectors,
+    plan = plan_for_search(
+        s,
+        req,
         queries,
         lexical,
-        weights,
-        Stages(lexical=req.lexical, graph=req.graph, rerank=rerank is not None),
-        allowed=allowed_chunks(store, req),
-        rerank=rerank,
-        rerank_shortlist=s.rerank.shortlist,
-        graph=ctx.graph_view() if req.graph else None,
+        make_rerank=lambda: make_rerank(ctx, store, req.query),
+        graph=ctx.graph_view(),
         dense=ctx.dense_vectors(),
+        allowed=allowed_chunks(store, req),
     )
+    result = retrieve(store, vectors, plan)
     snippet = snippet_fn(s.search.snippet_chars)
+    results: Sequence[SearchHit]
     if req.files_only:
         results = file_results(
             result, store, ctx.graph_view(), req.top, s.search.files_top_chunks, snippet
@@ -143,13 +137,8 @@ def run_search(
             for rank, cid in enumerate(ids, start=1)
             if cid in rows
         ]
-    return {
-        "schema": "vaultheat.search.v1",
-        "query": req.query,
-        "took_ms": round((time.perf_counter() - t0) * 1000, 2),
-        "files_only": req.files_only,
-        "results": results,
-    }
+    took_ms = round((time.perf_counter() - t0) * 1000, 2)
+    return SearchResults(req.query, took_ms, req.files_only, tuple(results))
 
 
 def chunk_result(
@@ -160,25 +149,38 @@ def chunk_result(
     snippet: Any,
     explain: bool,
     decay: float,
-) -> dict[str, Any]:
+) -> ChunkHit:
     text = snippet(row.text)
-    return {
-        "rank": rank,
-        "chunk_id": row.id,
-        "path": row.path,
-        "title": row.title,
-        "heading_path": list(row.heading_path),
-        "line_start": row.line_start,
-        "line_end": row.line_end,
-        "byte_start": row.byte_start,
-        "byte_end": row.byte_end,
-        "text": text,
-        "text_truncated": text.endswith("…") and not row.text.endswith("…"),
-        "score": round(r.final[row.id], 6),
-        "found_by": found_by(r, row.id),
-        "components": components_of(r, row.id),
-        "explain": explain_chunk(r, row.id, store, snippet, decay) if explain else None,
-    }
+    return ChunkHit(
+        rank=rank,
+        chunk_id=row.id,
+        path=row.path,
+        title=row.title,
+        heading_path=tuple(row.heading_path),
+        line_start=row.line_start,
+        line_end=row.line_end,
+        byte_start=row.byte_start,
+        byte_end=row.byte_end,
+        text=text,
+        text_truncated=text.endswith("…") and not row.text.endswith("…"),
+        score=r.final[row.id],
+        found_by=found_by(r, row.id),
+        components=components_of(r, row.id),
+        explain=explain_chunk(r, row.id, store, snippet, decay) if explain else None,
+    )
+
+
+def chunk_ref(row: ChunkRow, snippet: Any) -> ChunkRef:
+    """A result's best chunk: its place in the note and its snippet."""
+    return ChunkRef(
+        chunk_id=row.id,
+        heading_path=tuple(row.heading_path),
+        line_start=row.line_start,
+        line_end=row.line_end,
+        byte_start=row.byte_start,
+        byte_end=row.byte_end,
+        text=snippet(row.text),
+    )
 
 
 def note_scores(r: Retrieval, graph: GraphView, top_chunks: int) -> list[tuple[str, float, int]]:
@@ -202,28 +204,11 @@ def note_scores(r: Retrieval, graph: GraphView, top_chunks: int) -> list[tuple[s
 
 def file_results(
     r: Retrieval, store: StorePort, graph: GraphView, top: int, top_chunks: int, snippet: Any
-) -> list[dict[str, Any]]:
+) -> list[NoteHit]:
     ranked = note_scores(r, graph, top_chunks)[:top]
     rows = store.chunks([cid for _, _, cid in ranked])
-    out = []
-    for rank, (path, score, cid) in enumerate(ranked, start=1):
-        row = rows[cid]
-        out.append(
-            {
-                "rank": rank,
-                "path": path,
-                "title": row.title,
-                "score": round(score, 6),
-                "best_chunk": {
-                    "chunk_id": cid,
-                    "heading_path": list(row.heading_path),
-                    "line_start": row.line_start,
-                    "line_end": row.line_end,
-                    "byte_start": row.byte_start,
-                    "byte_end": row.byte_end,
-                    "text": snippet(row.text),
-                },
-                "components": components_of(r, cid),
-            }
-        )
-    return out
+    return [
+        NoteHit(rank, path, rows[cid].title, score, chunk_ref(rows[cid], snippet),
+                components_of(r, cid))
+        for rank, (path, score, cid) in enumerate(ranked, start=1)
+    ]

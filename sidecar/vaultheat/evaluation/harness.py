@@ -179,7 +179,7 @@ def run_search_eval(
                 t0 = time.perf_counter()
                 doc = engine.search(req)
                 res.latency_ms.append((time.perf_counter() - t0) * 1000)
-                res.ranks.append(ranks_of([r["path"] for r in doc["results"]], item.relevant))
+                res.ranks.append(ranks_of([r.path for r in doc.results], item.relevant))
             out.append(res)
     finally:
         engine.settings = base
@@ -246,7 +246,7 @@ def related_ranking(
         graph=cfg.graph,
         rerank=cfg.rerank,
     )
-    return [r["path"] for r in engine.related(req, resolver=resolver)["results"]]
+    return [r.path for r in engine.related(req, resolver=resolver).results]
 
 
 def same_folder_ranking(note: str, all_paths: Sequence[str]) -> list[str]:

@@ -15,6 +15,7 @@ from typing import Any
 from aiohttp import web
 
 from vaultheat.core.requests import RelatedRequest, SearchRequest
+from vaultheat.documents import explain_document, related_document, search_document
 from vaultheat.errors import InputError, VaultheatError
 from vaultheat.paths import safe_vault_path
 from vaultheat.server.events import CLOSE, KEEPALIVE_S, RESYNC, format_event
@@ -83,7 +84,7 @@ async def openapi(request: web.Request) -> web.Response:
 async def search(request: web.Request) -> web.Response:
     state = _state(request)
     req = SearchRequest.from_dict(await read_json(request))
-    return web.json_response(await state.call(state.engine.search, req))
+    return web.json_response(search_document(await state.call(state.engine.search, req)))
 
 
 @routes.post("/v1/related")
@@ -91,7 +92,7 @@ async def related(request: web.Request) -> web.Response:
     state = _state(request)
     req = RelatedRequest.from_dict(await read_json(request))
     req = dataclasses.replace(req, path=vault_relative(state, req.path))
-    return web.json_response(await state.call(state.engine.related, req))
+    return web.json_response(related_document(await state.call(state.engine.related, req)))
 
 
 @routes.post("/v1/explain")
@@ -107,16 +108,16 @@ async def explain(request: web.Request) -> web.Response:
         if not isinstance(chunk_id, int) or isinstance(chunk_id, bool):
             raise InputError("chunk_id (an integer) is required with query")
         sreq = SearchRequest.from_dict(rest)
-        doc = await state.call(state.engine.explain_search, sreq, chunk_id)
+        found = await state.call(state.engine.explain_search, sreq, chunk_id)
     elif "path" in rest:
         target = rest.pop("target", None)
         target = vault_relative(state, target, "target")
         rreq = RelatedRequest.from_dict(rest)
         rreq = dataclasses.replace(rreq, path=vault_relative(state, rreq.path))
-        doc = await state.call(state.engine.explain_related, rreq, target)
+        found = await state.call(state.engine.explain_related, rreq, target)
     else:
         raise InputError("give either {query, chunk_id} or {path, target}")
-    return web.json_response(doc)
+    return web.json_response(explain_document(found))
 
 
 # -- index control ----------------------------------------------------------------------------

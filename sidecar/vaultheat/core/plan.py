@@ -1,0 +1,127 @@
+"""One retrieval plan for search and related notes: what ``pipeline.retrieve`` runs.
+
+Search and related notes differ in where their query comes from (a typed query and its
+expansions; a note's chunks and distinctive words) and in their fusion weights (related reads
+its own heat and lexical weights). Everything else is decided here, once, for both: whether
+to rerank (the request, else the settings), the script fallback (an English-only model given
+text in another script gets even weights, ``core/language.py``), which stages run, and the
+rerank shortlist. A plan is a frozen value: the run it describes can be read off it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from vaultheat.config import SearchSettings, Settings
+from vaultheat.core.graphview import GraphView
+from vaultheat.core.language import even_weights, model_misses_script
+from vaultheat.core.requests import RelatedRequest, SearchRequest
+
+RerankFn = Callable[[list[int]], dict[int, float]]  # chunk ids -> reranker score
+LexicalQuery = tuple[str, float, str]  # (text, weight, stage)
+
+
+@dataclass(frozen=True)
+class QueryVector:
+    vector: np.ndarray
+    weight: float
+    stage: str  # "vector", "variant:1", "hyde", "note", "chunk:3" ...
+
+
+@dataclass(frozen=True)
+class Stages:
+    lexical: bool = True
+    graph: bool = True
+    rerank: bool = False
+
+
+@dataclass(frozen=True)
+class RetrievalPlan:
+    queries: tuple[QueryVector, ...]
+    lexical: tuple[LexicalQuery, ...]
+    weights: SearchSettings  # retrieval depths, fusion and score weights, heat parameters
+    stages: Stages
+    allowed: frozenset[int] | None = None  # only these chunks (folder / tag / property filters)
+    blocked: frozenset[int] = frozenset()  # never these (the query note's own chunks)
+    rerank: RerankFn | None = None
+    rerank_shortlist: int = 30
+    graph: GraphView | None = None  # None: no heat stage
+    dense: np.ndarray | None = None  # chunk id -> vector, for scoring (else the vector index)
+
+
+def plan_for_search(
+    settings: Settings,
+    req: SearchRequest,
+    queries: Sequence[QueryVector],
+    lexical: Sequence[LexicalQuery],
+    *,
+    make_rerank: Callable[[], RerankFn | None],
+    graph: GraphView,
+    dense: np.ndarray | None,
+    allowed: set[int] | None,
+) -> RetrievalPlan:
+    return build_plan(settings, settings.search, req.query, queries, lexical,
+                      rerank=req.rerank, lexical_stage=req.lexical, graph_stage=req.graph,
+                      make_rerank=make_rerank, graph=graph, dense=dense,
+                      allowed=allowed)  # fmt: skip
+
+
+def plan_for_related(
+    settings: Settings,
+    req: RelatedRequest,
+    text: str,
+    queries: Sequence[QueryVector],
+    lexical: Sequence[LexicalQuery],
+    *,
+    make_rerank: Callable[[], RerankFn | None],
+    graph: GraphView,
+    dense: np.ndarray | None,
+    blocked: set[int],
+) -> RetrievalPlan:
+    """``text`` is the note's title and body (its script decides the fallback)."""
+    fusion = dataclasses.replace(settings.search, score_heat=settings.related.score_heat,
+                                 score_lexical=settings.related.score_lexical)  # fmt: skip
+    return build_plan(settings, fusion, text, queries, lexical,
+                      rerank=req.rerank, lexical_stage=req.lexical, graph_stage=req.graph,
+                      make_rerank=make_rerank, graph=graph, dense=dense,
+                      blocked=blocked)  # fmt: skip
+
+
+def build_plan(
+    settings: Settings,
+    fusion: SearchSettings,
+    text: str,
+    queries: Sequence[QueryVector],
+    lexical: Sequence[LexicalQuery],
+    *,
+    rerank: bool | None,
+    lexical_stage: bool,
+    graph_stage: bool,
+    make_rerank: Callable[[], RerankFn | None],
+    graph: GraphView,
+    dense: np.ndarray | None,
+    allowed: set[int] | None = None,
+    blocked: set[int] | None = None,
+) -> RetrievalPlan:
+    """The plan both tasks share: ``rerank`` is the request's choice (None: the settings');
+    the reranker is only made (and its model loaded) when the plan reranks."""
+    want_rerank = settings.rerank.enabled if rerank is None else rerank
+    rerank_fn = make_rerank() if want_rerank else None
+    if model_misses_script(settings.embeddings, settings.search, text):
+        fusion = even_weights(fusion)
+    return RetrievalPlan(
+        queries=tuple(queries),
+        lexical=tuple(lexical),
+        weights=fusion,
+        stages=Stages(lexical=lexical_stage, graph=graph_stage, rerank=rerank_fn is not None),
+        allowed=frozenset(allowed) if allowed is not None else None,
+        blocked=frozenset(blocked or ()),
+        rerank=rerank_fn,
+        rerank_shortlist=settings.rerank.shortlist,
+        graph=graph if graph_stage else None,
+        dense=dense,
+    )

@@ -1,0 +1,213 @@
+"""What a query returns: typed results of search, related notes and explain.
+
+Core builds these and nothing else; the ``vaultheat.search.v1`` / ``related.v1`` /
+``explain.v1`` documents are made from them in one place at the edge (``vaultheat.documents``),
+for the CLI, the HTTP API and the agent tools alike. So a field is named once here, and the
+wire format (key order, rounding) is decided once there.
+
+Scores are kept exact (documents round them); ``components`` are the raw score parts per stage
+as the pipeline reports them (``pipeline.components_of``), ``None`` for a stage that did not
+run. ``relevance`` / ``relevance_label`` stay ``None`` until ``with_relevance`` reads them off a
+calibrated curve (``core/relevance.py``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from vaultheat.core.relevance import Curve, annotate
+from vaultheat.core.votes import Vote, vote_document
+
+Components = Mapping[str, float | None]  # stage -> raw score part (None: the stage did not run)
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRef:
+    """A result's best chunk: where it is (lines and bytes) and its snippet."""
+
+    chunk_id: int
+    heading_path: tuple[str, ...]
+    line_start: int
+    line_end: int
+    byte_start: int
+    byte_end: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeedTrace:
+    """Where a result's heat started: the seed chunk and the retriever that found it."""
+
+    chunk_id: int
+    path: str | None
+    heading_path: tuple[str, ...]
+    text: str
+    stage: str  # "vector", "lexical", "note", "chunk:2", "graph", "votes" ...
+    seed_score: float
+
+
+@dataclass(frozen=True, slots=True)
+class HopTrace:
+    """One hop of heat along a typed edge: ``heat == previous · edge · decay · type · hub``."""
+
+    hop: int
+    from_chunk: int
+    to_chunk: int
+    edge: str | None  # set on every hop (None only on a seed, which is no hop)
+    edge_weight: float
+    type_weight: float
+    hub_factor: float
+    decay: float
+    heat: float
+    path: str | None
+    heading_path: tuple[str, ...]
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreParts:
+    """The score arithmetic: ``final == Σ weights[k] · normalized[k]``."""
+
+    raw: Mapping[str, float | None]
+    normalized: Mapping[str, float | None]
+    weights: Mapping[str, float]
+    final: float
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    """Why a chunk scored what it did, from the run that scored it. A related-notes trace adds
+    the note's ``content_score`` and its final ``score`` (content + link votes)."""
+
+    seed: SeedTrace
+    hops: tuple[HopTrace, ...]
+    components: ScoreParts
+    content_score: float | None = None
+    score: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkHit:
+    """A search result: one chunk."""
+
+    rank: int
+    chunk_id: int
+    path: str
+    title: str
+    heading_path: tuple[str, ...]
+    line_start: int
+    line_end: int
+    byte_start: int
+    byte_end: int
+    text: str
+    text_truncated: bool
+    score: float
+    found_by: str
+    components: Components
+    explain: Trace | None = None
+    relevance: float | None = None
+    relevance_label: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NoteHit:
+    """A files-only search result: one note and its best chunk."""
+
+    rank: int
+    path: str
+    title: str
+    score: float
+    best_chunk: ChunkRef
+    components: Components
+    relevance: float | None = None
+    relevance_label: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RelatedHit:
+    """A related note: its best chunk, how it is linked to the query note, the notes folded
+    into it as near-duplicates, and the link votes it received (``voter_titles`` names the
+    voters)."""
+
+    rank: int
+    path: str
+    title: str
+    folder: str
+    score: float
+    link_status: str  # "unlinked" | "linked" | "backlinked" | "both"
+    best_chunk: ChunkRef
+    duplicates: tuple[str, ...]
+    components: Components
+    votes: Vote | None
+    voter_titles: Mapping[str, str]
+    explain: Trace | None = None
+    relevance: float | None = None
+    relevance_label: str | None = None
+
+
+SearchHit = ChunkHit | NoteHit
+Hit = TypeVar("Hit", bound=ChunkHit | NoteHit | RelatedHit)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResults:
+    query: str
+    took_ms: float
+    files_only: bool
+    results: tuple[SearchHit, ...]
+
+    def with_relevance(self, curve: Curve) -> SearchResults:
+        return dataclasses.replace(self, results=with_relevance(self.results, curve))
+
+
+@dataclass(frozen=True, slots=True)
+class RelatedResults:
+    path: str
+    took_ms: float
+    results: tuple[RelatedHit, ...]
+
+    def with_relevance(self, curve: Curve) -> RelatedResults:
+        return dataclasses.replace(self, results=with_relevance(self.results, curve))
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """One result explained: the result's identity and score, and its trace."""
+
+    query: str
+    chunk_id: int
+    path: str
+    score: float
+    trace: Trace | None
+    votes: Vote | None = None  # related notes only
+    voter_titles: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+
+def relevance_of(hit: ChunkHit | NoteHit | RelatedHit, curve: Curve) -> tuple[float, str]:
+    """The hit's absolute relevance and its label. ``relevance.annotate`` stays the one place
+    that decides what the curve reads (the vector cosine; for related notes possibly their
+    link votes): it is given the hit's fields as clients see them."""
+    row: dict[str, Any] = {"components": dict(hit.components)}
+    if isinstance(hit, RelatedHit):
+        row["votes"] = vote_document(hit.votes, hit.voter_titles)
+    annotate([row], curve)
+    return float(row["relevance"]), str(row["relevance_label"])
+
+
+def with_relevance(hits: tuple[Hit, ...], curve: Curve) -> tuple[Hit, ...]:
+    """The hits with ``relevance`` and ``relevance_label`` set."""
+    out = []
+    for hit in hits:
+        rel, name = relevance_of(hit, curve)
+        out.append(dataclasses.replace(hit, relevance=rel, relevance_label=name))
+    return tuple(out)
+
+
+def explanation(query: str, hit: ChunkHit | RelatedHit) -> Explanation:
+    if isinstance(hit, ChunkHit):
+        return Explanation(query, hit.chunk_id, hit.path, hit.score, hit.explain)
+    return Explanation(query, hit.best_chunk.chunk_id, hit.path, hit.score, hit.explain,
+                       hit.votes, hit.voter_titles)  # fmt: skip

@@ -1,0 +1,191 @@
+"""The query documents, built once: ``vaultheat.search.v1``, ``vaultheat.related.v1`` and
+``vaultheat.explain.v1`` from core's typed results (``core/results.py``).
+
+The CLI (``--json``), the HTTP API and the agent tools all send what these functions return,
+so the three cannot drift apart. This module owns the wire format: key order (clients and the
+golden test read it), scores rounded to 6 decimals, tuples as lists; the contract itself is
+docs/api.md and ``server/schemas.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vaultheat.core.results import (
+    ChunkHit,
+    ChunkRef,
+    Explanation,
+    HopTrace,
+    NoteHit,
+    RelatedHit,
+    RelatedResults,
+    ScoreParts,
+    SearchResults,
+    SeedTrace,
+    Trace,
+)
+from vaultheat.core.votes import vote_document
+
+SEARCH = "vaultheat.search.v1"
+RELATED = "vaultheat.related.v1"
+EXPLAIN = "vaultheat.explain.v1"
+
+Doc = dict[str, Any]
+
+
+def search_document(res: SearchResults) -> Doc:
+    return {
+        "schema": SEARCH,
+        "query": res.query,
+        "took_ms": res.took_ms,
+        "files_only": res.files_only,
+        "results": [
+            chunk_hit(h) if isinstance(h, ChunkHit) else note_hit(h) for h in res.results
+        ],
+    }
+
+
+def related_document(res: RelatedResults) -> Doc:
+    return {
+        "schema": RELATED,
+        "path": res.path,
+        "took_ms": res.took_ms,
+        "results": [related_hit(h) for h in res.results],
+    }
+
+
+def explain_document(e: Explanation) -> Doc:
+    t = e.trace
+    doc: Doc = {
+        "schema": EXPLAIN,
+        "query": e.query,
+        "chunk_id": e.chunk_id,
+        "path": e.path,
+        "score": round(e.score, 6),
+        "seed": seed_doc(t.seed) if t else None,
+        "hops": [hop_doc(h) for h in t.hops] if t else [],
+        "components": parts_doc(t.components) if t else None,
+    }
+    if t is not None and t.content_score is not None:
+        doc["content_score"] = t.content_score
+        doc["votes"] = vote_document(e.votes, e.voter_titles)
+    return doc
+
+
+def chunk_hit(h: ChunkHit) -> Doc:
+    return _relevance(h, {
+        "rank": h.rank,
+        "chunk_id": h.chunk_id,
+        "path": h.path,
+        "title": h.title,
+        "heading_path": list(h.heading_path),
+        "line_start": h.line_start,
+        "line_end": h.line_end,
+        "byte_start": h.byte_start,
+        "byte_end": h.byte_end,
+        "text": h.text,
+        "text_truncated": h.text_truncated,
+        "score": round(h.score, 6),
+        "found_by": h.found_by,
+        "components": dict(h.components),
+        "explain": trace_doc(h.explain) if h.explain else None,
+    })  # fmt: skip
+
+
+def note_hit(h: NoteHit) -> Doc:
+    return _relevance(h, {
+        "rank": h.rank,
+        "path": h.path,
+        "title": h.title,
+        "score": round(h.score, 6),
+        "best_chunk": chunk_ref(h.best_chunk),
+        "components": dict(h.components),
+    })  # fmt: skip
+
+
+def related_hit(h: RelatedHit) -> Doc:
+    votes = vote_document(h.votes, h.voter_titles)
+    return _relevance(h, {
+        "rank": h.rank,
+        "path": h.path,
+        "title": h.title,
+        "folder": h.folder,
+        "score": round(h.score, 6),
+        "link_status": h.link_status,
+        "best_chunk": chunk_ref(h.best_chunk),
+        "duplicates": list(h.duplicates),
+        "components": dict(h.components),
+        "votes": votes,
+        "explain": trace_doc(h.explain, votes) if h.explain else None,
+    })  # fmt: skip
+
+
+def _relevance(h: ChunkHit | NoteHit | RelatedHit, doc: Doc) -> Doc:
+    if h.relevance is not None:
+        doc["relevance"] = h.relevance
+        doc["relevance_label"] = h.relevance_label
+    return doc
+
+
+def chunk_ref(c: ChunkRef) -> Doc:
+    return {
+        "chunk_id": c.chunk_id,
+        "heading_path": list(c.heading_path),
+        "line_start": c.line_start,
+        "line_end": c.line_end,
+        "byte_start": c.byte_start,
+        "byte_end": c.byte_end,
+        "text": c.text,
+    }
+
+
+def trace_doc(t: Trace, votes: Doc | None = None) -> Doc:
+    """A result's ``explain`` object; a related note's adds content_score, votes and score."""
+    doc: Doc = {
+        "seed": seed_doc(t.seed),
+        "hops": [hop_doc(h) for h in t.hops],
+        "hop_count": len(t.hops),
+        "components": parts_doc(t.components),
+    }
+    if t.content_score is not None:
+        doc["content_score"] = t.content_score
+        doc["votes"] = votes
+        doc["score"] = t.score
+    return doc
+
+
+def seed_doc(s: SeedTrace) -> Doc:
+    return {
+        "chunk_id": s.chunk_id,
+        "path": s.path,
+        "heading_path": list(s.heading_path),
+        "text": s.text,
+        "stage": s.stage,
+        "seed_score": s.seed_score,
+    }
+
+
+def hop_doc(h: HopTrace) -> Doc:
+    return {
+        "hop": h.hop,
+        "from_chunk": h.from_chunk,
+        "to_chunk": h.to_chunk,
+        "edge": h.edge,
+        "edge_weight": h.edge_weight,
+        "type_weight": h.type_weight,
+        "hub_factor": h.hub_factor,
+        "decay": h.decay,
+        "heat": h.heat,
+        "path": h.path,
+        "heading_path": list(h.heading_path),
+        "text": h.text,
+    }
+
+
+def parts_doc(p: ScoreParts) -> Doc:
+    return {
+        "raw": dict(p.raw),
+        "normalized": dict(p.normalized),
+        "weights": dict(p.weights),
+        "final": p.final,
+    }
