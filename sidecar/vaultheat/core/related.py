@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import math
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -27,7 +28,6 @@ from vaultheat.core.models import ChunkRow
 from vaultheat.core.parsing import parse_note
 from vaultheat.core.pipeline import (
     Retrieval,
-    best_unseen_chunks,
     components_of,
     explain_chunk,
     explain_unseen,
@@ -42,7 +42,7 @@ from vaultheat.core.resolve import LinkResolver
 from vaultheat.core.results import RelatedHit, RelatedResults
 from vaultheat.core.search import Context, chunk_ref, make_rerank, note_scores, snippet_fn
 from vaultheat.core.sizing import chunk_for
-from vaultheat.core.votes import Vote, link_votes
+from vaultheat.core.votes import Vote, best_chunks, link_votes, rank_floor, reachable
 from vaultheat.errors import NotFoundError
 
 MAX_QUERY_CHUNKS = 8
@@ -346,7 +346,29 @@ def _add_votes(
         for t in vr.votes
         if t not in seen and t in links.chunks and not _matches(t, r.exclude)
     }
-    best = best_unseen_chunks(result, fresh, ctx.dense_vectors(), vectors)
+    if fresh and not req.unlinked_only:
+        # Skip the vote-only notes that cannot reach the depth results are read from: each
+        # one's content score is at most ``cap`` (its vector part at the maximum, the other
+        # parts 0 raw) and its bonus is known, while the notes already scored fix a floor
+        # the final score at that depth can only rise above. Exact (tests/test_votes_pruning).
+        depth = max(req.top * 3 + 10, r.vote_k)
+        floor = rank_floor(
+            (sc + vr.votes[p].bonus if p in vr.votes else sc for p, sc, _ in ranked), depth
+        )
+        cap = score_unseen(result, {-1: math.inf}).get(-1, 0.0)
+        fresh = {
+            t: ids
+            for t, ids in fresh.items()
+            if reachable(cap, _damp(t, r), vr.votes[t].bonus, floor)
+        }
+    dense = ctx.dense_vectors()
+
+    def vectors_of(ids: np.ndarray) -> np.ndarray:
+        if len(dense) > int(ids.max()):
+            return dense[ids]
+        return vectors.get_vectors([int(i) for i in ids])
+
+    best = best_chunks(result.qmat, fresh, vectors_of)
     finals = score_unseen(result, {cid: sim for cid, sim in best.values()})
     out = list(ranked)
     for t, (cid, _) in sorted(best.items()):

@@ -22,7 +22,8 @@ in_degree)``, the same curve heat propagation uses for hubs.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Collection, Mapping, Sequence
+import math
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -107,19 +108,62 @@ def link_votes(
     if not neighbours or total <= 0 or weight <= 0:
         return VoteResult(neighbours, total, {})
     voters: dict[str, list[Voter]] = {}
+    summed: dict[str, float] = {}  # Σ c(s) per target, added in neighbour order as sum() would
     for s in neighbours:
-        for t in sorted(out_links.get(s.path, ())):
+        for t in out_links.get(s.path, ()):
             if t != s.path and t != query:
                 voters.setdefault(t, []).append(s)
+                summed[t] = summed.get(t, 0) + s.score
     own = set(query_links)
     votes: dict[str, Vote] = {}
     for t, vs in voters.items():
-        share = sum(v.score for v in vs) / total
-        degree = (in_degree or {}).get(t, 0) - (1 if t in own else 0)
-        hub = hub_factor(degree, hub_degree)
+        share = summed[t] / total
+        hub = 1.0
+        if hub_degree > 0:
+            hub = hub_factor((in_degree or {}).get(t, 0) - (1 if t in own else 0), hub_degree)
         votes[t] = Vote(t, len(vs), len(neighbours), weight, total, share, hub,
                         weight * share * hub, tuple(vs))  # fmt: skip
     return VoteResult(neighbours, total, votes)
+
+
+def best_chunks(
+    qmat: np.ndarray | None,
+    chunks: Mapping[str, np.ndarray],
+    vectors_of: Callable[[np.ndarray], np.ndarray],
+) -> dict[str, tuple[int, float]]:
+    """path -> (its chunk most similar to any query vector, that cosine), for the notes only
+    the votes found. ``vectors_of(ids)`` gives the chunks' vectors, one per row.
+
+    The product is ``np.einsum`` on purpose, not ``@``: a few hundred chunks against ~9 query
+    vectors is tiny, and a BLAS call this size wakes OpenBLAS's worker threads, which on a
+    busy 2-core machine cost ~10 ms per request (docs/eval.md "Link votes", latency) against
+    ~0.2 ms single-threaded. Ties go to the first chunk of a note, as ``np.argmax`` does."""
+    paths = [p for p, ids in chunks.items() if len(ids)]
+    if qmat is None or not paths:
+        return {}
+    lens = np.fromiter((len(chunks[p]) for p in paths), dtype=np.int64, count=len(paths))
+    ids = np.concatenate([chunks[p] for p in paths])
+    sims = np.einsum("ij,kj->ik", vectors_of(ids), qmat).max(axis=1)
+    starts = np.concatenate(([0], np.cumsum(lens)[:-1]))
+    peak = np.maximum.reduceat(sims, starts)
+    hits = np.flatnonzero(sims == np.repeat(peak, lens))
+    first = hits[np.searchsorted(hits, starts)]
+    return {p: (int(ids[i]), float(sims[i])) for p, i in zip(paths, first, strict=True)}
+
+
+def rank_floor(scores: Iterable[float], depth: int) -> float:
+    """The ``depth``-th highest of ``scores`` (−inf when there are fewer). More notes joining
+    a ranking can only raise the score at a given depth, so a note whose final score is
+    certainly below this floor can never rank within ``depth``."""
+    top = heapq.nlargest(max(depth, 1), scores)
+    return top[-1] if len(top) >= depth > 0 else -math.inf
+
+
+def reachable(cap: float, damp: float, bonus: float, floor: float) -> bool:
+    """Whether a vote-only note can reach ``floor``: its final score is ``content × damp +
+    bonus`` with ``content <= cap`` (float products and sums are monotone, so the bound holds
+    as computed); a negative ``damp`` reverses the bound, so such a note is always kept."""
+    return damp < 0 or cap * damp + bonus >= floor
 
 
 def vote_document(vote: Vote | None, titles: Mapping[str, str]) -> dict[str, Any] | None:

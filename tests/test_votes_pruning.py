@@ -1,0 +1,114 @@
+"""Pruning vote-only notes that cannot reach the shown depth changes no result: rankings with
+and without the pruning are identical on a vault with planted links (saved notes, unsaved text
+with a cursor, several depths), and the pruning does skip notes there."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from vaultheat.config import Settings, save_settings
+from vaultheat.core import related
+from vaultheat.core.requests import RelatedRequest
+from vaultheat.core.votes import rank_floor, reachable
+from vaultheat.engine import Engine
+from vaultheat.paths import index_paths
+from vaultheat.providers.fake import FakeEmbedder
+
+TOPICS = ["coffee roasting beans grinder espresso", "garden tomato soil compost seeds",
+          "budget savings tax invoice pension", "python code test refactor module",
+          "travel train ticket station luggage", "piano music scale chord rhythm"]  # fmt: skip
+CLUSTER = 50  # notes n000-n049 share the first topic: the queries' close neighbours
+N_NOTES = 300
+
+
+def _write_vault(root: Path) -> list[str]:
+    """A close cluster whose notes link at random across the whole vault (so most notes the
+    votes bring in have one or two voters: a small bonus the pruning can rule out), and a few
+    hubs every note links to (a large bonus the pruning must keep)."""
+    rng = random.Random(13)
+    names = [f"n{i:03d}" for i in range(N_NOTES)]
+    hubs = names[-4:]
+    for i, name in enumerate(names):
+        words = TOPICS[0 if i < CLUSTER else 1 + i % (len(TOPICS) - 1)].split()
+        body = " ".join(rng.choice(words) for _ in range(60))
+        targets = set(rng.sample(names, rng.randint(1, 6))) | {rng.choice(hubs)}
+        links = " ".join(f"[[{t}]]" for t in sorted(targets - {name}))
+        (root / f"{name}.md").write_text(f"# {name}\n\n{body}\n\nSee {links}\n", encoding="utf-8")
+    return names
+
+
+@pytest.fixture(scope="module")
+def linked_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    vault = tmp_path_factory.mktemp("linked") / "vault"
+    vault.mkdir()
+    _write_vault(vault)
+    paths = index_paths(vault)
+    paths.root.mkdir()
+    save_settings(paths.config, Settings().with_value("embeddings.provider", "fake"))
+    engine = Engine.open(vault, embedder=FakeEmbedder())
+    engine.index()
+    yield engine
+    engine.close()
+
+
+def _requests(engine: Engine) -> list[RelatedRequest]:
+    reqs = []
+    for i, name in enumerate(sorted(engine.store().notes())[: CLUSTER + 10]):
+        top = (1, 3, 10)[i % 3]
+        reqs.append(RelatedRequest(path=name, top=top, explain=i % 2 == 0))
+        text = (engine.paths.vault / name).read_text(encoding="utf-8") + " more coffee beans"
+        reqs.append(RelatedRequest(path=name, text=text, cursor=len(text) // 2, top=top))
+    return reqs
+
+
+def test_pruned_and_unpruned_rankings_are_identical(
+    linked_engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reqs = _requests(linked_engine)
+    skipped = 0
+    real = related.reachable
+
+    def counting(cap: float, damp: float, bonus: float, floor: float) -> bool:
+        nonlocal skipped
+        ok = real(cap, damp, bonus, floor)
+        skipped += not ok
+        return ok
+
+    monkeypatch.setattr(related, "reachable", counting)
+    pruned = [linked_engine.related(r)["results"] for r in reqs]
+    assert skipped > 0, "the fixture must have vote-only notes the pruning skips"
+    assert any(r["votes"] for res in pruned for r in res)
+    assert any(r["explain"] and r["explain"]["seed"]["stage"] == "votes"
+               for res in pruned for r in res if r["explain"])  # fmt: skip
+    monkeypatch.setattr(related, "reachable", lambda *a: True)
+    unpruned = [linked_engine.related(r)["results"] for r in reqs]
+    assert pruned == unpruned
+
+
+def test_unlinked_only_is_never_pruned(
+    linked_engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``unlinked_only`` reads past the shown depth (linked notes are skipped), so no bound."""
+    calls = 0
+
+    def never(*a: float) -> bool:
+        nonlocal calls
+        calls += 1
+        return False
+
+    monkeypatch.setattr(related, "reachable", never)
+    linked_engine.related(RelatedRequest(path="n010.md", top=3, unlinked_only=True))
+    assert calls == 0
+
+
+def test_rank_floor_and_the_bound() -> None:
+    assert rank_floor([0.2, 0.9, 0.5, 0.7], 2) == 0.7
+    assert rank_floor([0.2, 0.9], 3) == float("-inf")  # fewer notes than the depth: no floor
+    assert reachable(0.5, 1.0, 0.25, 0.75)  # reaches the floor exactly
+    assert not reachable(0.5, 1.0, 0.125, 0.75)
+    assert not reachable(0.6, 0.5, 0.5, 0.9)  # damped content: 0.3 + 0.5 < 0.9
+    assert reachable(0.6, -1.0, 0.0, 9.0)  # a negative damp factor reverses the bound: keep
