@@ -82,7 +82,10 @@ class EmbeddingSettings:
 
 @dataclass(frozen=True)
 class GraphSettings:
-    knn_k: int = 8
+    # similarity edges per chunk, read only by heat propagation (search.hops > 0, off by
+    # default): 0 builds none (docs/eval.md "Link votes": same results, a smaller and faster
+    # index); with heat on, set 8 and run `vaultheat index --full`
+    knn_k: int = 0
     knn_min_sim: float = 0.55
     same_note: bool = False  # similarity edges between chunks of one note
     tag_edges: bool = True

@@ -38,7 +38,8 @@ KEY_HELP: dict[str, str] = {
     "embeddings.max_input_tokens": "remote models: their input window; 0 = 512",
     "embeddings.timeout_s": "remote calls: seconds before giving up",
     "embeddings.retries": "remote calls: retries after a failure",
-    "graph.knn_k": "similarity edges per chunk",
+    "graph.knn_k": "similarity edges per chunk, read only by heat (search.hops > 0); 0 = none "
+    "(the default); with heat on, 8 and then `index --full`",
     "graph.knn_min_sim": "minimum cosine for a similarity edge",
     "graph.same_note": "allow similarity edges between chunks of one note",
     "graph.tag_edges": "connect notes that share a rare tag",
@@ -50,7 +51,8 @@ KEY_HELP: dict[str, str] = {
     "search.rrf_k": "reciprocal rank fusion constant",
     "search.vector_weight": "fusion weight of the vector candidates",
     "search.lexical_weight": "fusion weight of the lexical candidates",
-    "search.hops": "graph hops of heat propagation; 0 = the graph stage is off",
+    "search.hops": "graph hops of heat propagation; 0 = the graph stage is off (2 turns it on; "
+    "similarity edges need graph.knn_k too)",
     "search.decay": "heat kept per hop",
     "search.query_floor": "a hop needs at least this similarity to the query",
     "search.max_frontier": "most nodes expanded per hop",

@@ -178,7 +178,10 @@ class Engine:
             self._derived_gen = self._generation
         key = (self._generation, self.settings.graph, self._similar_version)
         if self._graph is None or key != self._graph_key:
-            self._graph = GraphView.from_store(store, self.settings.graph, self._similar)
+            similar = self._similar
+            if similar is None and self.settings.graph.knn_k <= 0:
+                similar = {}  # knn_k 0 (the default): an older index's similar edges go unread
+            self._graph = GraphView.from_store(store, self.settings.graph, similar)
             self._graph_key = key
         if self._note_links is None:
             self._note_links = NoteLinks.from_pairs(
