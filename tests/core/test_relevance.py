@@ -9,7 +9,15 @@ from typing import Any
 import pytest
 
 from tests.conftest import related_doc, search_doc
-from vaultheat.core.relevance import CURVES, curve_for, fit_isotonic, label, model_family
+from vaultheat.core.relevance import (
+    CURVES,
+    annotate,
+    curve_for,
+    fit_isotonic,
+    label,
+    model_family,
+    vote_evidence,
+)
 from vaultheat.core.requests import RelatedRequest, SearchRequest
 
 
@@ -82,3 +90,49 @@ def test_relevance_is_absolute_not_relative(fake_engine: Any) -> None:
         top = junk["results"][0]
         assert top["relevance_label"] == "weak"
         assert top["relevance"] < good["results"][0]["relevance"]
+
+
+@pytest.mark.parametrize("family", sorted(CURVES))
+def test_related_relevance_rises_with_the_vote_share(family: str) -> None:
+    curve = CURVES[family]["related"]
+    assert curve.share_weight > 0
+    for c in (0.3, 0.5, 0.6, 0.7, 0.8):
+        values = [curve(c, s / 10) for s in range(11)]
+        assert all(a <= b for a, b in itertools.pairwise(values))
+    assert CURVES[family]["search"].share_weight == 0  # search has no votes
+
+
+def test_a_note_most_neighbours_link_to_does_not_read_weak() -> None:
+    """12 of the 20 closest notes link to it (share ~0.5-0.6): linked 68% of the time on
+    help-en and 97% on dendron-site (docs/api.md "relevance"), so not "weak" even at the
+    lowest cosine a related result had there, while the same cosine without votes is."""
+    curve = CURVES["all-minilm-l6-v2"]["related"]
+    low = curve.xs[0]
+    assert label(curve(low)) == "weak"
+    assert label(curve(low, 0.5)) != "weak"
+
+
+def test_annotate_reads_the_votes_of_a_result() -> None:
+    curve = CURVES["all-minilm-l6-v2"]["related"]
+    results = [
+        {"components": {"vector": 0.7}, "votes": None},
+        {"components": {"vector": 0.7}, "votes": {"share": 0.5, "hub_factor": 1.0}},
+        {"components": {"vector": 0.7}, "votes": {"share": 0.5, "hub_factor": 0.25}},
+    ]
+    annotate(results, curve)
+    assert results[0]["relevance"] == round(curve(0.7), 2)
+    assert results[1]["relevance"] == round(curve(0.7, 0.5), 2) > results[0]["relevance"]
+    assert results[2]["relevance"] == round(curve(0.7, 0.125), 2)  # hub-damped votes count less
+    assert vote_evidence(None) == 0.0
+
+
+def test_related_results_carry_the_relevance_of_their_cosine_and_votes(fake_engine: Any) -> None:
+    req = RelatedRequest(path="Coffee/Roasting/Roasting Basics.md", top=30)
+    doc = related_doc(fake_engine, req)
+    curve = curve_for("fake", "", "related")
+    voted = [r for r in doc["results"] if r["votes"]]
+    assert voted, "the example vault's links must vote"
+    for r in doc["results"]:
+        want = curve(r["components"]["vector"], vote_evidence(r["votes"]))
+        assert r["relevance"] == round(want, 2)
+    assert any(r["relevance"] > round(curve(r["components"]["vector"]), 2) for r in voted)

@@ -2,8 +2,10 @@
 
 The ranking ``score`` is relative (the top result of any query, even nonsense, comes out near
 1). ``relevance`` is the probability that a result is relevant, read off a monotone curve of
-its raw query cosine (the vector stage's similarity of its best chunk), so it means the same
-across queries. The curves were fitted by isotonic regression (``fit_isotonic``) on labelled
+its raw query cosine (the vector stage's similarity of its best chunk) and, for related notes,
+of its link votes (``cosine + share_weight × vote share``: the two things the ranking adds up,
+each comparable across queries, unlike the min-max ``score``), so it means the same across
+queries. The curves were fitted by isotonic regression (``fit_isotonic``) on labelled
 results of the shared eval sets with the model they belong to (``bench/calibrate_relevance.py``,
 docs/api.md "relevance"); one curve for search (query vs chunk) and one for related notes
 (note vs note, whose cosines run higher). A model family without its own curve gets the
@@ -23,30 +25,52 @@ STRONG, GOOD = 0.50, 0.25  # relevance at or above: "strong", "good"; below GOOD
 
 @dataclass(frozen=True)
 class Curve:
-    xs: tuple[float, ...]  # raw cosine knots, increasing
-    ps: tuple[float, ...]  # P(relevant) at each knot, non-decreasing
+    """P(relevant) at ``x = cosine + share_weight × vote share``, interpolated between knots.
+    ``share_weight`` is 0 for search (no votes there) and for curves fitted on the cosine
+    alone; the related curve reads the link votes too, as the ranking does."""
 
-    def __call__(self, cosine: float) -> float:
-        return float(np.clip(np.interp(cosine, self.xs, self.ps), 0.0, 1.0))
+    xs: tuple[float, ...]  # knots of x, increasing
+    ps: tuple[float, ...]  # P(relevant) at each knot, non-decreasing
+    share_weight: float = 0.0
+
+    def __call__(self, cosine: float, share: float = 0.0) -> float:
+        x = cosine + self.share_weight * share
+        return float(np.clip(np.interp(x, self.xs, self.ps), 0.0, 1.0))
+
+
+def vote_evidence(votes: dict[str, Any] | None) -> float:
+    """A related result's link-vote evidence for the curve: the voters' share of the closest
+    notes' score (× the hub factor when hub damping is on), comparable across queries and
+    independent of ``vote_weight``; 0 without votes."""
+    if not votes:
+        return 0.0
+    return float(votes.get("share", 0.0)) * float(votes.get("hub_factor", 1.0))
 
 
 # model family -> kind ("search" | "related") -> curve. Knots from bench/calibrate_relevance.py.
+# The related curves read the link votes (``share_weight``): with votes on, "12 of your 20
+# closest notes link to it" is the strongest evidence there is (help-en: 68% of such results
+# linked, dendron-site 97%), and a cosine-only curve labelled 16 of 37 of them "weak".
+VOTE_SHARE_WEIGHT = 0.75  # cross-validated on help-en (log loss 0.659 at 0 -> 0.619 at 0.75)
 CURVES: dict[str, dict[str, Curve]] = {
-    # 2026-12-01, help/en, ONNX int8: 48 best results (28 labelled + 20 off-topic queries),
-    # 1,290 related results of 129 link-prediction queries (links-removed)
+    # 2026-12-01, help/en, ONNX int8: 48 best results (28 labelled + 20 off-topic queries);
+    # related 2026-12-02: 1,290 results (votes on) of 129 link-prediction queries (links-removed)
     "all-minilm-l6-v2": {
         "search": Curve(
             (0.1622, 0.2073, 0.2838, 0.4414, 0.5117, 0.557, 0.6188, 0.6805),
             (0.0, 0.0, 0.0, 0.5208, 0.7125, 0.8, 0.8, 0.8333),
         ),
         "related": Curve(
-            (0.4534, 0.5323, 0.5738, 0.6034, 0.6313, 0.657, 0.6838, 0.7134, 0.7464, 0.8075),
-            (0.1739, 0.2295, 0.2475, 0.2477, 0.2676, 0.3042, 0.3119, 0.3857, 0.4013, 0.5548),
+            (0.5616, 0.6438, 0.6917, 0.7258, 0.7624, 0.7999, 0.8395, 0.8918, 0.9548, 1.0921),
+            (0.1909, 0.2696, 0.278, 0.278, 0.2809, 0.3069, 0.4184, 0.546, 0.5936, 0.7291),
+            share_weight=VOTE_SHARE_WEIGHT,
         ),
     },
+    # other families: a cautious ramp; the vote share (a fraction of the neighbours' score,
+    # not a cosine) keeps its fitted weight there too, as an assumption not yet measured
     "default": {
         "search": Curve((0.25, 0.75), (0.0, 0.8)),
-        "related": Curve((0.40, 0.90), (0.0, 0.8)),
+        "related": Curve((0.40, 0.90), (0.0, 0.8), share_weight=VOTE_SHARE_WEIGHT),
     },
 }
 
@@ -83,7 +107,8 @@ def annotate(results: Iterable[dict[str, Any]], curve: Curve) -> None:
         cosine = (r.get("components") or {}).get("vector")
         # two decimals: the curves are fitted on hundreds of points, not more precise than
         # that, and the label must agree with the number a user sees
-        rel = round(curve(cosine), 2) if cosine is not None else 0.0
+        share = vote_evidence(r.get("votes"))
+        rel = round(curve(cosine, share), 2) if cosine is not None else 0.0
         r["relevance"] = rel
         r["relevance_label"] = label(rel)
 
