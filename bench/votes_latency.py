@@ -9,6 +9,11 @@ off, the order alternating from request to request, so both sides see the same l
 wall and process-CPU p50 / p95 of each side and of the per-request difference (on − off), and
 the machine's load average before and after. ``--fake`` uses ``FakeEmbedder(384)`` (the index
 must have been built with it, as ``query_bench.py --fake`` does).
+
+numpy's OpenBLAS wakes its worker threads for every matrix product and lets them spin a while
+after; on a busy machine that spinning slows whatever runs next. To see it, run this script
+again with ``OPENBLAS_NUM_THREADS=1`` in the environment (a separate process: within one
+process the spinning of one request would leak into the next).
 """
 
 from __future__ import annotations

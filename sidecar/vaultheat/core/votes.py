@@ -25,26 +25,25 @@ import heapq
 import math
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from vaultheat.core.heat import hub_factor
 
 
-@dataclass(frozen=True)
-class Voter:
+class Voter(NamedTuple):
     path: str
     score: float
 
 
-@dataclass(frozen=True)
-class Vote:
+class Vote(NamedTuple):
     """The votes one target received; ``bonus == weight * share * hub_factor`` and
-    ``share == sum(v.score for v in voters) / total``, exactly as computed."""
+    ``share == sum(v.score for v in voters) / total``, exactly as computed. Immutable tuples,
+    not frozen dataclasses: a request builds a few hundred, and a tuple is 5x cheaper to make."""
 
     target: str
-    count: int
+    count: int  # type: ignore[assignment]  # shadows tuple.count on purpose: the API name
     k: int
     weight: float
     total: float
