@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.conftest import related_doc, search_doc
 from vaultheat.check import check_index
 from vaultheat.config import Settings, save_settings
 from vaultheat.core.requests import RelatedRequest, SearchRequest
@@ -22,9 +23,9 @@ def _similar_edges(engine: Engine) -> int:
 def _answers(engine: Engine) -> list[object]:
     docs: list[object] = []
     for q in ("espresso grind size", "compost bins"):
-        docs.append(engine.search(SearchRequest(query=q, files_only=True))["results"])
+        docs.append(search_doc(engine, SearchRequest(query=q, files_only=True))["results"])
     note = "Coffee/Roasting/Roasting Basics.md"
-    docs.append(engine.related(RelatedRequest(path=note))["results"])
+    docs.append(related_doc(engine, RelatedRequest(path=note))["results"])
     return docs
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import related_doc
 from vaultheat.config import Settings, save_settings
 from vaultheat.core import related
 from vaultheat.core.requests import RelatedRequest
@@ -79,13 +80,13 @@ def test_pruned_and_unpruned_rankings_are_identical(
         return ok
 
     monkeypatch.setattr(related, "reachable", counting)
-    pruned = [linked_engine.related(r)["results"] for r in reqs]
+    pruned = [related_doc(linked_engine, r)["results"] for r in reqs]
     assert skipped > 0, "the fixture must have vote-only notes the pruning skips"
     assert any(r["votes"] for res in pruned for r in res)
     assert any(r["explain"] and r["explain"]["seed"]["stage"] == "votes"
                for res in pruned for r in res if r["explain"])  # fmt: skip
     monkeypatch.setattr(related, "reachable", lambda *a: True)
-    unpruned = [linked_engine.related(r)["results"] for r in reqs]
+    unpruned = [related_doc(linked_engine, r)["results"] for r in reqs]
     assert pruned == unpruned
 
 
