@@ -25,7 +25,12 @@ import httpx
 from vaultheat import errors
 from vaultheat.config import Settings, load_settings
 from vaultheat.core.requests import RelatedRequest, SearchRequest
-from vaultheat.documents import explain_document, related_document, search_document
+from vaultheat.documents import (
+    explain_document,
+    related_document,
+    search_document,
+    status_document,
+)
 from vaultheat.paths import IndexPaths, safe_vault_path
 from vaultheat.providers.base import Embedder
 from vaultheat.server.client import _BY_CODE
@@ -97,16 +102,15 @@ class EngineBackend:
         return explain_document(self.engine.explain_related(req, target))
 
     def status(self) -> dict[str, Any]:
-        doc: dict[str, Any] = self.engine.status()
-        return doc
+        return status_document(self.engine.status())
 
     def refresh(
         self, *, full: bool, wait: bool, timeout_s: float, progress: ProgressCb | None
     ) -> dict[str, Any]:
         report = self.engine.index(full=full, progress=progress)
-        status = self.engine.status()
+        state = self.engine.freshness().state
         return {"schema": REFRESH, "backend": self.kind, "full": full, "done": True,
-                "state": status.get("state"), "report": report.to_dict()}  # fmt: skip
+                "state": state, "report": report.to_dict()}  # fmt: skip
 
     def store(self) -> Store | None:
         if not self.paths.db.exists():
