@@ -136,6 +136,9 @@ class Engine:
     # -- index access -------------------------------------------------------------------------
     def store(self) -> Store:
         with self._lock:
+            if self._store is not None and self._store.replaced():
+                log.info("the index at %s was replaced; reopening it", self.paths.db)
+                self.reopen()
             if self._store is None:
                 if not self.paths.db.exists():
                     raise IndexMissingError(
@@ -280,6 +283,22 @@ class Engine:
             if self._store is not None:
                 self._store.close()
                 self._store = None
+
+    def reopen(self) -> None:
+        """Forget every view of the index (store, vectors, graph, link resolver): the next call
+        reads the index files afresh. For an index replaced or rebuilt under this engine: its
+        generation counter may well equal the old one's, and its chunk ids reuse the old ones
+        (the dense copy of the vectors assumes they never are)."""
+        with self._lock:
+            self.close()
+            self._vectors = None
+            self._generation = -1
+            self._graph = None
+            self._graph_key = ()
+            self._resolver = None
+            self._note_links = None
+            self._derived_gen = -2
+            self._dense = np.zeros((0, 0), dtype=np.float32)
 
     # -- documents ----------------------------------------------------------------------------
     def freshness(self) -> IndexFreshness:

@@ -14,7 +14,6 @@ and a read-only SQLite view themselves in both modes: they need no model.
 from __future__ import annotations
 
 import logging
-import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -120,8 +119,7 @@ class EngineBackend:
 
     def reset(self) -> None:
         """Drop cached views after the index changed under us (they reopen on the next call)."""
-        self.engine.close()
-        self.engine.refresh()
+        self.engine.reopen()
 
     def close(self) -> None:
         self.engine.close()
@@ -191,6 +189,8 @@ class ServerBackend:
                 "state": status.get("state"), "report": None}  # fmt: skip
 
     def store(self) -> Store | None:
+        if self._store is not None and self._store.replaced():
+            self.reset()
         if self._store is None:
             if not self.paths.db.exists():
                 return None
@@ -267,8 +267,8 @@ class AutoBackend:
                 raise
             log.info("the server went away; answering from this process")
             return fn(self.current())
-        except sqlite3.Error as exc:
-            log.info("the index changed during a call (%s); reopening it", exc)
+        except errors.IndexChangedError as exc:
+            log.info("the index changed during a call (%s); reopening it", exc.message)
             backend.reset()
             return fn(self.current())
 
