@@ -197,3 +197,19 @@ def test_each_state_is_the_one_it_claims(documents: dict[str, dict[str, Any]]) -
     assert "changed on disk" in documents["stale"][f"http:note:{EDITED}"]["reason"]
     assert "new since" in documents["stale"][f"http:note:{NEW}"]["reason"]
     assert "model or chunking" in documents["mismatch"]["http:status"]["state_detail"]
+
+
+def test_status_and_shared_documents_are_built_in_one_place() -> None:
+    """The engine returns ``Status`` / ``NoteStatus``; only ``vaultheat/documents.py`` builds
+    the status, note status, error and refresh documents (the others declare their types:
+    the OpenAPI wire types and the agent tools' output schemas)."""
+    package = Path(__file__).resolve().parents[1] / "sidecar" / "vaultheat"
+    names = ("status", "note_status", "error", "refresh")
+    builders = sorted(
+        str(p.relative_to(package))
+        for p in package.rglob("*.py")
+        if any(f'"vaultheat.{n}.v1"' in p.read_text(encoding="utf-8") for n in names)
+    )
+    assert builders == ["agents/tools.py", "documents.py", "server/schemas.py"]
+    tools = (package / "agents" / "tools.py").read_text(encoding="utf-8")
+    assert '"schema": "vaultheat.' not in tools

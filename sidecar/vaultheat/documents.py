@@ -1,7 +1,14 @@
 """The documents, built once: ``vaultheat.search.v1``, ``vaultheat.related.v1`` and
 ``vaultheat.explain.v1`` from core's typed results (``core/results.py``), and
 ``vaultheat.status.v1`` / ``vaultheat.note_status.v1`` from the engine's ``Status`` and
-``NoteStatus`` (``core/status.py``).
+``NoteStatus`` (``core/status.py``), and the two that more than one shell sends:
+``vaultheat.error.v1`` (the CLI's ``--json`` and the agent tools) and ``vaultheat.refresh.v1``
+(the agents' in-process and server backends).
+
+Documents one shell alone sends stay beside it: ``init`` / ``index`` / ``config`` in
+``commands.py``, ``health`` in ``server/state.py``, ``open`` / ``neighbors`` / ``research`` /
+``tools`` in ``agents/``, ``check`` and ``inspect.*`` in their modules, ``eval`` / ``sweep`` in
+``evaluation/``.
 
 The CLI (``--json``), the HTTP API and the agent tools all send what these functions return,
 so the three cannot drift apart. This module owns the wire format: key order (clients and the
@@ -29,12 +36,15 @@ from vaultheat.core.results import (
 )
 from vaultheat.core.status import ModelInfo, NoteStatus, Status
 from vaultheat.core.votes import vote_document
+from vaultheat.errors import VaultheatError
 
 SEARCH = "vaultheat.search.v1"
 RELATED = "vaultheat.related.v1"
 EXPLAIN = "vaultheat.explain.v1"
 STATUS = "vaultheat.status.v1"
 NOTE_STATUS = "vaultheat.note_status.v1"
+ERROR = "vaultheat.error.v1"
+REFRESH = "vaultheat.refresh.v1"
 
 Doc = dict[str, Any]
 
@@ -273,3 +283,17 @@ def note_status_document(n: NoteStatus) -> Doc:
         "disk_hash": n.disk_hash,
         "fresh": n.fresh,
     }
+
+
+# -- shared by several shells ------------------------------------------------------------------
+def error_document(exc: VaultheatError) -> Doc:
+    return {"schema": ERROR, "error": exc.to_dict()}
+
+
+def refresh_document(
+    backend: str, *, full: bool, done: bool, state: str | None, report: Doc | None
+) -> Doc:
+    """An agent's ``refresh``: which backend ran it, whether it finished, the state after and
+    (in process) the index report."""
+    return {"schema": REFRESH, "backend": backend, "full": full, "done": done, "state": state,
+            "report": report}  # fmt: skip

@@ -26,6 +26,7 @@ from vaultheat.config import Settings, load_settings
 from vaultheat.core.requests import RelatedRequest, SearchRequest
 from vaultheat.documents import (
     explain_document,
+    refresh_document,
     related_document,
     search_document,
     status_document,
@@ -39,7 +40,6 @@ from vaultheat.storage.store import Store
 log = logging.getLogger("vaultheat.agents")
 
 ProgressCb = Callable[[str, int, int], None]
-REFRESH = "vaultheat.refresh.v1"
 
 
 class ServerGone(errors.VaultheatError):
@@ -108,8 +108,8 @@ class EngineBackend:
     ) -> dict[str, Any]:
         report = self.engine.index(full=full, progress=progress)
         state = self.engine.freshness().state
-        return {"schema": REFRESH, "backend": self.kind, "full": full, "done": True,
-                "state": state, "report": report.to_dict()}  # fmt: skip
+        return refresh_document(self.kind, full=full, done=True, state=state,
+                                report=report.to_dict())  # fmt: skip
 
     def store(self) -> Store | None:
         if not self.paths.db.exists():
@@ -185,8 +185,8 @@ class ServerBackend:
                          int(prog["total"]))  # fmt: skip
             time.sleep(0.2)
             status = self.status()
-        return {"schema": REFRESH, "backend": self.kind, "full": full, "done": done,
-                "state": status.get("state"), "report": None}  # fmt: skip
+        return refresh_document(self.kind, full=full, done=done, state=status.get("state"),
+                                report=None)  # fmt: skip
 
     def store(self) -> Store | None:
         if self._store is not None and self._store.replaced():
