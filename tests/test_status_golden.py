@@ -70,6 +70,17 @@ def normalize(value: Any, masks: dict[str, str]) -> Any:
     return value
 
 
+SNAPSHOTS: dict[str, dict[str, Any]] = {
+    # what the worker reports mid-run (its own state, not the index's): the server's status
+    # says ``indexing`` with the stage, whatever the index's own state word
+    "worker-embedding": {"indexing": True, "paused": False, "queue": 0, "last_error": None,
+                         "progress": {"stage": "embed", "done": 4, "total": 10, "rate": 2.0,
+                                      "eta_s": 3.0}},
+    "worker-starting": {"indexing": True, "paused": False, "queue": 2, "last_error": "boom",
+                        "progress": None},
+}  # fmt: skip
+
+
 def capture(vault: Path) -> dict[str, Any]:
     """Every status document of the vault as it is now, under ``surface:name`` keys."""
     paths = index_paths(vault)
@@ -108,6 +119,10 @@ def capture(vault: Path) -> dict[str, Any]:
                 resp = client.get("/v1/notes/status", params={"path": path})
                 assert resp.status_code == 200, resp.text
                 put(f"http:note:{path}", resp.json())
+            worker = app[STATE].worker
+            for name, snap in SNAPSHOTS.items():
+                worker.snapshot = lambda snap=snap: dict(snap)  # type: ignore[method-assign]
+                put(f"http:status:{name}", client.get("/v1/status").json())
     finally:
         thread.stop()
         engine.close()
