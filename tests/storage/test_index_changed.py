@@ -68,13 +68,24 @@ def test_a_read_of_an_overwritten_index_raises_index_changed(tmp_path: Path) -> 
         reopened.close()
 
 
-def test_a_writer_keeps_sqlite_errors(tmp_path: Path) -> None:
-    """The writer's failures are not a reader's stale view: the indexer sees them as they are."""
+def test_a_writer_and_a_caller_bug_keep_sqlite_errors(tmp_path: Path) -> None:
+    """The writer's failures are not a reader's stale view (the indexer sees them as they are),
+    and a closed store is the caller's bug, not a changed index."""
     db = build(copy_vault(tmp_path / "a"))
-    store = Store(db)
-    store.close()
+    other = build(copy_vault(tmp_path / "b"), extra=True, small=True)
+    writer = Store(db)
+    try:
+        assert writer.notes()
+        shutil.copyfile(other, db)
+        with pytest.raises(sqlite3.DatabaseError) as caught:
+            writer.notes()
+        assert not isinstance(caught.value, IndexChangedError)
+    finally:
+        writer.close()
+    reader = Store(db, readonly=True)
+    reader.close()
     with pytest.raises(sqlite3.ProgrammingError):
-        store.notes()
+        reader.notes()
 
 
 def test_replaced_sees_an_index_deleted_and_built_anew(tmp_path: Path) -> None:

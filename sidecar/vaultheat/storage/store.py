@@ -791,7 +791,8 @@ if TYPE_CHECKING:
         return store  # mypy fails here when Store lacks a read core's StorePort declares
 
 
-# Every public method is a read (a failure of a read-only store is IndexChangedError) or not
+# Every public method is a read (SQLite failing under a read-only store's read, as a malformed
+# page or a table gone, is IndexChangedError) or not
 # (writes, and ``integrity``, whose own failure is the damage ``vaultheat check`` reports);
 # tests/storage/test_index_changed.py fails on a method in neither list.
 READS = (
@@ -816,6 +817,7 @@ NOT_READS = (
 )  # fmt: skip
 
 F = TypeVar("F", bound=Callable[..., Any])
+_CALLER_BUGS = (sqlite3.ProgrammingError, sqlite3.InterfaceError)
 
 
 def _read(method: F) -> F:
@@ -824,7 +826,8 @@ def _read(method: F) -> F:
         try:
             return method(self, *args, **kwargs)
         except sqlite3.Error as exc:
-            if not self.readonly:
+            # a closed connection or a bad parameter is a bug of the caller, not the index
+            if not self.readonly or isinstance(exc, _CALLER_BUGS):
                 raise
             raise IndexChangedError(
                 f"the index at {self.path} changed during a read ({exc}); reopen it and retry",
