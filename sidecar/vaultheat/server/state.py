@@ -55,9 +55,8 @@ class ServerState:
         }
 
     def status_doc(self) -> dict[str, Any]:
-        """The engine's status completed with the server's own fields (blocking): a run of
-        this server's worker is ``indexing`` with its progress, even between the child's
-        lock-holding spells."""
+        """The engine's status completed with the server's own fields (blocking): while this
+        server's worker runs, the state is ``indexing`` with its stage, whatever the index's."""
         status = self.engine.status()
         snap = self.worker.snapshot()
         if snap["indexing"]:
