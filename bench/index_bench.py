@@ -196,8 +196,8 @@ def run(vault_src: Path, workdir: Path, fake: bool) -> dict[str, Any]:
     res["rss_after_index"] = rss_mib()
     res["peak_rss_index_mib"] = res["rss_after_index"]["peak_mib"]  # model + full index
     counts = engine.status()
-    res["notes"] = counts["notes"]
-    res["chunks"] = counts["chunks"]
+    res["notes"] = counts.notes
+    res["chunks"] = counts.chunks
 
     t0 = time.perf_counter()
     inputs, total_chunks = embed_inputs(engine)

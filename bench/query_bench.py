@@ -367,9 +367,9 @@ def bench(
     res: dict[str, Any] = {
         "vault": str(vault),
         "embedder": "fake-384 (model excluded)" if fake else engine.embedder.name,
-        "notes": status["notes"],
-        "chunks": status["chunks"],
-        "edges": status.get("edges"),
+        "notes": status.notes,
+        "chunks": status.chunks,
+        "edges": dict(status.edges),
         "model_load_s": round(load_s, 3),
         "latency_ms": {k: pct(v) for k, v in times.items()},
         "peak_rss_query_mib": peak_rss,

@@ -300,8 +300,8 @@ def main(argv: list[str] | None = None) -> int:
             "vault": str(a.vault),
             "provider": a.provider,
             "low_priority": a.low_priority,
-            "notes": engine.status()["notes"],
-            "chunks": engine.status()["chunks"],
+            "notes": engine.status().notes,
+            "chunks": engine.status().chunks,
             "initial_index_s": round(index_s, 2),
             "in_process": {
                 "search": quantiles(in_process(engine, search_calls)),

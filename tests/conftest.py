@@ -66,3 +66,10 @@ def explain_related_doc(engine: Any, req: Any, target: str) -> dict[str, Any]:
     from vaultheat.documents import explain_document
 
     return explain_document(engine.explain_related(req, target))
+
+
+def status_doc(engine: Any) -> dict[str, Any]:
+    """The ``vaultheat.status.v1`` document of the engine's index, as ``status --json``."""
+    from vaultheat.documents import status_document
+
+    return status_document(engine.status())

@@ -6,6 +6,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import status_doc
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -22,7 +24,7 @@ def test_status_carries_the_documented_fields(fake_engine: Any) -> None:
     section = doc.split("### vaultheat.status.v1", 1)[1].split("\n\n", 1)[0]
     server_only = {"progress", "last_error", "paused", "queue"}
     fields = _top_level_fields(section) - server_only
-    status = fake_engine.status()
+    status = status_doc(fake_engine)
     assert fields - set(status) == set()
     assert set(status) - fields - {"schema"} == set(), "undocumented status fields"
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import search_doc
+from tests.conftest import search_doc, status_doc
 from vaultheat.cli import main
 from vaultheat.core.binary import binary_reason
 from vaultheat.core.requests import SearchRequest
@@ -41,12 +41,12 @@ def test_binary_reason(raw: bytes, binary: bool) -> None:
 def test_binary_note_is_skipped_with_a_reason(fake_engine: Any, vault: Path) -> None:
     (vault / "x.md").write_bytes(_noise(200_000))
     report = fake_engine.index()
-    skipped = {s["path"]: s["reason"] for s in fake_engine.status()["skipped"]}
+    skipped = {s["path"]: s["reason"] for s in status_doc(fake_engine)["skipped"]}
     assert "binary" in skipped["x.md"]
     assert any(s["path"] == "x.md" for s in report.skipped_files)
     doc = search_doc(fake_engine, SearchRequest(query="random noise binary", files_only=True))
     assert all(r["path"] != "x.md" for r in doc["results"])
-    assert fake_engine.status()["state"] == "ready"
+    assert status_doc(fake_engine)["state"] == "ready"
 
 
 def test_note_that_turns_binary_leaves_the_index(fake_engine: Any, vault: Path) -> None:
@@ -57,7 +57,7 @@ def test_note_that_turns_binary_leaves_the_index(fake_engine: Any, vault: Path) 
     note.write_bytes(_noise(5_000))
     fake_engine.index()
     assert fake_engine.store().note_by_path("turns.md") is None
-    assert fake_engine.status()["state"] == "ready"
+    assert status_doc(fake_engine)["state"] == "ready"
 
 
 def test_index_reports_skipped_and_malformed_at_the_end(

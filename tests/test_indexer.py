@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import search_doc
+from tests.conftest import search_doc, status_doc
 from tests.reliability.reliability_helpers import fingerprint
 from vaultheat.check import check_index
 from vaultheat.config import Settings, save_settings
@@ -28,7 +28,7 @@ def _engine(vault: Path, embedder: FakeEmbedder | None = None) -> Engine:
 
 
 def test_first_index_is_complete_and_consistent(fake_engine: Engine) -> None:
-    status = fake_engine.status()
+    status = status_doc(fake_engine)
     assert status["state"] == "ready"
     assert status["notes"] >= 30
     assert status["chunks"] >= status["notes"]
@@ -45,7 +45,7 @@ def test_noop_reindex_embeds_nothing_and_reads_no_file(fake_engine: Engine) -> N
     embedder = FakeEmbedder()
     engine = _engine(fake_engine.paths.vault, embedder)
     report = engine.index()
-    assert report.notes["unchanged"] == fake_engine.status()["notes"] + 1  # + the opted-out note
+    assert report.notes["unchanged"] == status_doc(fake_engine)["notes"] + 1  # + the opted-out note
     assert report.notes["added"] == report.notes["modified"] == report.notes["deleted"] == 0
     assert report.chunks == {"embedded": 0, "reused": 0, "deleted": 0}
     assert embedder.embedded_count == 0
@@ -132,7 +132,7 @@ def test_index_outside_the_vault(vault: Path, tmp_path: Path) -> None:
     engine = Engine.open(vault, index_dir, embedder=FakeEmbedder())
     engine.index()
     assert not (vault / ".vaultheat").exists()
-    assert engine.status()["chunks"] > 0
+    assert status_doc(engine)["chunks"] > 0
 
 
 KILL_SCRIPT = """
@@ -199,7 +199,7 @@ def test_full_rebuild_with_same_model_reuses_vectors_and_keeps_answering(
 
     report = Engine.index(engine, full=True, progress=progress)
     assert report.chunks["embedded"] == 0, "same model: every vector comes from the cache"
-    assert report.notes["modified"] == fake_engine.status()["notes"] + 1
+    assert report.notes["modified"] == status_doc(fake_engine)["notes"] + 1
     assert answers and min(answers) == len(before)
     assert check_index(engine)["ok"], check_index(engine)["problems"]
     after = search_doc(fake_engine, SearchRequest(query="compost", top=3))["results"]

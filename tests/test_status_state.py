@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import status_doc
 from vaultheat.cli import main
 from vaultheat.config import Settings, save_settings
 from vaultheat.engine import Engine
@@ -23,7 +24,7 @@ def _engine(vault: Path) -> Engine:
 
 
 def test_fresh_index_is_ready(fake_engine: Any) -> None:
-    doc = fake_engine.status()
+    doc = status_doc(fake_engine)
     assert doc["state"] == "ready"
     on_disk = doc["freshness"]["on_disk"]
     assert doc["state_detail"] == f"all {on_disk} notes on disk are in the index"
@@ -32,7 +33,7 @@ def test_fresh_index_is_ready(fake_engine: Any) -> None:
 
 def test_never_indexed_is_incomplete(vault: Path) -> None:
     engine = _engine(vault)
-    doc = engine.status()
+    doc = status_doc(engine)
     assert doc["state"] == "incomplete"
     on_disk = doc["freshness"]["on_disk"]
     assert on_disk >= 30
@@ -55,7 +56,7 @@ def test_stopped_first_index_is_incomplete_with_counts(vault: Path) -> None:
         engine.index(should_stop=stop)
     finally:
         indexer_mod.NOTE_BATCH = old
-    doc = engine.status()
+    doc = status_doc(engine)
     assert doc["state"] == "incomplete"
     assert doc["notes"] == 5
     assert f"5 of {doc['freshness']['on_disk']} notes indexed" in doc["state_detail"]
@@ -67,18 +68,18 @@ def test_edited_note_makes_the_index_stale_until_indexed(fake_engine: Any, vault
     note.write_text(note.read_text(encoding="utf-8") + "\nan edit\n", encoding="utf-8")
     st = note.stat()
     os.utime(note, ns=(st.st_atime_ns, st.st_mtime_ns + 10_000_000))
-    doc = fake_engine.status()
+    doc = status_doc(fake_engine)
     assert doc["state"] == "stale"
     assert doc["freshness"]["changed"] == 1
     assert "1 note changed" in doc["state_detail"]
     fake_engine.index()
-    assert fake_engine.status()["state"] == "ready"
+    assert status_doc(fake_engine)["state"] == "ready"
 
 
 def test_deleted_and_new_notes_are_stale(fake_engine: Any, vault: Path) -> None:
     next(vault.rglob("*.md")).unlink()
     (vault / "brand new.md").write_text("# New\n\nfresh words\n", encoding="utf-8")
-    doc = fake_engine.status()
+    doc = status_doc(fake_engine)
     assert doc["state"] == "stale"
     assert doc["freshness"]["deleted"] == 1 and doc["freshness"]["not_indexed"] == 1
 
@@ -88,7 +89,7 @@ def test_model_mismatch_is_stale(fake_engine: Any, vault: Path) -> None:
     save_settings(paths.config, Settings().with_value("embeddings.provider", "fake")
                   .with_value("chunking.max_tokens", 100))  # fmt: skip
     engine = Engine.open(vault, embedder=FakeEmbedder())
-    doc = engine.status()
+    doc = status_doc(engine)
     assert doc["state"] == "stale"
     assert "--full" in doc["state_detail"]
 
@@ -97,8 +98,8 @@ def test_running_indexer_shows_as_indexing(fake_engine: Any, vault: Path) -> Non
     from vaultheat.storage.lock import WriterLock
 
     with WriterLock(index_paths(vault).lock):
-        assert fake_engine.status()["state"] == "indexing"
-    assert fake_engine.status()["state"] == "ready"
+        assert status_doc(fake_engine)["state"] == "indexing"
+    assert status_doc(fake_engine)["state"] == "ready"
 
 
 def test_cli_search_warns_once_on_a_stale_index(

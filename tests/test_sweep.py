@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import search_doc
+from tests.conftest import search_doc, status_doc
 from vaultheat.config import Settings
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.requests import SearchRequest
@@ -290,7 +290,7 @@ def test_chunking_variant_uses_a_temporary_index(fake_engine: Any, tmp_path: Pat
     assert vault_files() == before_vault  # the vault is only read
     assert _index_digest(fake_engine) == before_index
     (temp,) = report.temp_indexes
-    stored_chunks = fake_engine.status()["chunks"]
+    stored_chunks = status_doc(fake_engine)["chunks"]
     assert temp["chunking"] == {"chunking.max_tokens": 48}
     assert temp["chunks"] > stored_chunks  # smaller chunks: more of them
     assert 0 < temp["embedded"] <= temp["chunks"]

@@ -241,7 +241,9 @@ def main(argv: list[str] | None = None) -> int:
         return handler(args)
     except VaultheatError as exc:
         if getattr(args, "json", False):
-            print(json.dumps({"schema": "vaultheat.error.v1", "error": exc.to_dict()}))
+            from vaultheat.documents import error_document
+
+            print(json.dumps(error_document(exc)))
         print(f"vaultheat: error: {exc.message}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:

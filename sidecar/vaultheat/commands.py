@@ -14,7 +14,12 @@ from vaultheat.console import EXIT_EMPTY, EXIT_ERROR, EXIT_OK, ProgressBar, emit
 from vaultheat.core.freshness import plural
 from vaultheat.core.requests import RelatedRequest, SearchRequest
 from vaultheat.core.results import NoteHit
-from vaultheat.documents import explain_document, related_document, search_document
+from vaultheat.documents import (
+    explain_document,
+    related_document,
+    search_document,
+    status_document,
+)
 from vaultheat.errors import IndexExistsError, IndexMissingError, InputError, NotFoundError
 from vaultheat.paths import index_paths
 
@@ -48,9 +53,9 @@ def _first_few(items: list[dict[str, str]], key: str, n: int = 5) -> list[str]:
 def warn_if_not_ready(engine: Any) -> None:
     """One stderr line when answers come from an index that is behind the vault."""
     fresh = engine.freshness()
-    if fresh["state"] != "ready":
+    if fresh.state != "ready":
         print(
-            f"vaultheat: note: the index is {fresh['state']} ({fresh['state_detail']}); "
+            f"vaultheat: note: the index is {fresh.state} ({fresh.detail}); "
             "answers may miss or misplace notes",
             file=sys.stderr,
         )
@@ -139,7 +144,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def cmd_status(args: argparse.Namespace) -> int:
     engine = _engine(args)
-    doc = engine.status()
+    doc = status_document(engine.status())
 
     def human() -> str:
         links, model = doc["links"], doc["model"]

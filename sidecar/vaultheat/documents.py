@@ -1,5 +1,14 @@
-"""The query documents, built once: ``vaultheat.search.v1``, ``vaultheat.related.v1`` and
-``vaultheat.explain.v1`` from core's typed results (``core/results.py``).
+"""The documents, built once: ``vaultheat.search.v1``, ``vaultheat.related.v1`` and
+``vaultheat.explain.v1`` from core's typed results (``core/results.py``), and
+``vaultheat.status.v1`` / ``vaultheat.note_status.v1`` from the engine's ``Status`` and
+``NoteStatus`` (``core/status.py``), and the two that more than one shell sends:
+``vaultheat.error.v1`` (the CLI's ``--json`` and the agent tools) and ``vaultheat.refresh.v1``
+(the agents' in-process and server backends).
+
+Documents one shell alone sends stay beside it: ``init`` / ``index`` / ``config`` in
+``commands.py``, ``health`` in ``server/state.py``, ``open`` / ``neighbors`` / ``research`` /
+``tools`` in ``agents/``, ``check`` and ``inspect.*`` in their modules, ``eval`` / ``sweep`` in
+``evaluation/``.
 
 The CLI (``--json``), the HTTP API and the agent tools all send what these functions return,
 so the three cannot drift apart. This module owns the wire format: key order (clients and the
@@ -11,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from vaultheat.core.freshness import Freshness, IndexFreshness
 from vaultheat.core.results import (
     ChunkHit,
     ChunkRef,
@@ -24,11 +34,17 @@ from vaultheat.core.results import (
     SeedTrace,
     Trace,
 )
+from vaultheat.core.status import ModelInfo, NoteStatus, Status
 from vaultheat.core.votes import vote_document
+from vaultheat.errors import VaultheatError
 
 SEARCH = "vaultheat.search.v1"
 RELATED = "vaultheat.related.v1"
 EXPLAIN = "vaultheat.explain.v1"
+STATUS = "vaultheat.status.v1"
+NOTE_STATUS = "vaultheat.note_status.v1"
+ERROR = "vaultheat.error.v1"
+REFRESH = "vaultheat.refresh.v1"
 
 Doc = dict[str, Any]
 
@@ -189,3 +205,95 @@ def parts_doc(p: ScoreParts) -> Doc:
         "weights": dict(p.weights),
         "final": p.final,
     }
+
+
+# -- status ------------------------------------------------------------------------------------
+def status_document(st: Status, server: Doc | None = None) -> Doc:
+    """``vaultheat.status.v1``; ``server``: the fields a running server adds (``progress``,
+    ``last_error``, ``paused``, ``queue``), its document also always counts ``tag`` edges.
+
+    Two key orders, both kept as clients got them before #18 (no client reads the order):
+    without an index database the counts precede ``state``, in the order the no-index branch
+    listed them; with one, ``state`` and its companions come first and the counts follow in
+    the store's order. ``tests/test_status_golden.py`` pins both.
+    """
+    doc: Doc = {
+        "schema": STATUS,
+        "version": st.version,
+        "vault": st.vault,
+        "index_dir": st.index_dir,
+        "model": model_doc(st.model),
+        "exclude": list(st.exclude),
+    }
+    skipped = [{"path": s.path, "reason": s.reason} for s in st.skipped]
+    links = {"resolved": st.links_resolved, "unresolved": st.links_unresolved}
+    if st.built:
+        doc.update(freshness_doc(st.index))
+        doc.update(notes=st.notes, excluded=st.excluded, chunks=st.chunks, links=links,
+                   tags=st.tags, edges=dict(st.edges), skipped=skipped,
+                   vectors=st.vectors)  # fmt: skip
+    else:
+        doc.update(notes=st.notes, chunks=st.chunks, links=links, tags=st.tags,
+                   skipped=skipped, vectors=st.vectors, edges=dict(st.edges),
+                   excluded=st.excluded)  # fmt: skip
+        doc.update(freshness_doc(st.index))
+    if server is not None:
+        doc.update(server)
+        doc["edges"].setdefault("tag", 0)
+    return doc
+
+
+def model_doc(m: ModelInfo) -> Doc:
+    doc: Doc = {"provider": m.provider, "name": m.name, "backend": m.backend}
+    if m.preset is not None:
+        doc["preset"] = m.preset
+    doc["dimension"] = m.dimension
+    return doc
+
+
+def freshness_doc(f: IndexFreshness) -> Doc:
+    """``state``, ``state_detail``, ``freshness`` and ``pending``, as status lists them."""
+    return {
+        "state": f.state,
+        "state_detail": f.detail,
+        "freshness": counts_doc(f.freshness),
+        "pending": {"knn": f.pending.knn, "links": f.pending.links},
+    }
+
+
+def counts_doc(f: Freshness) -> Doc:
+    return {
+        "on_disk": f.on_disk,
+        "indexed": f.indexed,
+        "not_indexed": f.not_indexed,
+        "changed": f.changed,
+        "deleted": f.deleted,
+    }
+
+
+def note_status_document(n: NoteStatus) -> Doc:
+    return {
+        "schema": NOTE_STATUS,
+        "path": n.path,
+        "exists": n.exists,
+        "indexed": n.indexed,
+        "reason": n.reason,
+        "chunks": n.chunks,
+        "indexed_hash": n.indexed_hash,
+        "disk_hash": n.disk_hash,
+        "fresh": n.fresh,
+    }
+
+
+# -- shared by several shells ------------------------------------------------------------------
+def error_document(exc: VaultheatError) -> Doc:
+    return {"schema": ERROR, "error": exc.to_dict()}
+
+
+def refresh_document(
+    backend: str, *, full: bool, done: bool, state: str | None, report: Doc | None
+) -> Doc:
+    """An agent's ``refresh``: which backend ran it, whether it finished, the state after and
+    (in process) the index report."""
+    return {"schema": REFRESH, "backend": backend, "full": full, "done": done, "state": state,
+            "report": report}  # fmt: skip

@@ -12,6 +12,7 @@ kNN variants this way without re-indexing.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import re
@@ -25,6 +26,7 @@ import xxhash
 
 from vaultheat import __version__
 from vaultheat.config import Settings, canonical_model, load_settings
+from vaultheat.core.freshness import IndexFreshness, Pending
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.relevance import Curve, curve_for
 from vaultheat.core.requests import RelatedRequest, SearchRequest
@@ -36,6 +38,7 @@ from vaultheat.core.results import (
     SearchResults,
     explanation,
 )
+from vaultheat.core.status import ModelInfo, NoteStatus, Skipped, Status
 from vaultheat.core.votes import NoteLinks
 from vaultheat.errors import IndexMismatchError, IndexMissingError, NotFoundError
 from vaultheat.indexer import Indexer, IndexReport, ProgressFn, stored_settings
@@ -133,6 +136,9 @@ class Engine:
     # -- index access -------------------------------------------------------------------------
     def store(self) -> Store:
         with self._lock:
+            if self._store is not None and self._store.replaced():
+                log.info("the index at %s was replaced; reopening it", self.paths.db)
+                self.reopen()
             if self._store is None:
                 if not self.paths.db.exists():
                     raise IndexMissingError(
@@ -281,10 +287,26 @@ class Engine:
                 self._store.close()
                 self._store = None
 
+    def reopen(self) -> None:
+        """Forget every view of the index (store, vectors, graph, link resolver): the next call
+        reads the index files afresh. For an index replaced or rebuilt under this engine: its
+        generation counter may well equal the old one's, and its chunk ids reuse the old ones
+        (the dense copy of the vectors assumes they never are)."""
+        with self._lock:
+            self.close()
+            self._vectors = None
+            self._generation = -1
+            self._graph = None
+            self._graph_key = ()
+            self._resolver = None
+            self._note_links = None
+            self._derived_gen = -2
+            self._dense = np.zeros((0, 0), dtype=np.float32)
+
     # -- documents ----------------------------------------------------------------------------
-    def freshness(self) -> dict[str, Any]:
-        """``state``, ``state_detail``, ``freshness`` and ``pending``: the index against the
-        vault on disk (one stat walk, no file read; see ``core.freshness``)."""
+    def freshness(self) -> IndexFreshness:
+        """The index against the vault on disk (one stat walk, no file read; see
+        ``core.freshness``)."""
         from vaultheat.core.discovery import discover
         from vaultheat.core.freshness import compare_with_disk, index_state
         from vaultheat.storage.lock import holder_pid
@@ -292,7 +314,7 @@ class Engine:
         disc = discover(self.paths.vault, self.settings.vault, index_dir=self.paths.root)
         disk = ((e.path, e.mtime_ns, e.size) for e in disc.notes)
         indexing = holder_pid(self.paths.lock) is not None
-        pending = {"knn": 0, "links": 0}
+        pending = Pending()
         if not self.paths.db.exists():
             fresh = compare_with_disk(disk, {})
             mismatch, finished = False, False
@@ -303,88 +325,69 @@ class Engine:
                 fresh = compare_with_disk(
                     disk, store.note_stats(), (s["path"] for s in store.skipped())
                 )
-                pending = store.counts()["pending"]
+                pending = Pending(**store.counts()["pending"])
             mismatch = manifest.get("stored") not in (
                 None,
                 stored_settings(self.settings, self.embedder),
             )
             finished = "stored" in manifest and manifest.get("run_complete", True) is True
         state, detail = index_state(
-            fresh,
-            indexing=indexing,
-            mismatch=mismatch,
-            finished=finished,
-            pending=pending["knn"] + pending["links"],
+            fresh, indexing=indexing, mismatch=mismatch, finished=finished, pending=pending.total
         )
-        return {
-            "state": state,
-            "state_detail": detail,
-            "freshness": fresh.to_dict(),
-            "pending": pending,
-        }
+        return IndexFreshness(state, detail, fresh, pending)
 
-    def status(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "schema": "vaultheat.status.v1",
-            "version": __version__,
-            "vault": str(self.paths.vault),
-            "index_dir": str(self.paths.root),
-            "model": {
-                "provider": self.settings.embeddings.provider,
-                # the model actually used: a preset ("multilingual") shows the model it names
-                "name": canonical_model(self.settings.embeddings.model),
-                "backend": self.settings.embeddings.backend,
-            },
-            "exclude": list(self.settings.vault.exclude),
-        }
-        if out["model"]["name"] != self.settings.embeddings.model:
-            out["model"]["preset"] = self.settings.embeddings.model
+    def status(self) -> Status:
+        e = self.settings.embeddings
+        name = canonical_model(e.model)
+        model = ModelInfo(e.provider, name, e.backend, preset=e.model if name != e.model else None)
         if not self.paths.db.exists():
-            out.update(
-                notes=0, chunks=0, links={"resolved": 0, "unresolved": 0}, tags=0,
-                skipped=[], vectors=0, edges={"similar": 0, "link": 0}, excluded=0,
-            )  # fmt: skip
-            out.update(self.freshness())
-            out["model"]["dimension"] = None
-            return out
+            return self._status(model, self.freshness())
         with self._lock:
             store = self.store()
             counts = store.counts()
             manifest = store.manifest()
             skipped = store.skipped() + store.unchunked_notes()
-            out.update(self.freshness())
-        counts["edges"] = {"similar": 0, "link": 0, **counts["edges"]}
-        counts.pop("pending")
-        out.update(counts)
-        out["skipped"] = sorted(skipped, key=lambda s: s["path"])
-        out["vectors"] = counts["chunks"]
-        out["model"]["dimension"] = manifest.get("dimension")
+            fresh = self.freshness()
         stored_fp = (manifest.get("stored") or {}).get("fingerprint")
         if isinstance(stored_fp, str):  # what "auto" became when this index was built
-            out["model"]["backend"] = backend_label(stored_fp) or out["model"]["backend"]
-        return out
+            model = dataclasses.replace(model, backend=backend_label(stored_fp) or model.backend)
+        return self._status(
+            dataclasses.replace(model, dimension=manifest.get("dimension")),
+            fresh,
+            built=True,
+            notes=counts["notes"],
+            excluded=counts["excluded"],
+            chunks=counts["chunks"],
+            links_resolved=counts["links"]["resolved"],
+            links_unresolved=counts["links"]["unresolved"],
+            tags=counts["tags"],
+            edges={"similar": 0, "link": 0, **counts["edges"]},
+            skipped=tuple(
+                Skipped(s["path"], s["reason"]) for s in sorted(skipped, key=lambda s: s["path"])
+            ),
+        )
 
-    def note_status(self, path: str) -> dict[str, Any]:
+    def _status(self, model: ModelInfo, fresh: IndexFreshness, **counts: Any) -> Status:
+        return Status(
+            version=__version__,
+            vault=str(self.paths.vault),
+            index_dir=str(self.paths.root),
+            model=model,
+            exclude=tuple(self.settings.vault.exclude),
+            index=fresh,
+            **counts,
+        )
+
+    def note_status(self, path: str) -> NoteStatus:
         from vaultheat.indexer import content_hash
         from vaultheat.paths import safe_vault_path
 
         abs_path = safe_vault_path(self.paths.vault, path)
         exists = os.path.isfile(abs_path)  # False, not OSError, for a name too long
         disk_hash = content_hash(abs_path.read_bytes()) if exists else None
-        out: dict[str, Any] = {
-            "schema": "vaultheat.note_status.v1",
-            "path": path,
-            "exists": exists,
-            "indexed": False,
-            "reason": None,
-            "chunks": 0,
-            "indexed_hash": None,
-            "disk_hash": disk_hash,
-            "fresh": False,
-        }
+        absent = NoteStatus(path, exists, indexed=False, reason=None, disk_hash=disk_hash)
         if not self.paths.db.exists():
-            out["reason"] = "the vault has not been indexed yet"
-            return out
+            return dataclasses.replace(absent, reason="the vault has not been indexed yet")
         with self._lock:
             store = self.store()
             row = store.note_by_path(path)
@@ -392,25 +395,26 @@ class Engine:
             n_chunks = store.note_chunk_count(row.id) if row else 0
         if row is None:
             if skip:
-                out["reason"] = f"skipped: {skip}"
+                reason = f"skipped: {skip}"
             elif not exists:
-                out["reason"] = "no such note in the vault"
+                reason = "no such note in the vault"
             elif not path.lower().endswith(".md"):
-                out["reason"] = "only Markdown (.md) notes are indexed"
+                reason = "only Markdown (.md) notes are indexed"
             else:
-                out["reason"] = "not indexed yet (new since the last index run)"
-            return out
-        out["indexed_hash"] = row.content_hash
-        out["chunks"] = n_chunks
-        out["fresh"] = disk_hash == row.content_hash
-        out["indexed"] = not row.excluded
+                reason = "not indexed yet (new since the last index run)"
+            return dataclasses.replace(absent, reason=reason)
+        note = dataclasses.replace(
+            absent, indexed=not row.excluded, chunks=n_chunks, indexed_hash=row.content_hash
+        )
         if row.excluded:
-            out["reason"] = "opted out by its frontmatter"
-        elif not out["fresh"]:
-            out["reason"] = "changed on disk since it was indexed (re-index pending)"
+            reason = "opted out by its frontmatter"
+        elif not note.fresh:
+            reason = "changed on disk since it was indexed (re-index pending)"
         elif n_chunks == 0:
-            out["reason"] = "the note has no body text"
-        return out
+            reason = "the note has no body text"
+        else:
+            return note
+        return dataclasses.replace(note, reason=reason)
 
     # -- queries ------------------------------------------------------------------------------
     def search(self, req: SearchRequest) -> SearchResults:
@@ -439,7 +443,7 @@ class Engine:
 
         if not safe_vault_path(self.paths.vault, path).is_file():
             raise NotFoundError(f"no such note: {path} is not in the vault", path=path)
-        reason = self.note_status(path)["reason"] or "not indexed"
+        reason = self.note_status(path).reason or "not indexed"
         raise NotFoundError(
             f"{path} is not indexed ({reason}); pass its text to find related notes", path=path
         )

@@ -10,6 +10,8 @@ message on stderr, the HTTP API to ``{"error": {"code", "message"}}`` with ``htt
     ├── IndexExistsError           index_exists    409   `init` on an index that is already there
     ├── IndexMismatchError         index_mismatch  409   model/settings changed: index --full
     ├── IndexCorruptError          index_corrupt   500   a file of the index is damaged
+    ├── IndexChangedError          index_changed   503   the index was replaced or rebuilt under
+    │                                                    an open reader: reopen it and retry
     ├── IndexLockedError           index_locked    409   another writer holds the index lock
     ├── IndexProcessError          index_process   500   the server's index child died or was killed
     ├── ProviderError              provider        502   embedder/reranker/generator failed
@@ -82,6 +84,15 @@ class IndexProcessError(VaultheatError):
 class IndexCorruptError(VaultheatError):
     code = "index_corrupt"
     http_status = 500
+
+
+class IndexChangedError(VaultheatError):
+    """A read of an open index failed because its files changed under the reader (replaced,
+    rebuilt or overwritten by another process). Reopening the index and asking again is the
+    fix; when the reopened index fails too it is damaged (``IndexCorruptError``)."""
+
+    code = "index_changed"
+    http_status = 503
 
 
 class IndexLockedError(VaultheatError):

@@ -24,6 +24,7 @@ import httpx
 import pytest
 from live_server import write_notes
 
+from tests.conftest import status_doc
 from vaultheat.engine import Engine
 from vaultheat.providers.fake import FakeEmbedder
 from vaultheat.server.discovery import (
@@ -142,7 +143,7 @@ def test_serve_publishes_itself_and_exits_cleanly(vault: Path, spawn: Any, sig: 
     assert not server.discovery_path.exists()
     assert info["token"] not in server.stderr()
     engine = Engine.open(vault, embedder=FakeEmbedder())
-    after = engine.status()
+    after = status_doc(engine)
     assert (after["notes"], after["chunks"]) == (before["notes"], before["chunks"])
 
 
@@ -165,10 +166,10 @@ def test_sigterm_during_indexing_leaves_a_usable_index(tmp_path: Path, spawn: An
     assert rc == 0, server.stderr()
     assert took < EXIT_WITHIN_S
     engine = Engine.open(vault, embedder=FakeEmbedder())
-    partial = engine.status()
+    partial = status_doc(engine)
     assert partial["chunks"] == partial["vectors"]
     engine.index()  # picks up where the interrupted run stopped
-    done = engine.status()
+    done = status_doc(engine)
     assert done["notes"] == 400
     store, vectors = engine.view()
     assert len(vectors.labels()) == done["chunks"] == store.chunk_count()

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import status_doc
 from vaultheat.engine import Engine
 from vaultheat.errors import IndexCorruptError
 from vaultheat.providers.fake import FakeEmbedder
@@ -97,7 +98,7 @@ def test_an_older_index_is_upgraded_and_keeps_its_data(
     engine = Engine.open(old_index.parent.parent, embedder=FakeEmbedder())
     try:
         assert engine.index().notes["unchanged"] == len(before["notes"])
-        assert engine.status()["chunks"] == len(before["chunks"])
+        assert status_doc(engine)["chunks"] == len(before["chunks"])
     finally:
         engine.close()
 

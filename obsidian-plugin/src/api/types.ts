@@ -21,6 +21,7 @@ export const ERROR_CODES = [
 	"index_exists",
 	"index_mismatch",
 	"index_corrupt",
+	"index_changed",
 	"index_locked",
 	"index_process",
 	"provider",

@@ -161,6 +161,8 @@ export function diagnoseQueryError(error: ApiError, status: AppStatus, vaultPath
 			};
 		case "index_locked":
 			return { title: "The index is busy", detail: "Another vaultheat process holds the index. Try again in a moment.", actions: ["retry"], tone: "error" };
+		case "index_changed":
+			return { title: "The index was rebuilt", detail: "It changed while it was read. Try again.", actions: ["retry"], tone: "error" };
 		case "index_corrupt":
 			return { title: "The index is damaged", detail: "Rebuild it to start afresh.", actions: ["rebuild-index"], tone: "error" };
 		case "model_missing":

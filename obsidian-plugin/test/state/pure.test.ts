@@ -195,6 +195,7 @@ describe("diagnoseQueryError", () => {
 		["mismatch", new ApiError("http", "no", 409, "index_mismatch"), "The index needs a rebuild", ["rebuild-index"]],
 		["locked", new ApiError("http", "no", 409, "index_locked"), "The index is busy", ["retry"]],
 		["corrupt", new ApiError("http", "no", 500, "index_corrupt"), "The index is damaged", ["rebuild-index"]],
+		["changed", new ApiError("http", "no", 503, "index_changed"), "The index was rebuilt", ["retry"]],
 		["model missing", new ApiError("http", "no model", 500, "model_missing"), "The embedding model is missing", ["show-status"]],
 		["provider", new ApiError("http", "gpu", 502, "provider"), "The embedding provider failed", ["retry", "show-status"]],
 		["too large", new ApiError("http", "big", 413, "too_large"), "This note is too large to send", ["retry"]],

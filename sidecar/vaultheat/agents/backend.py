@@ -14,7 +14,6 @@ and a read-only SQLite view themselves in both modes: they need no model.
 from __future__ import annotations
 
 import logging
-import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -25,7 +24,13 @@ import httpx
 from vaultheat import errors
 from vaultheat.config import Settings, load_settings
 from vaultheat.core.requests import RelatedRequest, SearchRequest
-from vaultheat.documents import explain_document, related_document, search_document
+from vaultheat.documents import (
+    explain_document,
+    refresh_document,
+    related_document,
+    search_document,
+    status_document,
+)
 from vaultheat.paths import IndexPaths, safe_vault_path
 from vaultheat.providers.base import Embedder
 from vaultheat.server.client import _BY_CODE
@@ -35,7 +40,6 @@ from vaultheat.storage.store import Store
 log = logging.getLogger("vaultheat.agents")
 
 ProgressCb = Callable[[str, int, int], None]
-REFRESH = "vaultheat.refresh.v1"
 
 
 class ServerGone(errors.VaultheatError):
@@ -97,16 +101,15 @@ class EngineBackend:
         return explain_document(self.engine.explain_related(req, target))
 
     def status(self) -> dict[str, Any]:
-        doc: dict[str, Any] = self.engine.status()
-        return doc
+        return status_document(self.engine.status())
 
     def refresh(
         self, *, full: bool, wait: bool, timeout_s: float, progress: ProgressCb | None
     ) -> dict[str, Any]:
         report = self.engine.index(full=full, progress=progress)
-        status = self.engine.status()
-        return {"schema": REFRESH, "backend": self.kind, "full": full, "done": True,
-                "state": status.get("state"), "report": report.to_dict()}  # fmt: skip
+        state = self.engine.freshness().state
+        return refresh_document(self.kind, full=full, done=True, state=state,
+                                report=report.to_dict())  # fmt: skip
 
     def store(self) -> Store | None:
         if not self.paths.db.exists():
@@ -116,8 +119,7 @@ class EngineBackend:
 
     def reset(self) -> None:
         """Drop cached views after the index changed under us (they reopen on the next call)."""
-        self.engine.close()
-        self.engine.refresh()
+        self.engine.reopen()
 
     def close(self) -> None:
         self.engine.close()
@@ -183,10 +185,12 @@ class ServerBackend:
                          int(prog["total"]))  # fmt: skip
             time.sleep(0.2)
             status = self.status()
-        return {"schema": REFRESH, "backend": self.kind, "full": full, "done": done,
-                "state": status.get("state"), "report": None}  # fmt: skip
+        return refresh_document(self.kind, full=full, done=done, state=status.get("state"),
+                                report=None)  # fmt: skip
 
     def store(self) -> Store | None:
+        if self._store is not None and self._store.replaced():
+            self.reset()
         if self._store is None:
             if not self.paths.db.exists():
                 return None
@@ -263,8 +267,8 @@ class AutoBackend:
                 raise
             log.info("the server went away; answering from this process")
             return fn(self.current())
-        except sqlite3.Error as exc:
-            log.info("the index changed during a call (%s); reopening it", exc)
+        except errors.IndexChangedError as exc:
+            log.info("the index changed during a call (%s); reopening it", exc.message)
             backend.reset()
             return fn(self.current())
 

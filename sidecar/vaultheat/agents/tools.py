@@ -34,11 +34,11 @@ from vaultheat.agents.notes import (
 )
 from vaultheat.agents.research import research
 from vaultheat.core.requests import MAX_QUERY_CHARS, MAX_TEXT_CHARS, MAX_TOP
+from vaultheat.documents import error_document
 
 log = logging.getLogger("vaultheat.agents")
 
 MAX_ARGS_BYTES = 4_000_000  # serialized arguments of one call
-ERROR_SCHEMA = "vaultheat.error.v1"
 
 Handler = Callable[[AutoBackend, dict[str, Any], ProgressCb | None], dict[str, Any]]
 
@@ -335,7 +335,7 @@ _VALIDATORS = {t.name: Draft202012Validator(t.input_schema) for t in TOOLS}
 
 
 def error_doc(exc: errors.VaultheatError) -> dict[str, Any]:
-    return {"schema": ERROR_SCHEMA, "error": exc.to_dict()}
+    return error_document(exc)
 
 
 def saturate(schema: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:

@@ -17,6 +17,19 @@ STATES = ("indexing", "incomplete", "stale", "ready")
 
 
 @dataclass(frozen=True)
+class Pending:
+    """Graph work queued by a run that did not finish it: chunks awaiting kNN, notes awaiting
+    link resolution."""
+
+    knn: int = 0
+    links: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.knn + self.links
+
+
+@dataclass(frozen=True)
 class Freshness:
     on_disk: int  # notes discovery finds (minus those skipped with a reason)
     indexed: int  # of those, notes the index holds
@@ -24,14 +37,16 @@ class Freshness:
     changed: int  # indexed, but their stat differs now
     deleted: int  # indexed, gone from disk
 
-    def to_dict(self) -> dict[str, int]:
-        return {
-            "on_disk": self.on_disk,
-            "indexed": self.indexed,
-            "not_indexed": self.not_indexed,
-            "changed": self.changed,
-            "deleted": self.deleted,
-        }
+
+@dataclass(frozen=True)
+class IndexFreshness:
+    """The index against the vault on disk: the state word, the sentence that says why, the
+    counts behind it and the graph work still queued."""
+
+    state: str
+    detail: str
+    freshness: Freshness
+    pending: Pending
 
 
 def compare_with_disk(

@@ -23,6 +23,7 @@ _BY_CODE: dict[str, type[errors.VaultheatError]] = {
         errors.IndexExistsError,
         errors.IndexMismatchError,
         errors.IndexCorruptError,
+        errors.IndexChangedError,
         errors.IndexLockedError,
         errors.ProviderError,
         errors.ModelMissingError,

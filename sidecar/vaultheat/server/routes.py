@@ -15,7 +15,12 @@ from typing import Any
 from aiohttp import web
 
 from vaultheat.core.requests import RelatedRequest, SearchRequest
-from vaultheat.documents import explain_document, related_document, search_document
+from vaultheat.documents import (
+    explain_document,
+    note_status_document,
+    related_document,
+    search_document,
+)
 from vaultheat.errors import InputError, VaultheatError
 from vaultheat.paths import safe_vault_path
 from vaultheat.server.events import CLOSE, KEEPALIVE_S, RESYNC, format_event
@@ -71,7 +76,7 @@ async def note_status(request: web.Request) -> web.Response:
     if "path" not in request.query:
         raise InputError("query parameter `path` is required")
     path = vault_relative(state, request.query["path"])
-    return web.json_response(await state.call(state.engine.note_status, path))
+    return web.json_response(note_status_document(await state.call(state.engine.note_status, path)))
 
 
 @routes.get("/v1/openapi.json")

@@ -22,6 +22,7 @@ ERROR_CODES = [
     "index_exists",
     "index_mismatch",
     "index_corrupt",
+    "index_changed",
     "index_locked",
     "index_process",
     "provider",

@@ -9,6 +9,7 @@ only the server knows (progress, queue, pause, last error).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import hashlib
 from collections.abc import Callable
@@ -21,13 +22,12 @@ from aiohttp import web
 
 from vaultheat import __version__
 from vaultheat.config import ServerSettings
+from vaultheat.documents import status_document
 from vaultheat.engine import Engine
 from vaultheat.server.events import Broadcaster
 from vaultheat.server.worker import IndexWorker
 
 T = TypeVar("T")
-
-EDGE_TYPES = ("similar", "link", "tag")
 
 
 @dataclass
@@ -55,29 +55,21 @@ class ServerState:
         }
 
     def status_doc(self) -> dict[str, Any]:
-        """The engine's status document completed with the server's own fields (blocking)."""
-        doc = self.engine.status()
+        """The engine's status completed with the server's own fields (blocking): while this
+        server's worker runs, the state is ``indexing`` with its stage, whatever the index's."""
+        status = self.engine.status()
         snap = self.worker.snapshot()
         if snap["indexing"]:
-            doc["state"] = "indexing"
             progress = snap["progress"] or {}
-            doc["state_detail"] = (
+            detail = (
                 f"indexing: {progress['stage']} {progress['done']:,} of {progress['total']:,}"
                 if progress.get("total")
                 else "an index run is in progress"
             )
-        doc["progress"] = snap["progress"]
-        doc["last_error"] = snap["last_error"]
-        doc["paused"] = snap["paused"]
-        doc["queue"] = snap["queue"]
-        edges = dict(doc.get("edges") or {})
-        for kind in EDGE_TYPES:
-            edges.setdefault(kind, 0)
-        doc["edges"] = edges
-        model = dict(doc.get("model") or {})
-        model.setdefault("dimension", None)
-        doc["model"] = model
-        return doc
+            index = dataclasses.replace(status.index, state="indexing", detail=detail)
+            status = dataclasses.replace(status, index=index)
+        server = {k: snap[k] for k in ("progress", "last_error", "paused", "queue")}
+        return status_document(status, server)
 
 
 def vault_id(vault: Path) -> str:

@@ -355,7 +355,7 @@ class IndexWorker:
 
     def _refresh_state(self) -> None:
         try:
-            self.state = str(self.engine.freshness()["state"])
+            self.state = self.engine.freshness().state
         except VaultheatError as exc:
             self.state = "stale" if exc.code == "index_mismatch" else "incomplete"
         except Exception:

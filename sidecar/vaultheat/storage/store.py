@@ -9,23 +9,33 @@ and are never reused: they are the hnswlib labels.
 Graph work is queued in ``pending_knn`` / ``pending_links`` in the same transaction that
 changes the chunks, so a process killed between "store" and "graph repair" leaves a to-do
 list, not a silently incomplete graph.
+
+A read-only store is a reader's view (the engine, the server's queries, the agents): its reads
+(``READS``) raise ``IndexChangedError`` when SQLite fails under them, which is what an index
+overwritten or rebuilt by another process causes, so the shells retry on the project's error
+and never see ``sqlite3``. ``replaced()`` tells a reader that the file at the index's path is
+no longer the one it opened (deleted and built anew): its reads would still succeed, on the
+old file.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
 from vaultheat.core.lexical import fts_match, lexical_text
 from vaultheat.core.models import ChunkDraft, ChunkRow, NoteRow, ParsedNote
+from vaultheat.errors import IndexChangedError
 from vaultheat.storage.db import check_integrity, connect
 
 if TYPE_CHECKING:
@@ -94,6 +104,11 @@ class Store:
         self.path = path
         self.readonly = readonly
         self.db = connect(path, readonly=readonly)
+        self._identity = _file_identity(path)
+
+    def replaced(self) -> bool:
+        """Whether the index file at ``path`` is gone or another file than the one opened."""
+        return _file_identity(self.path) != self._identity
 
     def close(self) -> None:
         self.db.close()
@@ -774,6 +789,64 @@ if TYPE_CHECKING:
 
     def _implements_port(store: Store) -> StorePort:
         return store  # mypy fails here when Store lacks a read core's StorePort declares
+
+
+# Every public method is a read (SQLite failing under a read-only store's read, as a malformed
+# page or a table gone, is IndexChangedError) or not
+# (writes, and ``integrity``, whose own failure is the damage ``vaultheat check`` reports);
+# tests/storage/test_index_changed.py fails on a method in neither list.
+READS = (
+    "manifest", "generation", "notes", "notes_with_chunks", "note_by_path", "note_aliases",
+    "note_meta", "skipped", "skip_reason", "unchunked_notes", "note_warnings", "note_count",
+    "note_paths", "note_stats", "attachments", "chunk_hashes", "chunks", "note_chunks",
+    "chunk_ids_of_notes", "chunk_positions", "chunk_notes", "filtered_chunk_ids",
+    "all_chunk_vectors_keys", "chunk_count", "note_chunk_count", "cached_vectors",
+    "all_cached_vectors", "links_with_keys", "links_to_paths", "link_resolutions",
+    "resolved_link_offsets", "outgoing_links", "linked_paths", "note_link_pairs",
+    "backlinking_paths", "note_tag_keys", "note_tags", "tag_counts", "notes_with_tag",
+    "edge_rows", "similar_pairs", "edges_from", "edges_to", "edge_counts", "pending_knn",
+    "pending_links", "lexical_search", "term_doc_counts", "counts",
+)  # fmt: skip
+NOT_READS = (
+    "close", "replaced", "transaction", "clear", "requeue_graph", "integrity", "set_manifest",
+    "bump_generation", "touch_note", "upsert_note", "delete_note", "replace_skipped",
+    "replace_attachments", "insert_chunk", "update_chunk_position", "delete_chunks",
+    "put_vectors", "gc_embeddings", "replace_links", "replace_tags", "set_link_resolution",
+    "replace_similar", "replace_link_edges", "add_pending_knn", "add_pending_links",
+    "clear_pending_knn", "clear_pending_links",
+)  # fmt: skip
+
+F = TypeVar("F", bound=Callable[..., Any])
+_CALLER_BUGS = (sqlite3.ProgrammingError, sqlite3.InterfaceError)
+
+
+def _read(method: F) -> F:
+    @functools.wraps(method)
+    def read(self: Store, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            # a closed connection or a bad parameter is a bug of the caller, not the index
+            if not self.readonly or isinstance(exc, _CALLER_BUGS):
+                raise
+            raise IndexChangedError(
+                f"the index at {self.path} changed during a read ({exc}); reopen it and retry",
+                path=str(self.path),
+            ) from exc
+
+    return read  # type: ignore[return-value]
+
+
+for _name in READS:
+    setattr(Store, _name, _read(getattr(Store, _name)))
+
+
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _like_prefix(s: str) -> str:
