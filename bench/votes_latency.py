@@ -11,9 +11,10 @@ the machine's load average before and after. ``--fake`` uses ``FakeEmbedder(384)
 must have been built with it, as ``query_bench.py --fake`` does).
 
 numpy's OpenBLAS wakes its worker threads for every matrix product and lets them spin a while
-after; on a busy machine that spinning slows whatever runs next. To see it, run this script
-again with ``OPENBLAS_NUM_THREADS=1`` in the environment (a separate process: within one
-process the spinning of one request would leak into the next).
+after; on a busy machine that spinning slows whatever runs next. ``import vaultheat`` therefore
+sets ``OPENBLAS_NUM_THREADS=1`` unless the environment already has it; to see the difference, run
+this script again with ``OPENBLAS_NUM_THREADS=2`` (a separate process: within one process the
+spinning of one request would leak into the next).
 """
 
 from __future__ import annotations
