@@ -30,6 +30,7 @@ from vaultheat.paths import index_paths
 
 GOLDEN = Path(__file__).parent / "data" / "golden_text.json"
 NOTE = "Coffee/Roasting/Roasting Basics.md"
+DRAFT = "Drafts/Unsaved.md"
 DRAFT_TEXT = "# Garden plan\n\nTomatoes need compost and calcium. See [[Roasting Basics]].\n"
 
 CASES: dict[str, list[str]] = {
@@ -44,8 +45,7 @@ CASES: dict[str, list[str]] = {
     "related": ["related", NOTE, "--top", "5"],
     "related-unlinked": ["related", NOTE, "--top", "3", "--unlinked-only"],
     "related-explain": ["related", NOTE, "--top", "3", "--explain"],
-    "related-text": ["related", "Drafts/Unsaved.md", "--text", DRAFT_TEXT, "--top", "4",
-                     "--cursor", "20"],  # fmt: skip
+    "related-text": ["related", DRAFT, "--text", DRAFT_TEXT, "--top", "4", "--cursor", "20"],
     "related-missing": ["related", "No/Such.md"],
     "explain": ["explain", "coffee roasting", "--rank", "2"],
     "explain-files-only": ["explain", "compost garden", "--files-only", "--rank", "1"],
@@ -120,3 +120,14 @@ def test_text_golden_says_something(golden: dict[str, Any]) -> None:
     assert any("score:" in line for line in golden["explain"]["stdout"])
     assert golden["related-missing"]["rc"] == 2 and golden["related-missing"]["stderr"]
     assert golden["status"]["stdout"][1].startswith("state: ready")
+
+
+def test_explain_flag_prints_each_trace(golden: dict[str, Any]) -> None:
+    """``search --explain`` / ``related --explain`` in text show every result's score trace
+    (before, the flag changed only the JSON: the text was the plain listing)."""
+    for case, results in (("search-explain", 3), ("related-explain", 3)):
+        lines = golden[case]["stdout"]
+        assert sum(line.lstrip().startswith("seed: ") for line in lines) == results, case
+        assert sum(line.lstrip().startswith("score: ") for line in lines) == results, case
+    related = golden["related-explain"]["stdout"]
+    assert sum(line.lstrip().startswith("note score: ") for line in related) == 3

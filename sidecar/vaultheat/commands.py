@@ -31,6 +31,18 @@ def _relevance(r: dict[str, Any]) -> str:
     return f"{r['relevance_label']:<6} {r['relevance']:.2f}"
 
 
+def _trace_lines(r: dict[str, Any], query: str) -> list[str]:
+    """A result's score trace (``--explain``) under it, as ``vaultheat explain`` prints it
+    without its two header lines (path and score, query), which the result line already says."""
+    trace = r.get("explain")
+    if not trace:
+        return []
+    from vaultheat.core.explain import render_text
+
+    doc = {"path": r["path"], "score": r["score"], "query": query, **trace}
+    return ["      " + line for line in render_text(doc).splitlines()[2:]]
+
+
 def _no_good_match(results: list[dict[str, Any]]) -> list[str]:
     if results and all(r["relevance_label"] == "weak" for r in results):
         best = max(r["relevance"] for r in results)
@@ -273,6 +285,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                 where = " > ".join(r["heading_path"])
                 out.append(f"{head}:{r['line_start']}-{r['line_end']}  {where}  [{r['found_by']}]")
                 out.append("      " + r["text"][:160].replace("\n", " "))
+            out += _trace_lines(r, doc["query"])
         out += _no_good_match(doc["results"])
         return "\n".join(out)
 
@@ -307,7 +320,9 @@ def cmd_related(args: argparse.Namespace) -> int:
         for r in doc["results"]:
             head = f"{r['rank']:>2}. {r['score']:.3f}  {_relevance(r)}  {r['path']}"
             lines.append(f"{head}  ({r['link_status']})")
-            if r.get("votes"):
+            if r.get("explain"):  # the trace has the votes line, with every voter
+                lines += _trace_lines(r, f"related to {doc['path']}")
+            elif r.get("votes"):
                 lines.append(f"      {describe_votes(r['votes'], shown=3)}")
         return "\n".join(lines + _no_good_match(doc["results"]))
 
