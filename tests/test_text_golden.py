@@ -131,3 +131,14 @@ def test_explain_flag_prints_each_trace(golden: dict[str, Any]) -> None:
         assert sum(line.lstrip().startswith("score: ") for line in lines) == results, case
     related = golden["related-explain"]["stdout"]
     assert sum(line.lstrip().startswith("note score: ") for line in related) == 3
+
+
+def test_files_only_explain_reaches_the_listed_score(golden: dict[str, Any]) -> None:
+    """``explain --files-only --rank 1`` traces the note's best chunk; its last line adds the
+    further chunks' bonus and lands on the score ``search --files-only`` listed for the note
+    (before, it showed only the chunk's lower score)."""
+    listed = golden["search-files-only"]["stdout"][0].split()  # " 1. 1.024  good ... path"
+    explained = golden["explain-files-only"]["stdout"]
+    assert explained[0].split("  score ")[0] == listed[-1]
+    assert explained[-1].startswith("note score: best chunk ")
+    assert f"{float(explained[-1].rsplit('= ', 1)[1]):.3f}" == listed[1]

@@ -347,6 +347,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from vaultheat.core.explain import render_text
 
     engine = _engine(args)
+    note_score: float | None = None
     if args.related:
         req = RelatedRequest(path=args.related, top=100)
         target = args.target
@@ -362,10 +363,23 @@ def cmd_explain(args: argparse.Namespace) -> int:
         if chunk is None:
             hit = _at_rank(engine.search(sreq).results, args.rank, "this query")
             # files-only ranks notes: explain the note's best chunk, the one shown for it
-            chunk = hit.best_chunk.chunk_id if isinstance(hit, NoteHit) else hit.chunk_id
+            if isinstance(hit, NoteHit):
+                chunk, note_score = hit.best_chunk.chunk_id, hit.score
+            else:
+                chunk = hit.chunk_id
         doc = explain_document(engine.explain_search(sreq, chunk))
-    emit(args, doc, lambda: render_text(doc))
+    emit(args, doc, lambda: render_text(doc) + _note_score_line(doc, note_score))
     return EXIT_OK
+
+
+def _note_score_line(doc: dict[str, Any], note_score: float | None) -> str:
+    """A files-only result's score is its note's (best chunk + a bonus for further strong
+    chunks), not the chunk's that the trace explains: say how the two meet."""
+    if note_score is None:
+        return ""
+    more = note_score - doc["score"]
+    detail = f" + {more:.4f} from further chunks" if abs(more) > 5e-5 else ""
+    return f"\nnote score: best chunk {doc['score']:.4f}{detail} = {note_score:.4f}"
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
