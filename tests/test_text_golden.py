@@ -52,6 +52,7 @@ CASES: dict[str, list[str]] = {
     "explain-related": ["explain", "--related", NOTE, "--rank", "1"],
     "explain-rank-too-far": ["explain", "coffee roasting", "--rank", "1000"],
     "inspect-note": ["inspect", "note", NOTE],
+    "inspect-note-unresolved": ["inspect", "note", "Projects/Ideas.md"],
     "inspect-chunk": ["inspect", "chunk", "1"],
     "inspect-neighbors": ["inspect", "neighbors", "1"],
     "check": ["check"],
@@ -142,3 +143,21 @@ def test_files_only_explain_reaches_the_listed_score(golden: dict[str, Any]) -> 
     assert explained[0].split("  score ")[0] == listed[-1]
     assert explained[-1].startswith("note score: best chunk ")
     assert f"{float(explained[-1].rsplit('= ', 1)[1]):.3f}" == listed[1]
+
+
+def test_inspect_note_says_unresolved_and_backlinks(golden: dict[str, Any]) -> None:
+    """``inspect note``: an unresolved link reads ``(unresolved)`` (it printed ``None``), a
+    note without tags ``tags: (none)``, and the backlinks the JSON lists are shown too."""
+    ideas = golden["inspect-note-unresolved"]["stdout"]
+    assert "  link [[Does not exist yet]] -> (unresolved)" in ideas
+    assert not any(line.endswith("-> None") for line in ideas)
+    basics = golden["inspect-note"]["stdout"]
+    assert "  backlink <- Garden/Composting.md" in basics
+
+
+def test_inspect_note_without_tags_says_none() -> None:
+    from vaultheat.inspect import render_inspect
+
+    doc = {"schema": "vaultheat.inspect.note.v1", "path": "a.md", "title": "A", "tags": [],
+           "links": [], "backlinks": [], "chunks": []}  # fmt: skip
+    assert render_inspect(doc) == "a.md  title: A  tags: (none)"
