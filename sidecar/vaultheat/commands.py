@@ -222,12 +222,12 @@ def cmd_config(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _search_request(args: argparse.Namespace, query: str) -> SearchRequest:
+def _search_request(args: argparse.Namespace, query: str, top: int) -> SearchRequest:
     rerank = True if args.rerank else (False if args.no_rerank else None)
     expand = True if args.expand else (False if args.no_expand else None)
     return SearchRequest(
         query=query,
-        top=args.top,
+        top=top if args.top is None else args.top,
         files_only=args.files_only,
         explain=args.explain,
         lexical=not args.no_lexical,
@@ -259,8 +259,8 @@ def cmd_search(args: argparse.Namespace) -> int:
                         query = json.loads(line)["query"]
                     except (ValueError, KeyError, TypeError) as exc:
                         raise InputError(f"bad batch line: {line[:80]!r}") from exc
-                doc = search_document(engine.search(SearchRequest.from_dict(
-                    {**_search_request(args, query).__dict__})))  # fmt: skip
+                one = _search_request(args, query, engine.settings.search.top)
+                doc = search_document(engine.search(SearchRequest.from_dict(one.__dict__)))
                 any_results = any_results or bool(doc["results"])
                 sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
                 sys.stdout.flush()
@@ -270,7 +270,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         query = sys.stdin.read().strip()
     if not query:
         raise InputError("no query given")
-    req = SearchRequest.from_dict(_search_request(args, query).__dict__)
+    req = SearchRequest.from_dict(_search_request(args, query, engine.settings.search.top).__dict__)
     doc = search_document(engine.search(req))
 
     def human() -> str:
@@ -303,7 +303,7 @@ def cmd_related(args: argparse.Namespace) -> int:
         path=args.note,
         text=text,
         cursor=args.cursor,
-        top=args.top,
+        top=engine.settings.related.top if args.top is None else args.top,
         unlinked_only=args.unlinked_only,
         explain=args.explain,
         graph=not args.no_graph,
