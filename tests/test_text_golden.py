@@ -161,3 +161,17 @@ def test_inspect_note_without_tags_says_none() -> None:
     doc = {"schema": "vaultheat.inspect.note.v1", "path": "a.md", "title": "A", "tags": [],
            "links": [], "backlinks": [], "chunks": []}  # fmt: skip
     assert render_inspect(doc) == "a.md  title: A  tags: (none)"
+
+
+def test_a_chunk_before_any_heading_reads_top(tmp_path: Path) -> None:
+    """A search hit above the note's first heading shows ``(top)`` where the heading path goes,
+    as ``explain`` does (it left an empty gap)."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Plain.md").write_text("Zebra crossings and striped roads, no heading at all.\n")
+    paths = index_paths(vault)
+    paths.root.mkdir()
+    save_settings(paths.config, Settings().with_value("embeddings.provider", "fake"))
+    assert run(vault, ["index"])["rc"] == 0
+    out = run(vault, ["search", "zebra crossings", "--top", "1"])["stdout"]
+    assert "Plain.md:1-1  (top)  [" in out[0]

@@ -282,7 +282,7 @@ def cmd_search(args: argparse.Namespace) -> int:
             if doc["files_only"]:
                 out.append(head)
             else:
-                where = " > ".join(r["heading_path"])
+                where = " > ".join(r["heading_path"]) or "(top)"  # as explain says it
                 out.append(f"{head}:{r['line_start']}-{r['line_end']}  {where}  [{r['found_by']}]")
                 out.append("      " + r["text"][:160].replace("\n", " "))
             out += _trace_lines(r, doc["query"])
