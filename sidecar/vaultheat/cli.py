@@ -117,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
              'vaultheat search "sourdough" --tag baking --top 5 --json',
              "vaultheat search --batch queries.txt")  # fmt: skip
     p.add_argument("query", nargs="?", help="the query ('-' reads it from stdin)")
-    p.add_argument("--top", type=int, default=10, help="results to return (default: %(default)s)")
+    p.add_argument("--top", type=int, help="results to return (default: search.top, 10)")
     p.add_argument("--batch", metavar="FILE", help="one query per line ('-' = stdin): JSONL out")
     p.add_argument("--files-only", action="store_true", help="one result per note, not per chunk")
     p.add_argument("--explain", action="store_true", help="attach each result's score trace")
@@ -142,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("note", help="vault-relative path of the note")
     p.add_argument("--text", help="the note's current text ('-' reads stdin)")
     p.add_argument("--cursor", type=int, help="cursor byte offset into the text")
-    p.add_argument("--top", type=int, default=10, help="notes to return (default: %(default)s)")
+    p.add_argument("--top", type=int, help="notes to return (default: related.top, 10)")
     p.add_argument("--unlinked-only", action="store_true", help="only notes not linked yet")
     p.add_argument("--explain", action="store_true", help="attach each result's score trace")
     p.add_argument("--no-graph", action="store_true", help="skip the graph stage")

@@ -36,6 +36,18 @@ def _relevance(r: dict[str, Any]) -> str:
     return f"{r['relevance_label']:<6} {r['relevance']:.2f}"
 
 
+def _trace_lines(r: dict[str, Any], query: str) -> list[str]:
+    """A result's score trace (``--explain``) under it, as ``vaultheat explain`` prints it
+    without its two header lines (path and score, query), which the result line already says."""
+    trace = r.get("explain")
+    if not trace:
+        return []
+    from vaultheat.core.explain import render_text
+
+    doc = {"path": r["path"], "score": r["score"], "query": query, **trace}
+    return ["      " + line for line in render_text(doc).splitlines()[2:]]
+
+
 def _no_good_match(results: list[dict[str, Any]]) -> list[str]:
     if results and all(r["relevance_label"] == "weak" for r in results):
         best = max(r["relevance"] for r in results)
@@ -215,12 +227,12 @@ def cmd_config(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _search_request(args: argparse.Namespace, query: str) -> SearchRequest:
+def _search_request(args: argparse.Namespace, query: str, top: int) -> SearchRequest:
     rerank = True if args.rerank else (False if args.no_rerank else None)
     expand = True if args.expand else (False if args.no_expand else None)
     return SearchRequest(
         query=query,
-        top=args.top,
+        top=top if args.top is None else args.top,
         files_only=args.files_only,
         explain=args.explain,
         lexical=not args.no_lexical,
@@ -252,8 +264,8 @@ def cmd_search(args: argparse.Namespace) -> int:
                         query = json.loads(line)["query"]
                     except (ValueError, KeyError, TypeError) as exc:
                         raise InputError(f"bad batch line: {line[:80]!r}") from exc
-                doc = search_document(engine.search(SearchRequest.from_dict(
-                    {**_search_request(args, query).__dict__})))  # fmt: skip
+                one = _search_request(args, query, engine.settings.search.top)
+                doc = search_document(engine.search(SearchRequest.from_dict(one.__dict__)))
                 any_results = any_results or bool(doc["results"])
                 sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
                 sys.stdout.flush()
@@ -263,7 +275,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         query = sys.stdin.read().strip()
     if not query:
         raise InputError("no query given")
-    req = SearchRequest.from_dict(_search_request(args, query).__dict__)
+    req = SearchRequest.from_dict(_search_request(args, query, engine.settings.search.top).__dict__)
     doc = search_document(engine.search(req))
 
     def human() -> str:
@@ -275,9 +287,10 @@ def cmd_search(args: argparse.Namespace) -> int:
             if doc["files_only"]:
                 out.append(head)
             else:
-                where = " > ".join(r["heading_path"])
+                where = " > ".join(r["heading_path"]) or "(top)"  # as explain says it
                 out.append(f"{head}:{r['line_start']}-{r['line_end']}  {where}  [{r['found_by']}]")
                 out.append("      " + r["text"][:160].replace("\n", " "))
+            out += _trace_lines(r, doc["query"])
         out += _no_good_match(doc["results"])
         return "\n".join(out)
 
@@ -295,7 +308,7 @@ def cmd_related(args: argparse.Namespace) -> int:
         path=args.note,
         text=text,
         cursor=args.cursor,
-        top=args.top,
+        top=engine.settings.related.top if args.top is None else args.top,
         unlinked_only=args.unlinked_only,
         explain=args.explain,
         graph=not args.no_graph,
@@ -312,7 +325,9 @@ def cmd_related(args: argparse.Namespace) -> int:
         for r in doc["results"]:
             head = f"{r['rank']:>2}. {r['score']:.3f}  {_relevance(r)}  {r['path']}"
             lines.append(f"{head}  ({r['link_status']})")
-            if r.get("votes"):
+            if r.get("explain"):  # the trace has the votes line, with every voter
+                lines += _trace_lines(r, f"related to {doc['path']}")
+            elif r.get("votes"):
                 lines.append(f"      {describe_votes(r['votes'], shown=3)}")
         return "\n".join(lines + _no_good_match(doc["results"]))
 
@@ -337,6 +352,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from vaultheat.core.explain import render_text
 
     engine = _engine(args)
+    note_score: float | None = None
     if args.related:
         req = RelatedRequest(path=args.related, top=100)
         target = args.target
@@ -352,10 +368,23 @@ def cmd_explain(args: argparse.Namespace) -> int:
         if chunk is None:
             hit = _at_rank(engine.search(sreq).results, args.rank, "this query")
             # files-only ranks notes: explain the note's best chunk, the one shown for it
-            chunk = hit.best_chunk.chunk_id if isinstance(hit, NoteHit) else hit.chunk_id
+            if isinstance(hit, NoteHit):
+                chunk, note_score = hit.best_chunk.chunk_id, hit.score
+            else:
+                chunk = hit.chunk_id
         doc = explain_document(engine.explain_search(sreq, chunk))
-    emit(args, doc, lambda: render_text(doc))
+    emit(args, doc, lambda: render_text(doc) + _note_score_line(doc, note_score))
     return EXIT_OK
+
+
+def _note_score_line(doc: dict[str, Any], note_score: float | None) -> str:
+    """A files-only result's score is its note's (best chunk + a bonus for further strong
+    chunks), not the chunk's that the trace explains: say how the two meet."""
+    if note_score is None:
+        return ""
+    more = note_score - doc["score"]
+    detail = f" + {more:.4f} from further chunks" if abs(more) > 5e-5 else ""
+    return f"\nnote score: best chunk {doc['score']:.4f}{detail} = {note_score:.4f}"
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:

@@ -244,6 +244,8 @@ def _coerce(key: str, ftype: Any, value: Any) -> Any:
         raise ConfigError(f"bad value for {key}: {value!r} ({exc})", key=key) from exc
     if key in CHOICES and out not in CHOICES[key]:
         raise ConfigError(f"bad value for {key}: {out!r}; choose one of {', '.join(CHOICES[key])}")
+    if key in ("search.top", "related.top") and not 1 <= out <= 100:
+        raise ConfigError(f"bad value for {key}: {out!r} (results per answer: 1 to 100)", key=key)
     if isinstance(out, int | float) and not isinstance(out, bool) and out < 0:
         raise ConfigError(f"bad value for {key}: {out!r} (must not be negative)")
     return out

@@ -84,8 +84,10 @@ def inspect_doc(engine: Any, what: str, ref: str) -> dict[str, Any]:
 def render_inspect(doc: dict[str, Any]) -> str:
     schema = doc["schema"]
     if schema.endswith("note.v1"):
-        lines = [f"{doc['path']}  title: {doc['title']}  tags: {', '.join(doc['tags'])}"]
-        lines += [f"  link {x['raw']} -> {x['resolved']}" for x in doc["links"]]
+        tags = ", ".join(doc["tags"]) or "(none)"
+        lines = [f"{doc['path']}  title: {doc['title']}  tags: {tags}"]
+        lines += [f"  link {x['raw']} -> {x['resolved'] or '(unresolved)'}" for x in doc["links"]]
+        lines += [f"  backlink <- {p}" for p in doc["backlinks"]]
         for c in doc["chunks"]:
             lines.append(
                 f"  chunk {c['id']}: lines {c['line_start']}-{c['line_end']} bytes "

@@ -23,7 +23,7 @@ import httpx
 
 from vaultheat import errors
 from vaultheat.config import Settings, load_settings
-from vaultheat.core.requests import RelatedRequest, SearchRequest
+from vaultheat.core.requests import RelatedRequest, SearchRequest, with_default_top
 from vaultheat.documents import (
     explain_document,
     refresh_document,
@@ -81,10 +81,11 @@ class EngineBackend:
         self.paths, self.settings, self.engine = paths, settings, engine
 
     def search(self, body: dict[str, Any]) -> dict[str, Any]:
+        body = with_default_top(body, self.engine.settings.search.top)
         return search_document(self.engine.search(SearchRequest.from_dict(body)))
 
     def related(self, body: dict[str, Any]) -> dict[str, Any]:
-        req = RelatedRequest.from_dict(body)
+        req = RelatedRequest.from_dict(with_default_top(body, self.engine.settings.related.top))
         return related_document(
             self.engine.related(replace(req, path=vault_path(self.paths, req.path)))
         )

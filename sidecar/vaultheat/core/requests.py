@@ -68,6 +68,14 @@ class RelatedRequest:
         return req
 
 
+def with_default_top(body: Any, top: int) -> Any:
+    """``body`` with ``top`` set to the configured default (``search.top`` / ``related.top``)
+    when the client left it out; anything else is left to ``from_dict`` to judge."""
+    if isinstance(body, dict) and "top" not in body:
+        return {**body, "top": top}
+    return body
+
+
 _TYPES: dict[str, tuple[type, ...]] = {
     "str": (str,),
     "int": (int,),

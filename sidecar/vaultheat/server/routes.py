@@ -14,7 +14,7 @@ from typing import Any
 
 from aiohttp import web
 
-from vaultheat.core.requests import RelatedRequest, SearchRequest
+from vaultheat.core.requests import RelatedRequest, SearchRequest, with_default_top
 from vaultheat.documents import (
     explain_document,
     note_status_document,
@@ -88,14 +88,16 @@ async def openapi(request: web.Request) -> web.Response:
 @routes.post("/v1/search")
 async def search(request: web.Request) -> web.Response:
     state = _state(request)
-    req = SearchRequest.from_dict(await read_json(request))
+    top = state.engine.settings.search.top
+    req = SearchRequest.from_dict(with_default_top(await read_json(request), top))
     return web.json_response(search_document(await state.call(state.engine.search, req)))
 
 
 @routes.post("/v1/related")
 async def related(request: web.Request) -> web.Response:
     state = _state(request)
-    req = RelatedRequest.from_dict(await read_json(request))
+    top = state.engine.settings.related.top
+    req = RelatedRequest.from_dict(with_default_top(await read_json(request), top))
     req = dataclasses.replace(req, path=vault_relative(state, req.path))
     return web.json_response(related_document(await state.call(state.engine.related, req)))
 
