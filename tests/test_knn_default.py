@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import related_doc, search_doc
+from tests.conftest import related_doc, search_doc, status_doc
 from vaultheat.check import check_index
 from vaultheat.config import Settings, save_settings
 from vaultheat.core.requests import RelatedRequest, SearchRequest
@@ -31,7 +31,7 @@ def _answers(engine: Engine) -> list[object]:
 
 def test_the_default_builds_no_similarity_edges(fake_engine: Engine) -> None:
     assert Settings().graph.knn_k == 0
-    assert fake_engine.status()["edges"]["similar"] == 0
+    assert status_doc(fake_engine)["edges"]["similar"] == 0
     assert _similar_edges(fake_engine) == 0
 
 
@@ -42,7 +42,7 @@ def test_an_index_built_with_knn_edges_stays_valid_at_the_default(vault: Path) -
     save_settings(paths.config, old)
     engine = Engine.open(vault, embedder=FakeEmbedder())
     engine.index()
-    stored = engine.status()["edges"]["similar"]
+    stored = status_doc(engine)["edges"]["similar"]
     assert stored > 0 and _similar_edges(engine) > 0  # knn_k = 8: built and read by heat
     before = _answers(engine)
     engine.close()
@@ -53,7 +53,7 @@ def test_an_index_built_with_knn_edges_stays_valid_at_the_default(vault: Path) -
     report = engine.index()
     assert embedder.embedded_count == 0 and report.notes["modified"] == 0  # no rebuild
     assert check_index(engine)["ok"]
-    assert engine.status()["edges"]["similar"] == stored  # kept on disk ...
+    assert status_doc(engine)["edges"]["similar"] == stored  # kept on disk ...
     assert _similar_edges(engine) == 0  # ... but not read
     assert _answers(engine) == before  # heat off: the similar edges never mattered
     engine.close()
