@@ -6,7 +6,8 @@ status=0
 .venv/bin/ruff check sidecar tests bench || status=1
 .venv/bin/mypy || status=1
 .venv/bin/python -c "import torch, sys; sys.exit(0 if torch.version.cuda is None or __import__('shutil').which('nvidia-smi') else 'a CUDA torch was installed on a machine without a GPU')" || status=1
-.venv/bin/python -m pytest -q -p no:cacheprovider "$@" || status=1
+# one pytest worker per core (the suite waits on servers and child processes much of the time)
+.venv/bin/python -m pytest -q -p no:cacheprovider -n auto --dist worksteal "$@" || status=1
 if [ -f obsidian-plugin/package.json ]; then
   bash obsidian-plugin/scripts/ci.sh || status=1
 fi
