@@ -119,7 +119,9 @@ def test_no_request_fails_during_a_full_reindex(make_live: MakeLive) -> None:
 def test_kill_9_of_the_child_leaves_a_consistent_index(
     make_live: MakeLive, sse: Connect, moment: str
 ) -> None:
-    live = make_live(embedder=SlowEmbedder(delay=0.1))
+    # kNN edges on: a graph stage long enough to kill the child in after its last batch (at the
+    # default knn_k = 0 the job can end between two polls, and the kill finds an idle child)
+    live = make_live(embedder=SlowEmbedder(delay=0.1), overrides={"graph.knn_k": 8})
     write_notes(live.vault, 300, words=20)  # two batches (256 notes each at most)
     live.post("/v1/index", {})
     live.wait_idle(60)
