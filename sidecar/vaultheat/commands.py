@@ -48,7 +48,10 @@ def _trace_lines(r: dict[str, Any], query: str) -> list[str]:
     return ["      " + line for line in render_text(doc).splitlines()[2:]]
 
 
-def _no_good_match(results: list[dict[str, Any]]) -> list[str]:
+def _no_good_match(results: list[dict[str, Any]], ranked_by: str = "meaning") -> list[str]:
+    if ranked_by == "words":
+        return ["no close match in meaning: ranked by the words found (a result with the query's"
+                " words comes first even when its relevance reads weak)"]  # fmt: skip
     if results and all(r["relevance_label"] == "weak" for r in results):
         best = max(r["relevance"] for r in results)
         return [f"no good match: every result is weak (best relevance {best:.2f})"]
@@ -291,7 +294,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                 out.append(f"{head}:{r['line_start']}-{r['line_end']}  {where}  [{r['found_by']}]")
                 out.append("      " + r["text"][:160].replace("\n", " "))
             out += _trace_lines(r, doc["query"])
-        out += _no_good_match(doc["results"])
+        out += _no_good_match(doc["results"], doc["ranked_by"])
         return "\n".join(out)
 
     emit(args, doc, human)

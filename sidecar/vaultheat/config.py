@@ -121,6 +121,12 @@ class SearchSettings:
     # measured on the help vault (docs/eval.md): lexical evidence helps only as a light touch
     # in search (nDCG@10 tune split: 0.1 -> 0.830, 0.05 -> 0.858, 0 -> 0.858 with lower MRR)
     score_lexical: float = 0.05
+    # when the best vector match is weak (its calibrated relevance below "good") and words of
+    # the query are found, the exact matches decide: a rare word the user remembers
+    # ("ulysses") must find the note that has it. Measured (docs/eval.md "Keyword queries"):
+    # 60 rare-word queries, help-en MRR 0.354 -> 0.920, dendron-site 0.160 -> 0.785; the 28
+    # help-en questions unchanged (0.871 nDCG@10). 0 = off (score_lexical throughout)
+    score_lexical_weak: float = 1.5
     files_top_chunks: int = 3
     snippet_chars: int = 300
     # text mostly in a non-Latin script + an English-only model: weight vector and lexical

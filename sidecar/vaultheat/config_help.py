@@ -65,6 +65,8 @@ KEY_HELP: dict[str, str] = {
     "search.score_heat": "weight of graph heat in the final score",
     "search.score_vector": "weight of the vector similarity in the final score",
     "search.score_lexical": "weight of the lexical score in the final score",
+    "search.score_lexical_weak": "weight of the lexical score when the best vector match is weak"
+    " (relevance below 'good') and the query's words are found; 0 = use score_lexical",
     "search.files_top_chunks": "chunks per note counted in a note's score",
     "search.snippet_chars": "characters of chunk text in a result",
     "search.script_fallback": "weigh lexical evidence evenly for scripts the model lacks",

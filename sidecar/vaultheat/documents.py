@@ -55,6 +55,7 @@ def search_document(res: SearchResults) -> Doc:
         "query": res.query,
         "took_ms": res.took_ms,
         "files_only": res.files_only,
+        "ranked_by": res.ranked_by,
         "results": [
             chunk_hit(h) if isinstance(h, ChunkHit) else note_hit(h) for h in res.results
         ],

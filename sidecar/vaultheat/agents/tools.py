@@ -207,7 +207,9 @@ TOOLS: tuple[Tool, ...] = (
         "Find passages (or, with files_only, whole notes) in the user's Obsidian vault by "
         "meaning and keywords, boosted by the link graph. Use it first for any question about "
         "what the user wrote. Results carry path, line and byte ranges: pass them to `open` to "
-        "read more." + RELEVANCE_HELP,
+        "read more." + RELEVANCE_HELP + " `ranked_by` 'words': nothing matched by meaning and "
+        "the results that contain the query's words come first (relevance still measures "
+        "meaning, so they can read 'weak' and still be the note the user means).",
         _obj({"query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS},
               "top": TOP, "files_only": {**BOOL, "default": False}, **FILTERS,
               "property": {"type": "object", "maxProperties": 32,
@@ -215,6 +217,7 @@ TOOLS: tuple[Tool, ...] = (
                            "description": "frontmatter properties that must match"}},
              ("query",)),
         _doc("vaultheat.search.v1", {"query": STR, "files_only": BOOL, "took_ms": NUM,
+             "ranked_by": {"type": "string", "enum": ["meaning", "words"]},
              "results": {"type": "array", "items": RESULT}}, ("query", "results")),
         _search,
     ),

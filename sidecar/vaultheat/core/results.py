@@ -158,6 +158,9 @@ class SearchResults:
     took_ms: float
     files_only: bool
     results: tuple[SearchHit, ...]
+    # "meaning": the usual weights; "words": no vector match was even "good" and the query's
+    # words were found, so the exact matches led (search.score_lexical_weak)
+    ranked_by: str = "meaning"
 
     def with_relevance(self, curve: Curve) -> SearchResults:
         return dataclasses.replace(self, results=with_relevance(self.results, curve))

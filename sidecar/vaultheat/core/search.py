@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Sequence
 from typing import Any, Protocol
@@ -11,6 +12,7 @@ import numpy as np
 from vaultheat.config import Settings
 from vaultheat.core.expansion import expand_query
 from vaultheat.core.graphview import GraphView
+from vaultheat.core.lexical import query_terms
 from vaultheat.core.models import ChunkRow
 from vaultheat.core.pipeline import (
     Retrieval,
@@ -21,6 +23,7 @@ from vaultheat.core.pipeline import (
 )
 from vaultheat.core.plan import QueryVector, RerankFn, plan_for_search
 from vaultheat.core.ports import StorePort, VectorIndexPort
+from vaultheat.core.relevance import GOOD, curve_for
 from vaultheat.core.requests import SearchRequest
 from vaultheat.core.results import ChunkHit, ChunkRef, NoteHit, SearchHit, SearchResults
 from vaultheat.core.votes import NoteLinks
@@ -123,6 +126,11 @@ def run_search(
         allowed=allowed_chunks(store, req),
     )
     result = retrieve(store, vectors, plan)
+    ranked_by = "meaning"
+    if s.search.score_lexical_weak > 0 and _words_lead(ctx, req.query, result):
+        weights = dataclasses.replace(plan.weights, score_lexical=s.search.score_lexical_weak)
+        result = retrieve(store, vectors, dataclasses.replace(plan, weights=weights))
+        ranked_by = "words"
     snippet = snippet_fn(s.search.snippet_chars)
     results: Sequence[SearchHit]
     if req.files_only:
@@ -138,7 +146,26 @@ def run_search(
             if cid in rows
         ]
     took_ms = round((time.perf_counter() - t0) * 1000, 2)
-    return SearchResults(req.query, took_ms, req.files_only, tuple(results))
+    return SearchResults(req.query, took_ms, req.files_only, tuple(results), ranked_by)
+
+
+KEYWORD_TERMS = 3  # at most this many index terms: a keyword query, not a question
+
+
+def _words_lead(ctx: Context, query: str, r: Retrieval) -> bool:
+    """A keyword query (a few terms: "ulysses", "textbundle export") whose words were found
+    while no vector match is even "good" (the model's search curve, core/relevance.py): then
+    the exact matches should decide the order. Longer questions keep the usual weights (with
+    weak vectors their incidental word matches mislead: cross-lingual questions over help/en,
+    docs/eval.md "Keyword queries")."""
+    if len(query_terms(query)) > KEYWORD_TERMS:
+        return False
+    lexical = r.raw.get("lexical")
+    if not lexical or not any(v > 0 for v in lexical.values()):
+        return False
+    best = max((r.raw["vector"] or {}).values(), default=0.0)
+    e = ctx.settings.embeddings
+    return curve_for(e.provider, e.model, "search")(best) < GOOD
 
 
 def chunk_result(

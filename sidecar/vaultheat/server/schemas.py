@@ -249,6 +249,7 @@ def component_schemas() -> dict[str, Schema]:
                 "query": STR,
                 "took_ms": NUM,
                 "files_only": BOOL,
+                "ranked_by": {"type": "string", "enum": ["meaning", "words"]},
                 "results": {
                     "type": "array",
                     "items": {"anyOf": [ref("SearchHit"), ref("FileHit")]},
