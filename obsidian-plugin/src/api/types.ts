@@ -149,6 +149,8 @@ export interface SearchDoc {
 	query: string;
 	took_ms: number;
 	files_only: boolean;
+	/** "words": no match by meaning, the results with the query's words come first */
+	ranked_by: "meaning" | "words";
 	results: SearchHit[];
 }
 

@@ -194,7 +194,8 @@ def unseen_parts(r: Retrieval, sim: float) -> dict[str, Any]:
     raw["vector"] = float(sim)
     norm = {k: (scale(k, float(raw[k] or 0.0)) if k in r.weights else None) for k in r.raw}
     final = sum(r.weights[k] * scale(k, float(raw[k] or 0.0)) for k in r.weights)
-    return {"raw": raw, "normalized": norm, "weights": dict(r.weights), "final": final}
+    weights = {k: r.weights.get(k, 0.0) for k in r.raw}  # every part, as explain_chunk says it
+    return {"raw": raw, "normalized": norm, "weights": weights, "final": final}
 
 
 def _unseen_scale(r: Retrieval) -> Callable[[str, float], float]:
