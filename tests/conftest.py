@@ -25,8 +25,9 @@ def vault(tmp_path: Path) -> Path:
     return copy_vault(tmp_path / "vault")
 
 
-@pytest.fixture
-def fake_engine(vault: Path) -> Iterator[object]:
+def open_fake_index(vault: Path) -> Any:
+    """Give ``vault`` an index folder configured for the fake embedder, index it, and return the
+    open engine (the caller closes it)."""
     from vaultheat.config import Settings, save_settings
     from vaultheat.engine import Engine
     from vaultheat.paths import index_paths
@@ -37,6 +38,12 @@ def fake_engine(vault: Path) -> Iterator[object]:
     save_settings(paths.config, Settings().with_value("embeddings.provider", "fake"))
     engine = Engine.open(vault, embedder=FakeEmbedder())
     engine.index()
+    return engine
+
+
+@pytest.fixture
+def fake_engine(vault: Path) -> Iterator[object]:
+    engine = open_fake_index(vault)
     yield engine
     engine.close()
 

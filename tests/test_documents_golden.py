@@ -19,11 +19,10 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import copy_vault
+from tests.conftest import copy_vault, open_fake_index
 from vaultheat.agents.backend import AutoBackend
 from vaultheat.agents.tools import call_tool
 from vaultheat.cli import main
-from vaultheat.config import Settings, save_settings
 from vaultheat.engine import Engine
 from vaultheat.paths import index_paths
 from vaultheat.providers.fake import FakeEmbedder
@@ -84,11 +83,7 @@ def text(doc: Any) -> str:
 @pytest.fixture(scope="module")
 def golden_vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
     vault = copy_vault(tmp_path_factory.mktemp("golden") / "vault")
-    paths = index_paths(vault)
-    paths.root.mkdir()
-    save_settings(paths.config, Settings().with_value("embeddings.provider", "fake"))
-    engine = Engine.open(vault, embedder=FakeEmbedder())
-    engine.index()
+    engine = open_fake_index(vault)
     engine.close()
     return vault
 

@@ -10,14 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import related_doc
-from vaultheat.config import Settings, save_settings
+from tests.conftest import open_fake_index, related_doc
 from vaultheat.core import related
 from vaultheat.core.requests import RelatedRequest
 from vaultheat.core.votes import rank_floor, reachable
 from vaultheat.engine import Engine
-from vaultheat.paths import index_paths
-from vaultheat.providers.fake import FakeEmbedder
 
 TOPICS = ["coffee roasting beans grinder espresso", "garden tomato soil compost seeds",
           "budget savings tax invoice pension", "python code test refactor module",
@@ -47,11 +44,7 @@ def linked_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
     vault = tmp_path_factory.mktemp("linked") / "vault"
     vault.mkdir()
     _write_vault(vault)
-    paths = index_paths(vault)
-    paths.root.mkdir()
-    save_settings(paths.config, Settings().with_value("embeddings.provider", "fake"))
-    engine = Engine.open(vault, embedder=FakeEmbedder())
-    engine.index()
+    engine = open_fake_index(vault)
     yield engine
     engine.close()
 

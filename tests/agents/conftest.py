@@ -11,10 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import copy_vault
+from tests.conftest import copy_vault, open_fake_index
 from vaultheat.agents.backend import AutoBackend
-from vaultheat.config import Settings, save_settings
-from vaultheat.engine import Engine
 from vaultheat.paths import index_paths
 from vaultheat.providers.fake import FakeEmbedder
 
@@ -36,11 +34,7 @@ def vaultheat_cmd(*args: str) -> list[str]:
 @pytest.fixture(scope="session")
 def agent_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     vault = copy_vault(tmp_path_factory.mktemp("agents") / "vault")
-    paths = index_paths(vault)
-    paths.root.mkdir()
-    save_settings(paths.config, Settings().with_value("embeddings.provider", "fake"))
-    engine = Engine.open(vault, embedder=FakeEmbedder())
-    engine.index()
+    engine = open_fake_index(vault)
     engine.close()
     return vault
 

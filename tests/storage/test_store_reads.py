@@ -8,10 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from vaultheat.config import Settings, save_settings
-from vaultheat.engine import Engine
-from vaultheat.paths import index_paths
-from vaultheat.providers.fake import FakeEmbedder
+from tests.conftest import open_fake_index
 from vaultheat.storage.store import Store
 
 NOTES = {
@@ -29,11 +26,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
     for rel, text in NOTES.items():
         (vault / rel).parent.mkdir(parents=True, exist_ok=True)
         (vault / rel).write_text(text, encoding="utf-8")
-    paths = index_paths(vault)
-    paths.root.mkdir()
-    save_settings(paths.config, Settings().with_value("embeddings.provider", "fake"))
-    engine = Engine.open(vault, embedder=FakeEmbedder())
-    engine.index()
+    engine = open_fake_index(vault)
     engine.close()
     s = Store(engine.paths.db, readonly=True)
     yield s
