@@ -46,7 +46,7 @@ describe("plugin lifecycle", () => {
 		plugin.load();
 		await sleep(0);
 		expect(Object.keys(app.commands.commands).sort()).toEqual(
-			["open-related-notes", "semantic-search", "show-status", "start-sidecar", "stop-sidecar", "update-index"].map((id) => `vaultheat:${id}`).sort(),
+			["open-related-notes", "focus-related-notes", "related-notes-for-selection", "semantic-search", "show-status", "start-sidecar", "stop-sidecar", "update-index"].map((id) => `vaultheat:${id}`).sort(),
 		);
 		for (const cmd of Object.values(app.commands.commands)) {
 			expect(cmd.hotkeys).toBeUndefined();

@@ -33,7 +33,7 @@ describe("exclusions reach the sidecar's index", () => {
 			},
 		});
 		await world.services.connection.startSidecar();
-		expect(world.spawned[0]).toEqual(["vaultheat", "serve", "--vault", "/vault", "--port", "0"]);
+		expect(world.spawned[0]).toEqual(["vaultheat", "serve", "--vault", "/vault", "--port", "0", "--parent-pid", "4242"]);
 		await world.services.viewContext().saveSettings({ excluded: ["Templates"] });
 		await world.services.viewContext().saveSettings({ excluded: ["Templates", "Archive/"] });
 		await world.clock.advance(1499);
@@ -44,7 +44,7 @@ describe("exclusions reach the sidecar's index", () => {
 		children[0]?.emit("exit", 0, null);
 		await flush();
 		expect(world.spawned).toHaveLength(2);
-		expect(world.spawned[1]).toEqual(["vaultheat", "serve", "--vault", "/vault", "--port", "0", "--exclude", "Templates/**", "--exclude", "Archive/**"]);
+		expect(world.spawned[1]).toEqual(["vaultheat", "serve", "--vault", "/vault", "--port", "0", "--parent-pid", "4242", "--exclude", "Templates/**", "--exclude", "Archive/**"]);
 	});
 
 	it("leaves a sidecar it did not start alone (the exclusions then only hide results)", async () => {

@@ -28,7 +28,18 @@ export interface World {
 	spawned: string[][];
 }
 
-export function makeWorld(options: { settings?: Partial<VaultheatSettings>; withSidecar?: boolean; spawn?: SpawnFn } = {}): World {
+export interface WorldOptions {
+	settings?: Partial<VaultheatSettings>;
+	withSidecar?: boolean;
+	spawn?: SpawnFn;
+	/** What the search for an installed vaultheat finds (the setup card). */
+	detect?: () => { command: string; version: string | null } | null;
+}
+
+/** Our pid as the fake sidecar is told it (`--parent-pid`). */
+export const PLUGIN_PID = 4242;
+
+export function makeWorld(options: WorldOptions = {}): World {
 	document.body.innerHTML = "";
 	const vault = new Vault(new FileSystemAdapter("/vault"));
 	vault.seed(NOTES);
@@ -38,7 +49,8 @@ export function makeWorld(options: { settings?: Partial<VaultheatSettings>; with
 		.on("GET /v1/health", () => json(200, { schema: "vaultheat.health.v1", status: "ok", version: "0.1.0", state: "ready" }))
 		.on("GET /v1/status", () => json(200, statusDoc()));
 	const clock = new ManualClock();
-	let settings = loadSettings(options.settings ?? {});
+	// The setup card was answered unless a test says otherwise (test/consent.test.ts).
+	let settings = loadSettings({ setupDone: true, ...options.settings });
 	const fixes: FixAction[] = [];
 	const spawned: string[][] = [];
 	const spawn: SpawnFn = (command, args, opts) => {
@@ -49,7 +61,7 @@ export function makeWorld(options: { settings?: Partial<VaultheatSettings>; with
 	const sidecar = options.withSidecar
 		? new SidecarManager(
 				spawn,
-				() => ({ command: "vaultheat", pythonPath: "", vaultPath: "/vault", port: null, indexDir: settings.indexDir, exclude: sidecarExcludes(settings.excluded) }),
+				() => ({ command: settings.command, pythonPath: "", vaultPath: "/vault", port: null, indexDir: settings.indexDir, exclude: sidecarExcludes(settings.excluded), parentPid: PLUGIN_PID }),
 				{},
 			)
 		: null;
@@ -68,6 +80,7 @@ export function makeWorld(options: { settings?: Partial<VaultheatSettings>; with
 		},
 		openSettings: () => app.setting.openTabById("vaultheat"),
 		showStatus: () => new StatusModal(services.viewContext()).open(),
+		detect: options.detect,
 	});
 	const realFix = services.fix;
 	services.fix = (action) => {

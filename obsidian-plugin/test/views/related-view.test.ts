@@ -105,7 +105,7 @@ describe("related sidebar", () => {
 		expect(world.app.workspace.getActiveFile()?.path).toBe("Gamma.md");
 	});
 
-	it("moves with the arrow keys and acts on Enter, Alt+Enter (link) and Shift+Enter (explain)", async () => {
+	it("moves with the arrow keys and acts on Enter, Alt+Enter (link) and Mod+Shift+Enter (explain)", async () => {
 		const { root, editor } = await ready();
 		world.transport.on("POST /v1/explain", () => json(200, explainDoc()));
 		const rows = [...root.querySelectorAll<HTMLElement>(".vaultheat-row")];
@@ -122,11 +122,13 @@ describe("related sidebar", () => {
 		key(rows[0]!, "Enter", { altKey: true });
 		// The match is Beta's "Soil" section: the link points at it.
 		expect(editor.editor.getValue().startsWith("[[Beta#Soil]]# Alpha")).toBe(true);
-		key(rows[0]!, "Enter", { shiftKey: true });
+		rows[0]!.focus(); // inserting the link moved focus to the editor
+		key(rows[0]!, "Enter", { ctrlKey: true, shiftKey: true });
 		await flush();
 		expect(document.querySelector(".vaultheat-explain-modal .modal-title")?.textContent).toBe("Why “Beta” is related");
 		expect(world.transport.bodies("POST /v1/explain")[0]).toMatchObject({ path: "Alpha.md", target: "Projects/Beta.md" });
 		world.app.openModals[0]?.close();
+		rows[0]!.focus();
 		key(rows[0]!, "End");
 		key(rows[1]!, "Enter");
 		await flush();
@@ -245,7 +247,7 @@ describe("related sidebar", () => {
 		(root.querySelector(".vaultheat-state-actions button") as HTMLElement).click();
 		await flush();
 		expect(world.fixes).toEqual(["start-sidecar"]);
-		expect(world.spawned).toEqual([["vaultheat", "serve", "--vault", "/vault", "--port", "0"]]);
+		expect(world.spawned).toEqual([["vaultheat", "serve", "--vault", "/vault", "--port", "0", "--parent-pid", "4242"]]);
 		expect(text(root.querySelector(".vaultheat-state-title"))).toBe("The vaultheat sidecar is not installed");
 		expect(text(root.querySelector(".vaultheat-command code"))).toBe(INSTALL_COMMAND);
 	});
