@@ -53,6 +53,7 @@ def test_every_version_is_the_same() -> None:
     [
         ("manifest.json", '"version": "0.1.0"', '"version": "0.1.1"'),
         ("obsidian-plugin/package.json", '"version": "0.1.0"', '"version": "0.2.0"'),
+        ("obsidian-plugin/package-lock.json", '"version": "0.1.0"', '"version": "0.1.2"'),
         ("pyproject.toml", 'version = "0.1.0"', 'version = "0.1.9"'),
         ("sidecar/vaultheat/__init__.py", '__version__ = "0.1.0"', '__version__ = "1.0.0"'),
         ("versions.json", '"0.1.0"', '"0.0.1"'),

@@ -144,6 +144,27 @@ describe("plugin lifecycle", () => {
 		expect(plugin.pendingCleanups).toBe(0);
 	});
 
+	it("turning the plugin on opens the sidebar (where the setup card asks first), and saves nothing", async () => {
+		const { app, plugin } = world();
+		plugin.load();
+		await sleep(0);
+		plugin.onUserEnable();
+		app.workspace.setLayoutReady();
+		await vi.waitFor(() => expect(app.workspace.getLeavesOfType(VIEW_TYPE_RELATED)).toHaveLength(1), { timeout: 3000, interval: 10 });
+		expect(app.pluginData.get("vaultheat")).toBeUndefined(); // nothing answered, nothing saved
+		plugin.unload();
+	});
+
+	it("stops its sidecar on quit, the one moment Obsidian gives it (it does not call onunload)", async () => {
+		const { app, plugin } = world();
+		plugin.load();
+		await sleep(0);
+		expect(app.workspace.listenerCount("quit")).toBe(1);
+		await app.workspace.quit(); // nothing was started: nothing to stop, and no error
+		plugin.unload();
+		expect(app.workspace.listenerCount("quit")).toBe(0);
+	});
+
 	it("manifest.json matches what Obsidian's review asks for", () => {
 		expect(manifest).toMatchObject({ id: "vaultheat", name: "Vaultheat", version: "0.1.0", author: "vaultheat developers", isDesktopOnly: true });
 		expect(manifest.id).not.toMatch(/obsidian/);
