@@ -168,6 +168,13 @@ export default class VaultheatPlugin extends Plugin {
 		this.services = null;
 	}
 
+	/** data.json changed on disk (Obsidian Sync, another device): take the new settings. */
+	async onExternalSettingsChange(): Promise<void> {
+		const previous = this.config;
+		this.config = loadSettings(await this.loadData());
+		this.services?.settingsChanged(previous);
+	}
+
 	private async saveSettings(patch: Partial<VaultheatSettings>): Promise<void> {
 		const previous = this.config;
 		this.config = loadSettings({ ...previous, ...patch });

@@ -206,7 +206,9 @@ export function createServices(deps: ServiceDeps): Services {
 	const fix = (action: FixAction): void => {
 		switch (action) {
 			case "start-sidecar":
-				void connection.startSidecar();
+				// asked for by name (a button, the command): that answers the setup card too
+				if (status.get().setup) void answerSetup(false);
+				else void connection.startSidecar();
 				break;
 			case "stop-sidecar":
 				// Stopped means stopped: no auto-start until the user starts it again.

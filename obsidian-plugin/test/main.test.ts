@@ -165,6 +165,20 @@ describe("plugin lifecycle", () => {
 		expect(app.workspace.listenerCount("quit")).toBe(0);
 	});
 
+	it("takes settings changed on disk by a sync service (onExternalSettingsChange)", async () => {
+		const { app, plugin } = world();
+		plugin.load();
+		await sleep(0);
+		app.workspace.setLayoutReady();
+		app.pluginData.set("vaultheat", { resultCount: 7, setupDone: true });
+		await plugin.onExternalSettingsChange();
+		const tab = app.settingTabs[0]!;
+		tab.display();
+		const slider = [...tab.containerEl.querySelectorAll(".setting-item")].find((r) => r.textContent?.includes("Result count"))!.querySelector("input")!;
+		expect(slider.value).toBe("7");
+		plugin.unload();
+	});
+
 	it("manifest.json matches what Obsidian's review asks for", () => {
 		expect(manifest).toMatchObject({ id: "vaultheat", name: "Vaultheat", version: "0.1.0", author: "vaultheat developers", isDesktopOnly: true });
 		expect(manifest.id).not.toMatch(/obsidian/);
