@@ -4,10 +4,10 @@
  * relaunched Obsidian adopts a running sidecar and can stop or restart it over the API.
  */
 import { type FileSystemAdapter } from "obsidian";
-import { EventEmitter } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS } from "../src/settings";
-import { type ChildLike, type SpawnFn, installedVersion, sidecarArgv } from "../src/sidecar";
+import { type SpawnFn, installedVersion, sidecarArgv } from "../src/sidecar";
+import { FakeChild } from "./fake-child";
 import { INSTALL_COMMAND } from "../src/state/diagnosis";
 import { flush, json, relatedDoc } from "./helpers";
 import { goOnline, makeWorld, openNote, openSidebar, text, type World } from "./world";
@@ -18,25 +18,9 @@ afterEach(() => {
 	world?.services.dispose();
 });
 
-class FakeChild extends EventEmitter implements ChildLike {
-	pid = 5150;
-	exitCode: number | null = null;
-	stdout = new EventEmitter();
-	stderr = new EventEmitter();
-	signals: (string | number | undefined)[] = [];
-	kill(signal?: NodeJS.Signals | number): boolean {
-		this.signals.push(signal);
-		queueMicrotask(() => {
-			this.exitCode = 0;
-			this.emit("exit", 0, null);
-		});
-		return true;
-	}
-}
-
 function spawner(children: FakeChild[]): SpawnFn {
 	return () => {
-		const child = new FakeChild();
+		const child = new FakeChild(5150, true);
 		children.push(child);
 		queueMicrotask(() => child.emit("spawn"));
 		return child;

@@ -9,8 +9,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { revealRelated } from "../src/views/related-view";
 import { SearchModal } from "../src/views/search-modal";
 import { VaultheatSettingTab } from "../src/views/settings-tab";
-import { explainDoc, flush, json, relatedDoc, relatedHit, searchDoc, searchHit } from "./helpers";
-import { goOnline, key, makeWorld, openNote, openSidebar, text, typeInto, type World } from "./world";
+import { explainDoc, flush, json, relatedHit, searchDoc, searchHit } from "./helpers";
+import { goOnline, key, makeWorld, openNote, text, typeInto, withSidebar, type World } from "./world";
 
 let world: World;
 afterEach(() => {
@@ -25,12 +25,7 @@ const hits = () => [
 
 async function sidebar(options: Parameters<typeof makeWorld>[0] = {}) {
 	world = makeWorld(options);
-	world.transport.on("POST /v1/related", () => json(200, relatedDoc("Alpha.md", hits())));
-	await goOnline(world);
-	const { leaf, view } = await openSidebar(world);
-	const editor = await openNote(world, "Alpha.md");
-	await flush();
-	return { leaf, view, editor, root: view.contentEl };
+	return withSidebar(world, hits());
 }
 
 function settingsTab(settings: Parameters<typeof makeWorld>[0] = {}) {

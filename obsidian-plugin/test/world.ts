@@ -10,7 +10,8 @@ import type { FixAction } from "../src/state/diagnosis";
 import { VIEW_TYPE_RELATED } from "../src/views/context";
 import { RelatedView } from "../src/views/related-view";
 import { StatusModal } from "../src/views/status-modal";
-import { FakeTransport, flush, json, ManualClock, statusDoc } from "./helpers";
+import type { RelatedHit } from "../src/api/types";
+import { FakeTransport, flush, json, ManualClock, relatedDoc, statusDoc } from "./helpers";
 
 export const NOTES: Record<string, string> = {
 	"Alpha.md": "# Alpha\n\nAlpha talks about gardening and tomatoes.\n\n## Soil\nCompost matters.",
@@ -104,6 +105,16 @@ export async function openSidebar(world: World): Promise<{ leaf: WorkspaceLeaf; 
 	await leaf.setViewState({ type: VIEW_TYPE_RELATED });
 	world.app.workspace.setLayoutReady();
 	return { leaf, view: leaf.view as unknown as RelatedView };
+}
+
+/** Online, the sidebar open and Alpha.md in the editor, `/v1/related` answering `hits`. */
+export async function withSidebar(world: World, hits: RelatedHit[]): Promise<{ leaf: WorkspaceLeaf; view: RelatedView; editor: MarkdownView; root: HTMLElement }> {
+	world.transport.on("POST /v1/related", () => json(200, relatedDoc("Alpha.md", hits)));
+	await goOnline(world);
+	const { leaf, view } = await openSidebar(world);
+	const editor = await openNote(world, "Alpha.md");
+	await flush();
+	return { leaf, view, editor, root: view.contentEl };
 }
 
 export async function openNote(world: World, path: string, newLeaf = false): Promise<MarkdownView> {

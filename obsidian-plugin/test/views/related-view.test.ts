@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { VIEW_TYPE_RELATED } from "../../src/views/context";
 import { INSTALL_COMMAND } from "../../src/state/diagnosis";
 import { apiError, explainDoc, flush, json, relatedDoc, relatedHit, statusDoc } from "../helpers";
-import { goOnline, key, makeWorld, openNote, openSidebar, text, typeInto, type World } from "../world";
+import { goOnline, key, makeWorld, openNote, openSidebar, text, typeInto, withSidebar, type World } from "../world";
 
 let world: World;
 afterEach(() => world?.services.dispose());
@@ -15,12 +15,7 @@ const hits = () => [
 
 async function ready(options: Parameters<typeof makeWorld>[0] = {}) {
 	world = makeWorld(options);
-	world.transport.on("POST /v1/related", () => json(200, relatedDoc("Alpha.md", hits())));
-	await goOnline(world);
-	const { leaf, view } = await openSidebar(world);
-	const editor = await openNote(world, "Alpha.md");
-	await flush();
-	return { leaf, view, editor, root: view.contentEl };
+	return withSidebar(world, hits());
 }
 
 describe("related sidebar", () => {
