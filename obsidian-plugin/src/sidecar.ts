@@ -31,6 +31,11 @@ export type SpawnFn = (
 	options: { cwd: string; env: Record<string, string | undefined>; stdio: ["ignore", "pipe", "pipe"]; windowsHide: boolean },
 ) => ChildLike;
 
+/**
+ * What `vaultheat serve` is started with, from settings. A new serve flag (a CPU budget, say) is
+ * one field here, one line in `sidecarArgv`, and one Setting in the settings tab's Sidecar
+ * section; a change to it restarts the sidecar through `settingsChanged` in services.ts.
+ */
 export interface SidecarOptions {
 	command: string;
 	pythonPath: string;
