@@ -7,10 +7,13 @@
 //   --keep                          keep the tmp vault and print its path
 //
 // Steps: build main.js and a browser bundle of the obsidian stub; copy examples/vault to a tmp
-// folder; start the server on it and read <vault>/.vaultheat/server.json; serve a page that
-// loads main.js as Obsidian does, with requestUrl and Server-Sent Events going through a proxy
-// here that drops the browser's Origin (as Obsidian's requestUrl sends none); drive it with
-// playwright-core and Debian's chromium. Ends with "e2e: N passed, N failed".
+// folder; install the plugin into it with `vaultheat plugin install --vault` (as a user does)
+// and run THAT copy; start the server on the vault and read <vault>/.vaultheat/server.json;
+// serve a page that loads the installed main.js as Obsidian does, with requestUrl and
+// Server-Sent Events going through a proxy here that drops the browser's Origin (as Obsidian's
+// requestUrl sends none); drive it with playwright-core and Debian's chromium. It ends by
+// relaunching the page (Obsidian quit and opened again) to adopt and stop the running sidecar,
+// and by a first run's setup card. Ends with "e2e: N passed, N failed".
 import { spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, request as httpRequest } from "node:http";
@@ -91,6 +94,27 @@ function listFiles(root) {
 	return out;
 }
 
+const PLUGIN_FILES = ["main.js", "manifest.json", "styles.css"];
+
+/** `vaultheat plugin install --vault VAULT`, as the README tells a user; the folder it wrote. */
+function installPlugin(vault) {
+	if (!existsSync(VAULTHEAT_BIN)) {
+		if (!MOCK) die(`cannot install the plugin: ${VAULTHEAT_BIN} does not exist (pip install -e . or set VAULTHEAT_BIN)`);
+		const folder = join(vault, ".obsidian", "plugins", "vaultheat");
+		mkdirSync(folder, { recursive: true });
+		cpSync(join(pluginDir, "main.js"), join(folder, "main.js"));
+		cpSync(join(repoDir, "manifest.json"), join(folder, "manifest.json"));
+		cpSync(join(pluginDir, "styles.css"), join(folder, "styles.css"));
+		log(`no vaultheat at ${VAULTHEAT_BIN}: copied the build into ${folder} (mock mode)`);
+		return { folder, doc: null };
+	}
+	const r = spawnSync(VAULTHEAT_BIN, ["plugin", "install", "--vault", vault, "--json"], { encoding: "utf8" });
+	if (r.status !== 0) die(`vaultheat plugin install failed (exit ${r.status}):\n${r.stderr}`);
+	const doc = JSON.parse(r.stdout);
+	log(`vaultheat plugin install: ${doc.state} ${doc.installed_version} in ${doc.folder} (from the ${doc.source.kind})`);
+	return { folder: doc.folder, doc };
+}
+
 function copyVault(name = "vault") {
 	const source = join(repoDir, "examples", "vault");
 	if (!existsSync(source)) die(`${source} does not exist`);
@@ -164,6 +188,8 @@ async function startRealServer(vault, { indexDir = null } = {}) {
 		url: discovery.url,
 		token: discovery.token,
 		output,
+		discoveryPath,
+		exited: () => exited,
 		close: async () => {
 			if (exited) return;
 			child.kill("SIGTERM");
@@ -182,12 +208,12 @@ function isLoopback(url) {
 }
 
 /** Serves the page and proxies the plugin's requests like Obsidian's requestUrl (no Origin). */
-function startPageServer(vault, outside = []) {
+function startPageServer(vault, outside = [], stylesCss = join(pluginDir, "styles.css")) {
 	const requests = [];
 	const files = {
 		"/": null,
 		"/theme.css": [join(here, "page", "theme.css"), "text/css"],
-		"/styles.css": [join(pluginDir, "styles.css"), "text/css"],
+		"/styles.css": [stylesCss, "text/css"],
 		"/harness.js": [join(outDir, "harness.js"), "text/javascript"],
 	};
 	const html = `<!doctype html><html><head><meta charset="utf-8"><title>Vaultheat e2e</title>
@@ -343,9 +369,12 @@ async function main() {
 	build();
 	const { tmp, vault, notes } = copyVault();
 	log(`vault: ${vault} (${notes.length} notes)`);
+	// The plugin under test is the copy `vaultheat plugin install` put into the fresh vault.
+	const installed = installPlugin(vault);
+	const pluginCode = () => readFileSync(join(installed.folder, "main.js"), "utf8");
 	const server = MOCK ? await startMockServer({ vault }) : await startRealServer(vault);
 	log(`${MOCK ? "mock" : "real"} server at ${server.url}`);
-	const page_ = await startPageServer(vault);
+	const page_ = await startPageServer(vault, [], join(installed.folder, "styles.css"));
 	const browser = await chromium.launch({
 		executablePath: CHROMIUM,
 		args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
@@ -376,9 +405,22 @@ async function main() {
 	afterEach = () => page.evaluate(() => window.vh.app?.openModals.slice().forEach((m) => m.close()));
 
 	try {
+		const repoManifest = JSON.parse(readFileSync(join(repoDir, "manifest.json"), "utf8"));
+		await check("vaultheat plugin install put the three files, with the repository's id and version, into the fresh vault", async () => {
+			const names = readdirSync(installed.folder).sort();
+			assert(JSON.stringify(names) === JSON.stringify(PLUGIN_FILES), `${installed.folder} holds ${names.join(", ")}`);
+			assert(installed.folder === join(realpathSync(vault), ".obsidian", "plugins", repoManifest.id), `installed into ${installed.folder}`);
+			const got = JSON.parse(readFileSync(join(installed.folder, "manifest.json"), "utf8"));
+			assert(got.id === repoManifest.id && got.version === repoManifest.version, `installed ${got.id} ${got.version}`);
+			assert(readFileSync(join(installed.folder, "main.js"), "utf8") === readFileSync(join(pluginDir, "main.js"), "utf8"), "main.js is not this build");
+			if (installed.doc) {
+				const again = spawnSync(VAULTHEAT_BIN, ["plugin", "install", "--vault", vault, "--json"], { encoding: "utf8" });
+				assert(again.status === 0 && JSON.parse(again.stdout).state === "current", `a second install changed something: ${again.stdout}`);
+			}
+		});
 		await page.goto(page_.url);
 		const files = Object.fromEntries(notes.map((p) => [p, read(p)]));
-		const manifest = JSON.parse(readFileSync(join(repoDir, "manifest.json"), "utf8"));
+		const manifest = JSON.parse(readFileSync(join(installed.folder, "manifest.json"), "utf8"));
 		const hidden = { ".vaultheat/server.json": readFileSync(join(vault, ".vaultheat", "server.json"), "utf8") };
 		const hashes = { [realpathSync(vault)]: createHash("sha256").update(realpathSync(vault), "utf8").digest("hex") };
 		await page.evaluate((o) => window.vh.boot(o), { files, hidden, basePath: vault, manifest, theme: "dark", hashes });
@@ -386,7 +428,7 @@ async function main() {
 		await page.evaluate((p) => window.vh.openNote(p), noteA);
 		// The page cannot start processes: the harness runs the sidecar (auto-start is covered by unit tests).
 		await page.evaluate(() => window.vh.setPluginData({ autoStart: false, setupDone: true }));
-		await page.evaluate(({ code, manifest }) => window.vh.loadPlugin(code, manifest), { code: readFileSync(join(pluginDir, "main.js"), "utf8"), manifest });
+		await page.evaluate(({ code, manifest }) => window.vh.loadPlugin(code, manifest), { code: pluginCode(), manifest });
 
 		if (!MOCK) {
 			await check("the plugin's wire types match the server's OpenAPI document", async () => {
@@ -498,7 +540,7 @@ async function main() {
 			const row = page.locator(".vaultheat-row").first();
 			const rowScore = Number(await row.getAttribute("data-score"));
 			await row.hover();
-			await row.locator('[aria-label="Why is this related? (Shift+Enter)"]').click();
+			await row.locator('[aria-label="Why is this related? (Ctrl+Shift+Enter)"]').click();
 			await page.waitForSelector(".vaultheat-explain-final", { timeout: 30000 });
 			const final = Number(await page.locator(".vaultheat-explain-final").innerText());
 			const rows = await page.locator(".vaultheat-breakdown-row").count();
@@ -540,7 +582,7 @@ async function main() {
 			await page.keyboard.press("Escape");
 		});
 
-		await check("the same keys in the sidebar and in search: Alt+Enter links, Shift+Enter explains", async () => {
+		await check("the same keys in the sidebar and in search: Alt+Enter links, Ctrl+Shift+Enter explains", async () => {
 			await page.evaluate((p) => window.vh.openNote(p), noteA);
 			await page.waitForSelector(".vaultheat-row", { timeout: 30000 });
 			await page.waitForFunction(() => !document.querySelector(".vaultheat-related.is-updating"), null, { timeout: 30000 });
@@ -550,7 +592,7 @@ async function main() {
 			const afterSidebar = await page.evaluate(() => window.vh.editorText());
 			assert(afterSidebar.length > before.length && /\[\[[^\]]+\]\]/.test(afterSidebar.slice(0, afterSidebar.length)), "Alt+Enter in the sidebar inserted no link");
 			await page.locator(".vaultheat-row").first().focus();
-			await page.keyboard.press("Shift+Enter");
+			await page.keyboard.press("Control+Shift+Enter");
 			await page.waitForSelector(".vaultheat-explain-modal", { timeout: 10000 });
 			await page.keyboard.press("Escape");
 			await page.evaluate(() => window.vh.command("vaultheat:semantic-search"));
@@ -564,7 +606,7 @@ async function main() {
 			await page.waitForSelector(".vaultheat-search-modal .prompt-input");
 			await page.keyboard.type("compost", { delay: 5 });
 			await page.waitForSelector(".vaultheat-suggestion", { timeout: 30000 });
-			await page.keyboard.press("Shift+Enter");
+			await page.keyboard.press("Control+Shift+Enter");
 			await page.waitForSelector(".vaultheat-explain-modal", { timeout: 10000 });
 			await page.keyboard.press("Escape");
 			// Closing the explanation returns to the search, as typed.
@@ -643,7 +685,7 @@ async function main() {
 					const real = realpathSync(second.vault);
 					await pageB.evaluate((o) => window.vh.boot(o), { files: filesB, hidden: {}, basePath: second.vault, manifest, theme: "dark", hashes: { [real]: createHash("sha256").update(real, "utf8").digest("hex") } });
 					await pageB.evaluate((dir) => window.vh.setPluginData({ indexDir: dir, setupDone: true, autoStart: false }), outside);
-					await pageB.evaluate(({ code, manifest }) => window.vh.loadPlugin(code, manifest), { code: readFileSync(join(pluginDir, "main.js"), "utf8"), manifest });
+					await pageB.evaluate(({ code, manifest }) => window.vh.loadPlugin(code, manifest), { code: pluginCode(), manifest });
 					const textB = await waitFor(async () => {
 						const t = await pageB.locator(".vaultheat-statusbar-text").innerText();
 						return /^[\d,]+ notes?/.test(t) ? t : null;
@@ -661,14 +703,61 @@ async function main() {
 			});
 		}
 
+		// Obsidian quits (the page goes, and with it the plugin, never unloaded) and opens again:
+		// the new plugin finds the sidecar through the discovery file, adopts it, and its "Stop
+		// sidecar" reaches that process over POST /v1/shutdown.
+		const relaunch = async (data, boot = {}) => {
+			await page.reload();
+			const hidden = existsSync(join(vault, ".vaultheat", "server.json")) ? { ".vaultheat/server.json": readFileSync(join(vault, ".vaultheat", "server.json"), "utf8") } : {};
+			const filesNow = Object.fromEntries(listFiles(vault).filter((p) => p.endsWith(".md")).map((p) => [p, read(p)]));
+			await page.evaluate((o) => window.vh.boot(o), { files: filesNow, hidden, basePath: vault, manifest, theme: "dark", hashes, ...boot });
+			await page.evaluate((p) => window.vh.openNote(p), noteA);
+			await page.evaluate((d) => window.vh.setPluginData(d), data);
+			await page.evaluate(({ code, manifest }) => window.vh.loadPlugin(code, manifest), { code: pluginCode(), manifest });
+		};
+
+		if (!MOCK) {
+			await check("a relaunched Obsidian adopts the running sidecar, and Stop sidecar ends it cleanly over the API", async () => {
+				await relaunch({ autoStart: false, setupDone: true });
+				await waitFor(async () => /^[\d,]+ notes?$/.test(await statusText()), 60000, "the relaunched plugin to connect", 250);
+				const before = page_.requests.length;
+				assert(await page.evaluate(() => window.vh.command("vaultheat:stop-sidecar")), "no Stop sidecar command for the adopted sidecar");
+				const exit = await waitFor(() => server.exited(), 20000, "the sidecar to exit", 100);
+				assert(exit.code === 0, `the sidecar exited with ${exit.code} (${exit.signal})`);
+				assert(!existsSync(server.discoveryPath), "the discovery file is still there");
+				const shutdown = page_.requests.slice(before).find((r) => r.path === "/v1/shutdown");
+				assert(shutdown?.status === 200, `POST /v1/shutdown answered ${shutdown?.status}`);
+				assert((await page.evaluate(() => window.vh.spawned())).length === 0, "the plugin started a sidecar");
+				log(`adopted sidecar stopped: exit ${exit.code}, discovery file removed`);
+			});
+		}
+
 		await check("a stopped sidecar shows what to do", async () => {
 			await server.close();
+			await page.evaluate(() => window.vh.command("vaultheat:open-related-notes"));
 			await page.locator('.nav-action-button[aria-label="Refresh"]').click();
 			await page.waitForSelector('.vaultheat-state-title:text-is("The sidecar is not running")', { timeout: 30000 });
 			await waitFor(async () => (await statusText()) === "Offline", 30000, "the status bar to say Offline");
 			await page.evaluate(() => window.vh.openNote("Home.md").catch(() => undefined));
 			await page.waitForTimeout(300);
 			await shot("sidebar-offline-dark");
+		});
+
+		await check("first run: the setup card says what was found, and nothing starts before the user agrees", async () => {
+			const command = "/home/e2e/.local/bin/vaultheat";
+			await relaunch({}, { installed: { command, version: repoManifest.version } });
+			await page.evaluate(() => window.vh.command("vaultheat:open-related-notes"));
+			await page.waitForSelector('.vaultheat-state-title:text-is("Start vaultheat for this vault?")', { timeout: 30000 });
+			const detail = await page.locator(".vaultheat-state-detail").first().innerText();
+			assert(detail.includes(`Found vaultheat ${repoManifest.version} at ${command}`), `the card says: ${detail}`);
+			const buttons = await page.locator(".vaultheat-state-actions button").allInnerTexts();
+			assert(JSON.stringify(buttons) === JSON.stringify(["Start", "Always start automatically"]), `buttons: ${buttons}`);
+			await page.waitForTimeout(1500);
+			assert((await page.evaluate(() => window.vh.spawned())).length === 0, "a sidecar was started before the user agreed");
+			assert((await statusText()) === "Set up", `status bar: ${await statusText()}`);
+			await page.evaluate(() => window.vh.openNote("Garden/Raised Beds.md").catch(() => undefined));
+			await page.waitForTimeout(300);
+			await shot("setup-dark");
 		});
 
 		await check("no errors in the page", async () => {

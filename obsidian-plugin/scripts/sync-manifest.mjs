@@ -12,6 +12,7 @@ const rootManifest = resolve(here, "../../manifest.json");
 const copy = resolve(here, "../manifest.json");
 const versions = resolve(here, "../../versions.json");
 const pkgPath = resolve(here, "../package.json");
+const lockPath = resolve(here, "../package-lock.json");
 
 const canonical = readFileSync(rootManifest, "utf8");
 const manifest = JSON.parse(canonical);
@@ -44,6 +45,16 @@ if (pkg.version !== manifest.version) {
 	else {
 		pkg.version = manifest.version;
 		writeFileSync(pkgPath, JSON.stringify(pkg, null, 2) + "\n");
+	}
+}
+
+const lock = JSON.parse(readFileSync(lockPath, "utf8"));
+if (lock.version !== manifest.version || lock.packages?.[""]?.version !== manifest.version) {
+	if (check) problems.push(`package-lock.json version ${lock.version} != manifest ${manifest.version}`);
+	else {
+		lock.version = manifest.version;
+		if (lock.packages?.[""]) lock.packages[""].version = manifest.version;
+		writeFileSync(lockPath, JSON.stringify(lock, null, 2) + "\n");
 	}
 }
 

@@ -2,6 +2,10 @@
  * Plugin lifecycle only: load settings, build the services, register views, commands, the
  * status bar, the settings tab and vault listeners (all through register* so unloading cleans
  * up by itself), connect when the layout is ready, and stop the sidecar if we started it.
+ *
+ * Obsidian does not unload plugins when the app quits, so `onunload` cannot be what stops the
+ * sidecar: it is started with `--parent-pid` (this process), exits by itself once Obsidian is
+ * gone, and the `quit` event stops it sooner when the app gets to run it.
  */
 import * as childProcess from "child_process";
 import * as crypto from "crypto";
@@ -9,16 +13,17 @@ import * as fs from "fs";
 import * as http from "http";
 import * as https from "https";
 import * as os from "os";
-import { FileSystemAdapter, Notice, Platform, Plugin, requestUrl, TFile, type TAbstractFile } from "obsidian";
+import { FileSystemAdapter, MarkdownView, Platform, Plugin, requestUrl, TFile, type TAbstractFile } from "obsidian";
 import { nodeEventStream } from "./api/events";
 import { requestUrlTransport } from "./api/transport";
 import { createServices, type Services } from "./services";
 import { loadSettings, sidecarExcludes, type VaultheatSettings } from "./settings";
-import { candidateCommands, detectCommand, SidecarManager } from "./sidecar";
+import { candidateCommands, detectCommand, installedVersion, SidecarManager } from "./sidecar";
+import type { SetupState } from "./state/status";
 import { toChangeEvent } from "./state/changes";
 import { windowClock } from "./state/clock";
 import { VIEW_TYPE_RELATED } from "./views/context";
-import { RelatedView } from "./views/related-view";
+import { relatedForSelection, RelatedView, revealRelated } from "./views/related-view";
 import { SearchModal } from "./views/search-modal";
 import { VaultheatSettingTab } from "./views/settings-tab";
 import { mountStatusBar } from "./views/status-bar";
@@ -38,7 +43,6 @@ export default class VaultheatPlugin extends Plugin {
 		const vaultPath = adapter instanceof FileSystemAdapter ? adapter.getBasePath() : "";
 		const desktop = Platform.isDesktopApp && vaultPath !== "";
 		const env = typeof process === "undefined" ? {} : process.env;
-		if (desktop) await this.detectSidecar(env);
 
 		const sidecar = desktop
 			? new SidecarManager(
@@ -50,6 +54,7 @@ export default class VaultheatPlugin extends Plugin {
 						port: explicitPort(this.config.serverUrl),
 						indexDir: this.config.indexDir,
 						exclude: sidecarExcludes(this.config.excluded),
+						parentPid: typeof process === "undefined" ? null : process.pid,
 					}),
 					env,
 				)
@@ -82,13 +87,14 @@ export default class VaultheatPlugin extends Plugin {
 				}
 			},
 			vaultId: desktop ? vaultIdOf(vaultPath) : null,
+			detect: () => this.findSidecar(env),
 		});
 		this.services = services;
 		const ctx = services.viewContext();
 
 		this.registerView(VIEW_TYPE_RELATED, (leaf) => new RelatedView(leaf, ctx));
 		this.registerHoverLinkSource(VIEW_TYPE_RELATED, { display: "Vaultheat related notes", defaultMod: true });
-		this.addRibbonIcon("flame", "Open related notes", () => void this.openRelated());
+		this.addRibbonIcon("flame", "Open related notes", () => void revealRelated(this.app));
 		this.register(mountStatusBar(this.addStatusBarItem(), services.status, () => services.fix("show-status")));
 		this.addSettingTab(
 			new VaultheatSettingTab(this.app, this, {
@@ -103,7 +109,17 @@ export default class VaultheatPlugin extends Plugin {
 			}),
 		);
 
-		this.addCommand({ id: "open-related-notes", name: "Open related notes", callback: () => void this.openRelated() });
+		this.addCommand({ id: "open-related-notes", name: "Open related notes", callback: () => void revealRelated(this.app) });
+		this.addCommand({ id: "focus-related-notes", name: "Focus related notes", callback: () => void revealRelated(this.app, { focus: true }) });
+		this.addCommand({
+			id: "related-notes-for-selection",
+			name: "Related notes for selection",
+			editorCheckCallback: (checking, editor, ctx) => {
+				if (!(ctx instanceof MarkdownView) || editor.getSelection().trim() === "") return false;
+				if (!checking) void relatedForSelection(this.app, ctx);
+				return true;
+			},
+		});
 		this.addCommand({ id: "semantic-search", name: "Semantic search", callback: () => new SearchModal(ctx).open() });
 		this.addCommand({ id: "show-status", name: "Show index status", callback: () => services.fix("show-status") });
 		this.addCommand({ id: "update-index", name: "Update index", callback: () => services.fix("build-index") });
@@ -125,6 +141,9 @@ export default class VaultheatPlugin extends Plugin {
 				return true;
 			},
 		});
+
+		// Best effort (the app does not promise to wait); --parent-pid is what guarantees it.
+		this.registerEvent(this.app.workspace.on("quit", (tasks) => tasks.add(() => services.quit())));
 
 		this.app.workspace.onLayoutReady(() => {
 			// Registered only now: Obsidian fires `create` for every file while loading a vault.
@@ -149,6 +168,13 @@ export default class VaultheatPlugin extends Plugin {
 		this.services = null;
 	}
 
+	/** data.json changed on disk (Obsidian Sync, another device): take the new settings. */
+	async onExternalSettingsChange(): Promise<void> {
+		const previous = this.config;
+		this.config = loadSettings(await this.loadData());
+		this.services?.settingsChanged(previous);
+	}
+
 	private async saveSettings(patch: Partial<VaultheatSettings>): Promise<void> {
 		const previous = this.config;
 		this.config = loadSettings({ ...previous, ...patch });
@@ -156,26 +182,22 @@ export default class VaultheatPlugin extends Plugin {
 		this.services?.settingsChanged(previous);
 	}
 
-	/**
-	 * First run: find `vaultheat` on the usual install paths (apps started from a dock do not
-	 * see the shell's PATH), remember the full path, and say that it now starts by itself.
-	 */
-	private async detectSidecar(env: Record<string, string | undefined>): Promise<void> {
-		if (this.config.setupDone || this.config.pythonPath) return;
-		const found = detectCommand(candidateCommands(this.config.command, env, typeof process === "undefined" ? "linux" : process.platform, os.homedir()), (p) => fs.existsSync(p));
-		if (!found) return;
-		await this.saveSettings({ command: found, setupDone: true });
-		new Notice(`Vaultheat: found the sidecar at ${found}. It starts with this vault from now on (settings → Start automatically).`);
+	/** The user turned the plugin on: show the sidebar, where the setup card asks first. */
+	onUserEnable(): void {
+		this.app.workspace.onLayoutReady(() => void revealRelated(this.app));
 	}
 
-	private async openRelated(): Promise<void> {
-		const { workspace } = this.app;
-		let leaf = workspace.getLeavesOfType(VIEW_TYPE_RELATED)[0] ?? null;
-		if (!leaf) {
-			leaf = workspace.getRightLeaf(false);
-			await leaf?.setViewState({ type: VIEW_TYPE_RELATED, active: true });
-		}
-		if (leaf) await workspace.revealLeaf(leaf);
+	/**
+	 * Looks for `vaultheat` on the usual install paths (apps started from a dock do not see the
+	 * shell's PATH) and reads its version from its environment: nothing is run, and nothing is
+	 * saved until the user answers the setup card.
+	 */
+	private findSidecar(env: Record<string, string | undefined>): SetupState["found"] {
+		const platform = typeof process === "undefined" ? "linux" : process.platform;
+		const found = detectCommand(candidateCommands(this.config.command, env, platform, os.homedir()), (p) => fs.existsSync(p));
+		if (!found) return null;
+		const reader = { realpath: (p: string) => fs.realpathSync(p), readdir: (p: string) => fs.readdirSync(p) };
+		return { command: found, version: installedVersion(found, reader, platform) };
 	}
 }
 

@@ -3,6 +3,11 @@
  * status store, connection manager, sidecar, related controller, change queue, and the `fix`
  * dispatcher the error states call. main.ts owns the lifecycle; this module owns the wiring,
  * so the same graph is built by the unit tests with fakes at every seam.
+ *
+ * Consent: until the user answers the setup card (`settings.setupDone`), nothing is started;
+ * the card says what the search for `vaultheat` found. A sidecar that answers for this vault
+ * but was not started by us (Obsidian relaunched, or one started in a terminal) is adopted, so
+ * "Stop sidecar" and the restarts that apply new exclusions reach it through `/v1/shutdown`.
  */
 import { type App, Notice } from "obsidian";
 import { VaultheatClient } from "./api/client";
@@ -13,6 +18,7 @@ import type { Transport } from "./api/transport";
 import type { DiscoveryDoc } from "./api/types";
 import { rerankFlag, type VaultheatSettings } from "./settings";
 import { type SidecarManager } from "./sidecar";
+import { type Ask, confirm as confirmModal } from "./views/confirm";
 import { ChangeQueue } from "./state/changes";
 import type { Clock } from "./state/clock";
 import { ConnectionManager } from "./state/connection";
@@ -20,7 +26,7 @@ import type { FixAction } from "./state/diagnosis";
 import { compileExcludes, type PathFilter } from "./state/exclude";
 import { RelatedController } from "./state/related";
 import { SearchController } from "./state/search";
-import { type AppStatus, INITIAL_STATUS } from "./state/status";
+import { type AppStatus, INITIAL_STATUS, type SetupState } from "./state/status";
 import { Store } from "./state/store";
 import type { ViewContext } from "./views/context";
 
@@ -39,6 +45,10 @@ export interface ServiceDeps {
 	readExternal?: (absPath: string) => Promise<string | null>;
 	/** This vault's id, checked against `/v1/health` (contract "health"). */
 	vaultId?: string | null;
+	/** Looks for an installed `vaultheat` (without running it), for the setup card. */
+	detect?: () => SetupState["found"];
+	/** Asks yes or no before an action that changes the whole index (a modal by default). */
+	confirm?: (ask: Ask) => Promise<boolean>;
 }
 
 export interface Services {
@@ -55,8 +65,13 @@ export interface Services {
 	changeModel(preset: "english" | "multilingual"): Promise<string>;
 	fix(action: FixAction): void;
 	viewContext(): ViewContext;
+	/** Obsidian is quitting (it will not call onunload): stop the sidecar we started. */
+	quit(): Promise<void>;
 	dispose(): void;
 }
+
+/** How long to wait for an adopted sidecar to go after `/v1/shutdown`. */
+const SHUTDOWN_WAIT_MS = 10000;
 
 export function createServices(deps: ServiceDeps): Services {
 	const { app, clock } = deps;
@@ -66,11 +81,17 @@ export function createServices(deps: ServiceDeps): Services {
 	let excluded = compileExcludes(deps.settings().excluded);
 	const unsubscribers: (() => void)[] = [];
 
+	const confirm = deps.confirm ?? ((ask: Ask) => confirmModal(app, ask));
 	if (deps.sidecar) {
 		const sidecar = deps.sidecar;
 		unsubscribers.push(sidecar.store.subscribe((info) => status.update((s) => ({ ...s, sidecar: info }))));
 		status.update((s) => ({ ...s, sidecar: sidecar.store.get() }));
 	}
+	const detect = (): SetupState | null => {
+		if (!deps.sidecar || deps.settings().setupDone) return null;
+		return { found: deps.detect?.() ?? null };
+	};
+	status.update((s) => ({ ...s, setup: detect() }));
 
 	const readDiscovery = async (): Promise<DiscoveryDoc | null> => {
 		const indexDir = deps.settings().indexDir;
@@ -96,7 +117,36 @@ export function createServices(deps: ServiceDeps): Services {
 		store: status,
 		clock,
 		vaultId: deps.vaultId ?? null,
+		// Only a server named by this vault's discovery file: one reached through an address and
+		// token typed in settings is the user's to run.
+		onServer: (server) => {
+			if (server.discovery) adopt(server.url, server.token, server.discovery.pid || null);
+		},
+		onUnreachable: () => deps.sidecar?.release(),
 	});
+
+	/** A sidecar for this vault answers that we did not start: stop and restart must reach it. */
+	const adopt = (url: string, token: string, pid: number | null): void => {
+		const sidecar = deps.sidecar;
+		if (!sidecar || sidecar.owns()) return;
+		const shutdownClient = new VaultheatClient(deps.transport, () => ({ url, token }));
+		sidecar.adopt({
+			pid,
+			shutdown: async () => {
+				await shutdownClient.shutdown();
+				// Wait until it is gone, so a start that follows does not meet its lock.
+				const until = clock.now() + SHUTDOWN_WAIT_MS;
+				while (clock.now() < until) {
+					try {
+						await shutdownClient.health();
+					} catch {
+						return;
+					}
+					await new Promise<void>((resolve) => clock.setTimeout(resolve, 250));
+				}
+			},
+		});
+	};
 
 	const related = new RelatedController(
 		{
@@ -121,7 +171,9 @@ export function createServices(deps: ServiceDeps): Services {
 				const s = deps.settings();
 				return {
 					top: s.resultCount,
-					debounceMs: Math.max(100, Math.round(s.debounceMs / 2)),
+					// No pause: the sidecar answers in milliseconds, and at most one query is in
+					// flight (the newest input waits for it), so typing fast sends no backlog.
+					debounceMs: 0,
 					rerank: rerankFlag(s.rerank),
 					excluding: s.excluded.length > 0,
 					threshold: s.threshold,
@@ -141,13 +193,35 @@ export function createServices(deps: ServiceDeps): Services {
 		);
 	};
 
+	const rebuild = (): void => indexCall(() => client.index(true), "Vaultheat: rebuilding the index from scratch.");
+	const answerSetup = async (always: boolean): Promise<void> => {
+		const found = status.get().setup?.found;
+		const patch: Partial<VaultheatSettings> = { setupDone: true, ...(always ? { autoStart: true } : {}) };
+		if (found) Object.assign(patch, { command: found.command, pythonPath: "" });
+		await deps.saveSettings(patch);
+		status.update((s) => ({ ...s, setup: null }));
+		await connection.startSidecar();
+	};
+
 	const fix = (action: FixAction): void => {
 		switch (action) {
 			case "start-sidecar":
-				void connection.startSidecar();
+				// asked for by name (a button, the command): that answers the setup card too
+				if (status.get().setup) void answerSetup(false);
+				else void connection.startSidecar();
 				break;
 			case "stop-sidecar":
-				void deps.sidecar?.stop().then(() => connection.connect());
+				// Stopped means stopped: no auto-start until the user starts it again.
+				void deps.sidecar?.stop().then(() => connection.connect({ autoStart: false }));
+				break;
+			case "setup-start":
+				void answerSetup(false);
+				break;
+			case "setup-always":
+				void answerSetup(true);
+				break;
+			case "setup-rescan":
+				status.update((s) => ({ ...s, setup: detect() }));
 				break;
 			case "retry":
 				connection.connect();
@@ -159,9 +233,18 @@ export function createServices(deps: ServiceDeps): Services {
 			case "build-index":
 				indexCall(() => client.index(false), "Vaultheat: indexing started.");
 				break;
-			case "rebuild-index":
-				indexCall(() => client.index(true), "Vaultheat: rebuilding the index from scratch.");
+			case "rebuild-index": {
+				const notes = status.get().index.status?.notes;
+				const count = typeof notes === "number" ? `all ${notes.toLocaleString("en-US")} notes` : "every note";
+				void confirm({
+					title: "Rebuild the index?",
+					body: `The index is built again from scratch: ${count} are read and embedded again, which takes minutes on a large vault. Search and related notes answer from the old index meanwhile.`,
+					yes: "Rebuild",
+				}).then((yes) => {
+					if (yes) rebuild();
+				});
 				break;
+			}
 			case "pause-index":
 				indexCall(() => client.pause(), "Vaultheat: indexing paused.");
 				break;
@@ -176,7 +259,7 @@ export function createServices(deps: ServiceDeps): Services {
 
 	let reconnectTimer: number | null = null;
 	let restartTimer: number | null = null;
-	/** Restarts the sidecar we started (new --exclude or --index-dir), once typing stops. */
+	/** Restarts the sidecar (new --exclude or --index-dir): ours, or an adopted one. */
 	const restartSidecar = (): void => {
 		const sidecar = deps.sidecar;
 		if (!sidecar?.running()) return;
@@ -188,6 +271,7 @@ export function createServices(deps: ServiceDeps): Services {
 	};
 	const settingsChanged = (previous: VaultheatSettings): void => {
 		const next = deps.settings();
+		if (next.setupDone && !previous.setupDone) status.update((s) => ({ ...s, setup: null }));
 		const excludedChanged = next.excluded.join("\n") !== previous.excluded.join("\n");
 		if (excludedChanged) excluded = compileExcludes(next.excluded);
 		// Exclusions reach the index through `serve --exclude`: restart the sidecar we run.
@@ -227,7 +311,7 @@ export function createServices(deps: ServiceDeps): Services {
 			await new Promise<void>((resolve) => clock.setTimeout(resolve, 500));
 		}
 		if (status.get().connection.phase !== "online") return "The model is set; the sidecar did not come back yet. Rebuild the index from the status window once it is online.";
-		fix("rebuild-index");
+		rebuild(); // the model change was confirmed already
 		return `Model set to ${preset}; rebuilding the index.`;
 	};
 
@@ -243,6 +327,7 @@ export function createServices(deps: ServiceDeps): Services {
 		canSpawn: deps.sidecar !== null,
 		fix,
 		showStatus: deps.showStatus,
+		confirm,
 	};
 
 	return {
@@ -257,6 +342,9 @@ export function createServices(deps: ServiceDeps): Services {
 		changeModel,
 		fix,
 		viewContext: () => context,
+		quit: async () => {
+			if (deps.sidecar?.owns()) await deps.sidecar.stop();
+		},
 		dispose: () => {
 			if (reconnectTimer !== null) clock.clearTimeout(reconnectTimer);
 			if (restartTimer !== null) clock.clearTimeout(restartTimer);

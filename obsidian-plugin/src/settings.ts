@@ -17,6 +17,7 @@ export interface VaultheatSettings {
 	serverUrl: string;
 	/** Bearer token; empty = read from the discovery file. */
 	token: string;
+	/** Start this vault's sidecar whenever none answers: off until the user says so. */
 	autoStart: boolean;
 	/** The vaultheat executable (a name on PATH or a full path). */
 	command: string;
@@ -34,7 +35,10 @@ export interface VaultheatSettings {
 	threshold: RelevanceThreshold;
 	/** The model preset asked for; a change needs a rebuild, started from the plugin. */
 	model: ModelPreset;
-	/** Whether the one-time "found vaultheat, start it?" offer was answered. */
+	/**
+	 * Whether the user answered the setup card (Start, or Always start automatically). Until
+	 * then the plugin starts nothing: it only shows what it found and how to install it.
+	 */
 	setupDone: boolean;
 	/** Related notes the user hid, by source note: source path → hidden target paths. */
 	hiddenSuggestions: Record<string, string[]>;
@@ -43,7 +47,7 @@ export interface VaultheatSettings {
 export const DEFAULT_SETTINGS: Readonly<VaultheatSettings> = Object.freeze({
 	serverUrl: "",
 	token: "",
-	autoStart: true,
+	autoStart: false,
 	command: "vaultheat",
 	pythonPath: "",
 	resultCount: 10,

@@ -2,10 +2,13 @@
  * Starts and stops `vaultheat serve` for this vault (desktop only, and only when asked).
  *
  * The spawn function is injected (Node's child_process.spawn in Obsidian, a fake in tests), so
- * this module never imports Node itself. We only ever stop a process we started. Its last lines
- * of output are kept: when it exits early, the sidebar shows why (a missing model, a locked
- * index) instead of a bare "offline". A missing executable (ENOENT) is reported as `missing`
- * so the UI can show the install command.
+ * this module never imports Node itself. The process is told our pid (`--parent-pid`): Obsidian
+ * does not unload plugins when it quits, so the sidecar itself exits once we are gone. A sidecar
+ * we did not start but that serves this vault (found through its discovery file, e.g. after
+ * Obsidian was relaunched) is *adopted*: stopping it asks it to shut down over the API. Its last
+ * lines of output are kept: when it exits early, the sidebar shows why (a missing model, a
+ * locked index) instead of a bare "offline". A missing executable (ENOENT) is reported as
+ * `missing` so the UI can show the install command.
  */
 import type { SidecarControl } from "./state/connection";
 import type { SidecarInfo } from "./state/status";
@@ -28,6 +31,11 @@ export type SpawnFn = (
 	options: { cwd: string; env: Record<string, string | undefined>; stdio: ["ignore", "pipe", "pipe"]; windowsHide: boolean },
 ) => ChildLike;
 
+/**
+ * What `vaultheat serve` is started with, from settings. A new serve flag (a CPU budget, say) is
+ * one field here, one line in `sidecarArgv`, and one Setting in the settings tab's Sidecar
+ * section; a change to it restarts the sidecar through `settingsChanged` in services.ts.
+ */
 export interface SidecarOptions {
 	command: string;
 	pythonPath: string;
@@ -38,6 +46,8 @@ export interface SidecarOptions {
 	indexDir?: string;
 	/** Globs passed as `--exclude` (this run only; the sidecar writes them nowhere). */
 	exclude?: readonly string[];
+	/** Our own pid, passed as `--parent-pid`: the sidecar exits when this process is gone. */
+	parentPid?: number | null;
 }
 
 /** Splits a command line on spaces, keeping quoted parts ("C:\\Program Files\\x.exe" --flag). */
@@ -54,6 +64,7 @@ export function sidecarArgv(options: SidecarOptions): string[] {
 	// A free port: a second vault's sidecar must not collide with the first one's; the plugin
 	// finds the port in the discovery file the sidecar writes.
 	argv.push("--port", String(options.port ?? 0));
+	if (options.parentPid) argv.push("--parent-pid", String(options.parentPid));
 	if (options.indexDir) argv.push("--index-dir", options.indexDir);
 	for (const glob of options.exclude ?? []) argv.push("--exclude", glob);
 	return argv;
@@ -61,8 +72,9 @@ export function sidecarArgv(options: SidecarOptions): string[] {
 
 /**
  * Where `vaultheat` is usually installed, most likely first: the command as set (a name on
- * PATH or a full path), every PATH folder, `~/.local/bin` (pip --user, pipx), pipx's own venv,
- * and on Windows the Scripts folders. `exists` is injected (fs.existsSync in Obsidian).
+ * PATH or a full path), every PATH folder, `~/.local/bin` (pip --user, pipx, uv tool), pipx's
+ * and uv's own environments, Homebrew, and on Windows the Scripts folders. Only checked for
+ * existence (`exists` is fs.existsSync in Obsidian): nothing is run.
  */
 export function candidateCommands(
 	command: string,
@@ -83,8 +95,10 @@ export function candidateCommands(
 		out.push(join(home, ".local", "bin", exe));
 		out.push(join(home, ".local", "pipx", "venvs", "vaultheat", win ? "Scripts" : "bin", exe));
 		out.push(join(home, ".local", "share", "pipx", "venvs", "vaultheat", win ? "Scripts" : "bin", exe));
+		out.push(join(home, ".local", "share", "uv", "tools", "vaultheat", win ? "Scripts" : "bin", exe));
 		if (!win) out.push("/opt/homebrew/bin/vaultheat", "/usr/local/bin/vaultheat");
 		if (win && env.APPDATA) out.push(join(env.APPDATA, "Python", "Scripts", exe));
+		if (win && env.APPDATA) out.push(join(env.APPDATA, "uv", "tools", "vaultheat", "Scripts", exe));
 	}
 	return [...new Set(out)];
 }
@@ -97,6 +111,36 @@ export function detectCommand(candidates: readonly string[], exists: (path: stri
 		} catch {
 			// unreadable folder: try the next one
 		}
+	}
+	return null;
+}
+
+export interface FolderReader {
+	realpath(path: string): string;
+	readdir(path: string): string[];
+}
+
+/**
+ * The version of the vaultheat installed behind `command`, read from its environment's
+ * `vaultheat-X.Y.Z.dist-info` folder (pipx, uv tool and venvs all have one), so the setup card
+ * can say what it found without running anything. Null when it cannot tell.
+ */
+export function installedVersion(command: string, fs: FolderReader, platform: string): string | null {
+	const win = platform === "win32";
+	const sep = win ? "\\" : "/";
+	const parent = (p: string): string => p.slice(0, Math.max(0, p.lastIndexOf(sep)));
+	try {
+		const env = parent(parent(fs.realpath(command)));
+		if (!env) return null;
+		const sites = win ? [`${env}${sep}Lib${sep}site-packages`] : fs.readdir(`${env}/lib`).filter((d) => d.startsWith("python")).map((d) => `${env}/lib/${d}/site-packages`);
+		for (const site of sites) {
+			for (const name of fs.readdir(site)) {
+				const m = /^vaultheat-([^-]+)\.dist-info$/.exec(name);
+				if (m?.[1]) return m[1];
+			}
+		}
+	} catch {
+		// unreadable: the version stays unknown
 	}
 	return null;
 }
@@ -123,12 +167,20 @@ export function quoteArgv(argv: readonly string[]): string {
 const OUTPUT_LINES = 40;
 const STOP_GRACE_MS = 3000;
 
+/** A running sidecar we did not start, and how to ask it to stop (`POST /v1/shutdown`). */
+export interface AdoptedSidecar {
+	pid: number | null;
+	/** Asks it to shut down and resolves once it is gone (or gave up waiting). */
+	shutdown(): Promise<void>;
+}
+
 export class SidecarManager implements SidecarControl {
 	readonly store: Store<SidecarInfo>;
 	private readonly spawn: SpawnFn;
 	private readonly options: () => SidecarOptions;
 	private readonly env: Record<string, string | undefined>;
 	private child: ChildLike | null = null;
+	private adopted: AdoptedSidecar | null = null;
 	private partial = "";
 
 	constructor(spawn: SpawnFn, options: () => SidecarOptions, env: Record<string, string | undefined>) {
@@ -138,12 +190,33 @@ export class SidecarManager implements SidecarControl {
 		this.store = new Store<SidecarInfo>({ phase: "off", commandLine: "", pid: null, exitCode: null, output: [] });
 	}
 
+	/** Whether a sidecar we can stop runs: one we started, or one we adopted. */
 	running(): boolean {
+		return this.owns() || this.adopted !== null;
+	}
+
+	/** Whether the process we started is alive. */
+	owns(): boolean {
 		return this.child !== null && this.child.exitCode === null;
 	}
 
+	/** A sidecar for this vault answers that we did not start: stop/restart then go to it. */
+	adopt(sidecar: AdoptedSidecar): void {
+		if (this.owns()) return;
+		this.adopted = sidecar;
+		this.patch({ phase: "running", pid: sidecar.pid, exitCode: null });
+	}
+
+	/** The adopted sidecar went away by itself. */
+	release(): void {
+		if (!this.adopted) return;
+		this.adopted = null;
+		this.patch({ phase: "off", pid: null });
+	}
+
 	start(): Promise<boolean> {
-		if (this.running()) return Promise.resolve(true);
+		if (this.owns()) return Promise.resolve(true);
+		this.adopted = null;
 		const options = this.options();
 		const argv = sidecarArgv(options);
 		const [command, ...args] = argv;
@@ -198,6 +271,12 @@ export class SidecarManager implements SidecarControl {
 	 * it has exited, so a restart does not meet the old server's lock.
 	 */
 	stop(): Promise<void> {
+		const adopted = this.adopted;
+		if (adopted && !this.child) {
+			this.adopted = null;
+			this.patch({ phase: "off", pid: null });
+			return adopted.shutdown().catch(() => undefined);
+		}
 		const child = this.child;
 		if (!child) return Promise.resolve();
 		this.child = null;
@@ -214,7 +293,7 @@ export class SidecarManager implements SidecarControl {
 		return exited;
 	}
 
-	/** Stops the sidecar we started and starts it again with the current options. */
+	/** Stops the sidecar (ours or adopted) and starts ours with the current options. */
 	async restart(): Promise<boolean> {
 		await this.stop();
 		return this.start();

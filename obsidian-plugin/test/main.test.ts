@@ -46,7 +46,7 @@ describe("plugin lifecycle", () => {
 		plugin.load();
 		await sleep(0);
 		expect(Object.keys(app.commands.commands).sort()).toEqual(
-			["open-related-notes", "semantic-search", "show-status", "start-sidecar", "stop-sidecar", "update-index"].map((id) => `vaultheat:${id}`).sort(),
+			["open-related-notes", "focus-related-notes", "related-notes-for-selection", "semantic-search", "show-status", "start-sidecar", "stop-sidecar", "update-index"].map((id) => `vaultheat:${id}`).sort(),
 		);
 		for (const cmd of Object.values(app.commands.commands)) {
 			expect(cmd.hotkeys).toBeUndefined();
@@ -142,6 +142,41 @@ describe("plugin lifecycle", () => {
 		expect(app.ribbonEl.children).toHaveLength(0);
 		expect(Object.keys(app.commands.commands)).toHaveLength(0);
 		expect(plugin.pendingCleanups).toBe(0);
+	});
+
+	it("turning the plugin on opens the sidebar (where the setup card asks first), and saves nothing", async () => {
+		const { app, plugin } = world();
+		plugin.load();
+		await sleep(0);
+		plugin.onUserEnable();
+		app.workspace.setLayoutReady();
+		await vi.waitFor(() => expect(app.workspace.getLeavesOfType(VIEW_TYPE_RELATED)).toHaveLength(1), { timeout: 3000, interval: 10 });
+		expect(app.pluginData.get("vaultheat")).toBeUndefined(); // nothing answered, nothing saved
+		plugin.unload();
+	});
+
+	it("stops its sidecar on quit, the one moment Obsidian gives it (it does not call onunload)", async () => {
+		const { app, plugin } = world();
+		plugin.load();
+		await sleep(0);
+		expect(app.workspace.listenerCount("quit")).toBe(1);
+		await app.workspace.quit(); // nothing was started: nothing to stop, and no error
+		plugin.unload();
+		expect(app.workspace.listenerCount("quit")).toBe(0);
+	});
+
+	it("takes settings changed on disk by a sync service (onExternalSettingsChange)", async () => {
+		const { app, plugin } = world();
+		plugin.load();
+		await sleep(0);
+		app.workspace.setLayoutReady();
+		app.pluginData.set("vaultheat", { resultCount: 7, setupDone: true });
+		await plugin.onExternalSettingsChange();
+		const tab = app.settingTabs[0]!;
+		tab.display();
+		const slider = [...tab.containerEl.querySelectorAll(".setting-item")].find((r) => r.textContent?.includes("Result count"))!.querySelector("input")!;
+		expect(slider.value).toBe("7");
+		plugin.unload();
 	});
 
 	it("manifest.json matches what Obsidian's review asks for", () => {

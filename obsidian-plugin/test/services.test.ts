@@ -1,20 +1,7 @@
-import { EventEmitter } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ChildLike } from "../src/sidecar";
+import { FakeChild } from "./fake-child";
 import { flush } from "./helpers";
 import { makeWorld, type World } from "./world";
-
-class FakeChild extends EventEmitter implements ChildLike {
-	pid = 7;
-	exitCode: number | null = null;
-	stdout = new EventEmitter();
-	stderr = new EventEmitter();
-	signals: (string | number | undefined)[] = [];
-	kill(signal?: NodeJS.Signals | number): boolean {
-		this.signals.push(signal);
-		return true;
-	}
-}
 
 let world: World;
 afterEach(() => world?.services.dispose());
@@ -26,14 +13,14 @@ describe("exclusions reach the sidecar's index", () => {
 			withSidecar: true,
 			settings: { autoStart: false },
 			spawn: () => {
-				const child = new FakeChild();
+				const child = new FakeChild(7);
 				children.push(child);
 				queueMicrotask(() => child.emit("spawn"));
 				return child;
 			},
 		});
 		await world.services.connection.startSidecar();
-		expect(world.spawned[0]).toEqual(["vaultheat", "serve", "--vault", "/vault", "--port", "0"]);
+		expect(world.spawned[0]).toEqual(["vaultheat", "serve", "--vault", "/vault", "--port", "0", "--parent-pid", "4242"]);
 		await world.services.viewContext().saveSettings({ excluded: ["Templates"] });
 		await world.services.viewContext().saveSettings({ excluded: ["Templates", "Archive/"] });
 		await world.clock.advance(1499);
@@ -44,7 +31,7 @@ describe("exclusions reach the sidecar's index", () => {
 		children[0]?.emit("exit", 0, null);
 		await flush();
 		expect(world.spawned).toHaveLength(2);
-		expect(world.spawned[1]).toEqual(["vaultheat", "serve", "--vault", "/vault", "--port", "0", "--exclude", "Templates/**", "--exclude", "Archive/**"]);
+		expect(world.spawned[1]).toEqual(["vaultheat", "serve", "--vault", "/vault", "--port", "0", "--parent-pid", "4242", "--exclude", "Templates/**", "--exclude", "Archive/**"]);
 	});
 
 	it("leaves a sidecar it did not start alone (the exclusions then only hide results)", async () => {
@@ -62,7 +49,7 @@ describe("model presets", () => {
 			withSidecar: true,
 			settings: { autoStart: false },
 			spawn: (_command, args) => {
-				const child = new FakeChild();
+				const child = new FakeChild(7);
 				children.push(child);
 				queueMicrotask(() => {
 					child.emit("spawn");
@@ -90,7 +77,7 @@ describe("model presets", () => {
 			withSidecar: true,
 			settings: { autoStart: false },
 			spawn: () => {
-				const child = new FakeChild();
+				const child = new FakeChild(7);
 				queueMicrotask(() => {
 					child.stderr.emit("data", "bad value for embeddings.model\n");
 					child.emit("exit", 2, null);

@@ -26,7 +26,7 @@ describe("loadSettings", () => {
 		["rerank on", { rerank: "on" }, { rerank: "on" }],
 		["token trimmed", { token: "  abc \n" }, { token: "abc" }],
 		["empty command falls back", { command: "   " }, { command: "vaultheat" }],
-		["autoStart wrong type (on by default)", { autoStart: "yes" }, { autoStart: true }],
+		["autoStart wrong type (off by default: nothing starts before the user agrees)", { autoStart: "yes" }, { autoStart: false }],
 		["threshold unknown", { threshold: "some" }, { threshold: "all" }],
 		["threshold kept", { threshold: "strong" }, { threshold: "strong" }],
 		["model preset", { model: "multilingual" }, { model: "multilingual" }],

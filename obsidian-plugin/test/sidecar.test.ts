@@ -1,6 +1,6 @@
-import { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
-import { type ChildLike, quoteArgv, SidecarManager, sidecarArgv, type SpawnFn, splitCommand } from "../src/sidecar";
+import { quoteArgv, SidecarManager, sidecarArgv, type SpawnFn, splitCommand } from "../src/sidecar";
+import { FakeChild } from "./fake-child";
 import { flush } from "./helpers";
 
 describe("splitCommand and sidecarArgv", () => {
@@ -24,17 +24,6 @@ describe("splitCommand and sidecarArgv", () => {
 	});
 });
 
-class FakeChild extends EventEmitter implements ChildLike {
-	pid = 4242;
-	exitCode: number | null = null;
-	stdout = new EventEmitter();
-	stderr = new EventEmitter();
-	signals: (string | number | undefined)[] = [];
-	kill(signal?: NodeJS.Signals | number): boolean {
-		this.signals.push(signal);
-		return true;
-	}
-}
 
 function setup() {
 	const children: FakeChild[] = [];

@@ -10,7 +10,8 @@ import type { FixAction } from "../src/state/diagnosis";
 import { VIEW_TYPE_RELATED } from "../src/views/context";
 import { RelatedView } from "../src/views/related-view";
 import { StatusModal } from "../src/views/status-modal";
-import { FakeTransport, flush, json, ManualClock, statusDoc } from "./helpers";
+import type { RelatedHit } from "../src/api/types";
+import { FakeTransport, flush, json, ManualClock, relatedDoc, statusDoc } from "./helpers";
 
 export const NOTES: Record<string, string> = {
 	"Alpha.md": "# Alpha\n\nAlpha talks about gardening and tomatoes.\n\n## Soil\nCompost matters.",
@@ -28,7 +29,18 @@ export interface World {
 	spawned: string[][];
 }
 
-export function makeWorld(options: { settings?: Partial<VaultheatSettings>; withSidecar?: boolean; spawn?: SpawnFn } = {}): World {
+export interface WorldOptions {
+	settings?: Partial<VaultheatSettings>;
+	withSidecar?: boolean;
+	spawn?: SpawnFn;
+	/** What the search for an installed vaultheat finds (the setup card). */
+	detect?: () => { command: string; version: string | null } | null;
+}
+
+/** Our pid as the fake sidecar is told it (`--parent-pid`). */
+export const PLUGIN_PID = 4242;
+
+export function makeWorld(options: WorldOptions = {}): World {
 	document.body.innerHTML = "";
 	const vault = new Vault(new FileSystemAdapter("/vault"));
 	vault.seed(NOTES);
@@ -38,7 +50,8 @@ export function makeWorld(options: { settings?: Partial<VaultheatSettings>; with
 		.on("GET /v1/health", () => json(200, { schema: "vaultheat.health.v1", status: "ok", version: "0.1.0", state: "ready" }))
 		.on("GET /v1/status", () => json(200, statusDoc()));
 	const clock = new ManualClock();
-	let settings = loadSettings(options.settings ?? {});
+	// The setup card was answered unless a test says otherwise (test/consent.test.ts).
+	let settings = loadSettings({ setupDone: true, ...options.settings });
 	const fixes: FixAction[] = [];
 	const spawned: string[][] = [];
 	const spawn: SpawnFn = (command, args, opts) => {
@@ -49,7 +62,7 @@ export function makeWorld(options: { settings?: Partial<VaultheatSettings>; with
 	const sidecar = options.withSidecar
 		? new SidecarManager(
 				spawn,
-				() => ({ command: "vaultheat", pythonPath: "", vaultPath: "/vault", port: null, indexDir: settings.indexDir, exclude: sidecarExcludes(settings.excluded) }),
+				() => ({ command: settings.command, pythonPath: "", vaultPath: "/vault", port: null, indexDir: settings.indexDir, exclude: sidecarExcludes(settings.excluded), parentPid: PLUGIN_PID }),
 				{},
 			)
 		: null;
@@ -68,6 +81,7 @@ export function makeWorld(options: { settings?: Partial<VaultheatSettings>; with
 		},
 		openSettings: () => app.setting.openTabById("vaultheat"),
 		showStatus: () => new StatusModal(services.viewContext()).open(),
+		detect: options.detect,
 	});
 	const realFix = services.fix;
 	services.fix = (action) => {
@@ -91,6 +105,16 @@ export async function openSidebar(world: World): Promise<{ leaf: WorkspaceLeaf; 
 	await leaf.setViewState({ type: VIEW_TYPE_RELATED });
 	world.app.workspace.setLayoutReady();
 	return { leaf, view: leaf.view as unknown as RelatedView };
+}
+
+/** Online, the sidebar open and Alpha.md in the editor, `/v1/related` answering `hits`. */
+export async function withSidebar(world: World, hits: RelatedHit[]): Promise<{ leaf: WorkspaceLeaf; view: RelatedView; editor: MarkdownView; root: HTMLElement }> {
+	world.transport.on("POST /v1/related", () => json(200, relatedDoc("Alpha.md", hits)));
+	await goOnline(world);
+	const { leaf, view } = await openSidebar(world);
+	const editor = await openNote(world, "Alpha.md");
+	await flush();
+	return { leaf, view, editor, root: view.contentEl };
 }
 
 export async function openNote(world: World, path: string, newLeaf = false): Promise<MarkdownView> {

@@ -213,6 +213,22 @@ def build_parser() -> argparse.ArgumentParser:
                        help="answer in this process even when `vaultheat serve` runs")  # fmt: skip
         _common(p, json_flag=False)
 
+    p = _add(sub, "plugin", "install the Obsidian plugin into a vault, or check it",
+             "`install` copies the Obsidian plugin that came with this vaultheat (main.js, "
+             "manifest.json, styles.css) into VAULT/.obsidian/plugins/vaultheat/: the only "
+             "place it writes, and only files that differ. `status` says whether the vault's "
+             "copy is in step with this sidecar.",
+             "vaultheat plugin install --vault ~/Notes",
+             "vaultheat plugin status --vault ~/Notes")  # fmt: skip
+    p.add_argument("action", choices=["install", "status"], help="install | status")
+    p.add_argument("--vault", type=Path, required=True, help="the vault folder")
+    p.add_argument("--force", action="store_true",
+                   help="install into a folder that has no .obsidian folder yet")  # fmt: skip
+    p.add_argument("--from", dest="from_folder", type=Path, metavar="DIR",
+                   help="install the files in DIR instead (a build of your own)")  # fmt: skip
+    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logs on stderr")
+
     p = _add(sub, "serve", "run the localhost JSON API for the Obsidian plugin",
              "Serve the JSON API (docs/api.md) on localhost and keep the index in step with the "
              "vault while it runs.", "vaultheat serve", "vaultheat serve --port 0")  # fmt: skip

@@ -420,6 +420,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return serve_from_args(args)
 
 
+def cmd_plugin(args: argparse.Namespace) -> int:
+    from vaultheat import plugin
+
+    if args.action == "install":
+        report = plugin.install(args.vault, plugin.find_plugin(args.from_folder), force=args.force)
+        emit(args, report.to_dict(), lambda: plugin.describe(report))
+        return EXIT_OK
+    try:
+        source: plugin.PluginSource | None = plugin.find_plugin(args.from_folder)
+    except NotFoundError:
+        source = None  # nothing to compare the files with: versions only
+    report = plugin.status(args.vault, source)
+    emit(args, report.to_dict(), lambda: plugin.describe(report))
+    return EXIT_OK if report.state == "current" else EXIT_EMPTY
+
+
 def _agent_backend(args: argparse.Namespace) -> Any:
     from vaultheat.agents.backend import AutoBackend
 
@@ -449,6 +465,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "inspect": cmd_inspect,
     "check": cmd_check,
     "eval": cmd_eval,
+    "plugin": cmd_plugin,
     "serve": cmd_serve,
     "mcp": cmd_mcp,
     "agent": cmd_agent,

@@ -16,7 +16,7 @@ message on stderr, the HTTP API to ``{"error": {"code", "message"}}`` with ``htt
     ├── IndexProcessError          index_process   500   the server's index child died or was killed
     ├── ProviderError              provider        502   embedder/reranker/generator failed
     │   └── ModelMissingError      model_missing   500   the model package/path is not installed
-    ├── NotFoundError              not_found       404   note/chunk id unknown
+    ├── NotFoundError              not_found       404   note/chunk id unknown; plugin not built
     └── InputError                 bad_request     400   malformed request or query file
 """
 

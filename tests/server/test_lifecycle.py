@@ -293,6 +293,67 @@ def test_idle_server_uses_almost_no_cpu(vault: Path, spawn: Any) -> None:
     assert cpu_s() - start < 0.15
 
 
+# -- lifetime: a parent process, and shutdown over HTTP ----------------------------------------
+PARENT_GONE_WITHIN_S = 20.0  # issue #24: "gone within 20 s of its parent"
+
+
+def test_serve_exits_cleanly_when_its_parent_process_is_gone(vault: Path, spawn: Any) -> None:
+    configure(vault)
+    parent = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        server = spawn(vault, "--parent-pid", str(parent.pid))
+        info = server.info()
+        with server.client() as c:
+            assert c.get("/v1/health").status_code == 200
+        time.sleep(1.5)  # a live parent keeps it running
+        assert server.proc.poll() is None
+    finally:
+        parent.kill()
+        parent.wait(10)
+    t0 = time.monotonic()
+    rc = server.proc.wait(PARENT_GONE_WITHIN_S)
+    took = time.monotonic() - t0
+    assert rc == 0, server.stderr()
+    assert took < PARENT_GONE_WITHIN_S
+    assert not server.discovery_path.exists()
+    message = server.stderr()
+    assert f"process {parent.pid}" in message and info["token"] not in message
+
+
+def test_parent_pid_that_is_not_running_is_refused(vault: Path, spawn: Any) -> None:
+    configure(vault)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    server = spawn(vault, "--parent-pid", str(dead.pid))
+    assert server.proc.wait(60) == 2
+    assert f"--parent-pid {dead.pid}: no such process" in server.stderr()
+    assert not server.discovery_path.exists()
+
+
+def test_shutdown_needs_the_token_then_exits_cleanly(vault: Path, spawn: Any) -> None:
+    configure(vault)
+    server = spawn(vault)
+    info = server.info()
+    anonymous = httpx.post(info["url"] + "/v1/shutdown", timeout=10)
+    assert anonymous.status_code == 401
+    assert anonymous.json()["error"]["code"] == "unauthorized"
+    wrong = httpx.post(
+        info["url"] + "/v1/shutdown", headers={"Authorization": "Bearer nope"}, timeout=10
+    )
+    assert wrong.status_code == 401
+    assert server.proc.poll() is None
+    with server.client() as c:
+        answer = c.post("/v1/shutdown")
+    assert answer.status_code == 200
+    assert answer.json()["schema"] == "vaultheat.ack.v1"
+    t0 = time.monotonic()
+    rc = server.proc.wait(EXIT_WITHIN_S)
+    assert rc == 0, server.stderr()
+    assert time.monotonic() - t0 < EXIT_WITHIN_S
+    assert not server.discovery_path.exists()
+    assert "shutting down" in server.stderr()
+
+
 # -- discovery file and server lock, in process -----------------------------------------------
 def test_discovery_file_round_trip_and_mode(tmp_path: Path) -> None:
     os.umask(0o022)

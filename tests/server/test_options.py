@@ -30,7 +30,10 @@ def serve_parser() -> argparse.ArgumentParser:
 def test_both_entry_points_declare_the_same_serve_flags() -> None:
     ours = options(serve_parser())
     module = options(_module_parser())
-    shared = {"--host", "--port", "--allow-remote", "--low-priority", "--threads", "--exclude"}
+    shared = {
+        "--host", "--port", "--allow-remote", "--low-priority", "--threads", "--exclude",
+        "--parent-pid",
+    }  # fmt: skip
     assert shared <= ours.keys() and shared <= module.keys()
     assert {k: ours[k] for k in shared} == {k: module[k] for k in shared}
     assert ours["--host"][0] is None and ours["--port"][0] is None  # config decides
@@ -61,7 +64,7 @@ def test_both_entry_points_call_serve_alike(
         return 0
 
     monkeypatch.setattr(serve_mod, "serve", fake_serve)
-    argv = ["--vault", str(tmp_path), "--port", "0", "--low-priority"]
+    argv = ["--vault", str(tmp_path), "--port", "0", "--low-priority", "--parent-pid", "42"]
     rc = cli.main(["serve", *argv]) if entry == "cli" else server_main.main(argv)
     assert rc == 0
     assert calls == [
@@ -75,6 +78,7 @@ def test_both_entry_points_call_serve_alike(
                 "low_priority": True,
                 "threads": None,
                 "exclude": (),
+                "parent_pid": 42,
             },
         )
     ]

@@ -5,7 +5,7 @@
  * sidecar via its Origin-less proxy (like Obsidian's requestUrl), file writes to the tmp vault.
  */
 import * as obsidian from "../../test/stubs/obsidian";
-import { childProcess, crypto, fs, http, knownHashes, os } from "./node-shims";
+import { childProcess, crypto, fs, http, installed, knownHashes, os, spawned } from "./node-shims";
 
 interface BootOptions {
 	files: Record<string, string>;
@@ -15,6 +15,8 @@ interface BootOptions {
 	theme: "dark" | "light";
 	/** sha256 hex by input, computed in Node (the page has no synchronous sha256). */
 	hashes?: Record<string, string>;
+	/** A vaultheat "installed" with pipx on this pretend machine (for the setup card). */
+	installed?: { command: string; version: string };
 }
 
 interface PluginLike {
@@ -172,6 +174,8 @@ const vh = {
 		vault.seed(options.files);
 		for (const [path, data] of Object.entries(options.hidden)) adapter.hidden.set(path, data);
 		for (const [input, hex] of Object.entries(options.hashes ?? {})) knownHashes.set(input, hex);
+		installed.command = options.installed?.command ?? null;
+		installed.version = options.installed?.version ?? "";
 		vault.persist = async (op) => {
 			const res = await fetch("/__fs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(op) });
 			if (!res.ok) throw new Error(`fs ${op.op} ${op.path}: ${await res.text()}`);
@@ -277,6 +281,11 @@ const vh = {
 
 	notices(): string[] {
 		return [...obsidian.notices];
+	},
+
+	/** Processes the plugin tried to start, as command lines. */
+	spawned(): string[][] {
+		return spawned.map((argv) => [...argv]);
 	},
 };
 

@@ -105,8 +105,12 @@ export const http = {
 	},
 };
 
+/** Every process the plugin tried to start (none may start before the user agrees). */
+export const spawned: string[][] = [];
+
 export const childProcess = {
-	spawn(command: string): Emitter & { pid?: number; exitCode: number | null; stdout: null; stderr: null; kill(): boolean } {
+	spawn(command: string, args: string[] = []): Emitter & { pid?: number; exitCode: number | null; stdout: null; stderr: null; kill(): boolean } {
+		spawned.push([command, ...args]);
 		const child = Object.assign(new Emitter(), { exitCode: null, stdout: null, stderr: null, kill: () => false });
 		window.setTimeout(() => {
 			child.emit("error", Object.assign(new Error(`spawn ${command} ENOENT (the e2e page cannot start processes)`), { code: "ENOENT" }));
@@ -134,10 +138,22 @@ export const crypto = {
 	},
 };
 
-/** No file system in the page: nothing outside the vault exists, paths are already real. */
+/**
+ * No file system in the page: nothing outside the vault exists, paths are already real, except
+ * an installed vaultheat the harness describes (`installed`: pipx's layout, for the setup card).
+ */
+export const installed: { command: string | null; version: string } = { command: null, version: "" };
+const PIPX_VENV = "/home/e2e/.local/share/pipx/venvs/vaultheat";
+
 export const fs = {
-	existsSync: (_path: string) => false,
-	realpathSync: (path: string) => path,
+	existsSync: (path: string) => path === installed.command,
+	realpathSync: (path: string) => (path === installed.command ? `${PIPX_VENV}/bin/vaultheat` : path),
+	readdirSync: (path: string): string[] => {
+		if (!installed.command) return [];
+		if (path === `${PIPX_VENV}/lib`) return ["python3.11"];
+		if (path === `${PIPX_VENV}/lib/python3.11/site-packages`) return ["numpy-2.1.0.dist-info", `vaultheat-${installed.version}.dist-info`, "vaultheat"];
+		return [];
+	},
 	/** Files outside the vault (an index folder's server.json) through the harness. */
 	promises: {
 		readFile: async (path: string) => {

@@ -88,6 +88,11 @@ export class VaultheatClient {
 		return this.call<AckDoc>("POST", "/v1/index/resume", {}, SCHEMA_TAGS.AckDoc);
 	}
 
+	/** Asks the server to stop cleanly (one we did not start: an adopted sidecar). */
+	shutdown(): Promise<AckDoc> {
+		return this.call<AckDoc>("POST", "/v1/shutdown", {}, SCHEMA_TAGS.AckDoc);
+	}
+
 	/** URL and headers for GET /v1/events (the stream is opened by an EventStreamOpener). */
 	eventsRequest(): { url: string; headers: Record<string, string> } {
 		const { url, token } = this.endpoint();

@@ -26,7 +26,7 @@ import {
 import type { Store } from "./store";
 
 export interface SidecarControl {
-	/** Whether the process we started is alive. */
+	/** Whether a sidecar we can stop runs (one we started, or one we adopted). */
 	running(): boolean;
 	/** Starts the process; resolves false when it could not (missing command, spawn error). */
 	start(): Promise<boolean>;
@@ -45,6 +45,10 @@ export interface ConnectionDeps {
 	random?: () => number;
 	/** This vault's id (sha256 of its resolved path, 16 hex); null = do not check. */
 	vaultId?: string | null;
+	/** Called when a server for this vault answers (with the discovery file that named it). */
+	onServer?: (server: { url: string; token: string; discovery: DiscoveryDoc | null }) => void;
+	/** Called when nothing answers any more. */
+	onUnreachable?: () => void;
 }
 
 /** The server answers, but for another vault (two vaults open side by side). */
@@ -72,14 +76,17 @@ export class ConnectionManager {
 		return this.deps.store.get().connection;
 	}
 
-	/** Starts over: re-reads settings and the discovery file, then connects. */
-	connect(): void {
+	/**
+	 * Starts over: re-reads settings and the discovery file, then connects. `autoStart: false`
+	 * (after the user stopped the sidecar) does not start one even when auto-start is on.
+	 */
+	connect(options: { autoStart?: boolean } = {}): void {
 		if (this.disposed) return;
 		this.attempt = 0;
 		this.startedAt = null;
 		this.closeStream();
 		this.setConnection({ phase: "connecting", message: null, retryAt: null });
-		void this.tryOnce(++this.epoch, true);
+		void this.tryOnce(++this.epoch, options.autoStart ?? true);
 	}
 
 	/** Starts the sidecar (from a button), then connects to it. */
@@ -147,6 +154,8 @@ export class ConnectionManager {
 			this.startedAt = null;
 			this.deps.store.update((s) => ({ ...s, index: applyStatusDoc(s.index, status) }));
 			this.setConnection({ phase: "online", version, message: null, retryAt: null });
+			const fromFile = discovery && endpoint.tokenSource === "discovery" ? discovery : null;
+			this.deps.onServer?.({ url: endpoint.url, token: endpoint.token, discovery: fromFile });
 			this.openStream(epoch);
 		} catch (err) {
 			if (epoch !== this.epoch) return;
@@ -158,6 +167,7 @@ export class ConnectionManager {
 		const { sidecar, clock } = this.deps;
 		// Another vault's server at our address means ours is not running: same as nothing there.
 		const unreachable = error.kind === "unreachable" || error.kind === "timeout" || error.code === OTHER_VAULT;
+		if (unreachable) this.deps.onUnreachable?.();
 		if (unreachable && mayAutoStart && sidecar && this.deps.settings().autoStart && !sidecar.running()) {
 			void this.startSidecarFor(epoch);
 			return;

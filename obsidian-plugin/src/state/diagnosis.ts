@@ -4,7 +4,7 @@
  */
 import type { ApiError } from "../api/errors";
 import type { Progress } from "../api/types";
-import type { AppStatus } from "./status";
+import type { AppStatus, SetupState } from "./status";
 
 export type FixAction =
 	| "start-sidecar"
@@ -15,7 +15,11 @@ export type FixAction =
 	| "resume-index"
 	| "pause-index"
 	| "stop-sidecar"
-	| "show-status";
+	| "show-status"
+	// the setup card: start once, start always, search again for vaultheat
+	| "setup-start"
+	| "setup-always"
+	| "setup-rescan";
 
 export interface Diagnosis {
 	title: string;
@@ -28,10 +32,35 @@ export interface Diagnosis {
 }
 
 /**
- * Runnable as it is, in a terminal opened in a vaultheat checkout: installs the sidecar into the
- * checkout's `.venv` and prints the executable's path for the "Command" setting.
+ * Runnable as it is in a terminal opened in a clone of the vaultheat repository: installs the
+ * sidecar (and this plugin's build) as a tool, so `vaultheat` lands in ~/.local/bin, where the
+ * plugin looks. `uv tool install .` does the same.
  */
-export const INSTALL_COMMAND = 'scripts/setup.sh && echo "Command: $PWD/.venv/bin/vaultheat"';
+export const INSTALL_COMMAND = "pipx install .";
+
+/** Where the search for `vaultheat` looked, in words. */
+export const SEARCHED = "the search path, ~/.local/bin, pipx's and uv's tool folders and Homebrew's";
+
+/** The first-run card: what was found and the two ways to start it, or how to install it. */
+export function setupDiagnosis(setup: SetupState): Diagnosis {
+	const found = setup.found;
+	if (!found) {
+		return {
+			title: "Install the vaultheat sidecar",
+			detail: `Vaultheat answers from a small program on this computer, and it was not found (looked in ${SEARCHED}). In a terminal, in a clone of the vaultheat repository, run the command below (or uv tool install .), then look again; or set its path in settings → Command.`,
+			command: INSTALL_COMMAND,
+			actions: ["setup-rescan", "open-settings"],
+			tone: "info",
+		};
+	}
+	const version = found.version ? `vaultheat ${found.version}` : "vaultheat (version unknown)";
+	return {
+		title: "Start vaultheat for this vault?",
+		detail: `Found ${version} at ${found.command}. It runs on this computer as "vaultheat serve" for this vault: it keeps its index next to your notes (.vaultheat/), answers only on 127.0.0.1, never changes a note, and stops when Obsidian quits.`,
+		actions: ["setup-start", "setup-always"],
+		tone: "info",
+	};
+}
 
 export function serveCommand(vaultPath: string): string {
 	return `vaultheat serve --vault "${vaultPath}" --port 0`;
@@ -40,6 +69,7 @@ export function serveCommand(vaultPath: string): string {
 /** What is wrong with the connection or the index itself, or null when queries can run. */
 export function diagnoseStatus(status: AppStatus, vaultPath: string, canSpawn: boolean): Diagnosis | null {
 	const { connection, sidecar, index } = status;
+	if (status.setup && connection.phase !== "online" && connection.phase !== "connecting") return setupDiagnosis(status.setup);
 	switch (connection.phase) {
 		case "connecting":
 			return { title: "Connecting to vaultheat…", detail: `Looking for the sidecar at ${connection.url || "its address"}.`, actions: [], tone: "busy" };
@@ -54,7 +84,7 @@ export function diagnoseStatus(status: AppStatus, vaultPath: string, canSpawn: b
 			if (sidecar.phase === "missing") {
 				return {
 					title: "The vaultheat sidecar is not installed",
-					detail: `In a terminal, in a vaultheat checkout, run the command below, then paste the path it prints into settings → Command (or point "Find the sidecar" at the checkout). Tried: ${sidecar.commandLine}`,
+					detail: `Install it with the command below, in a terminal in a clone of the vaultheat repository, or set its full path in settings → Command (or point "Find the sidecar" at a checkout). Tried: ${sidecar.commandLine}`,
 					command: INSTALL_COMMAND,
 					actions: ["open-settings", "retry"],
 					tone: "error",

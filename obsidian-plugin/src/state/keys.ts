@@ -1,10 +1,19 @@
 /**
- * One key map for every result list (search modal and sidebar), as in Quick switcher and
- * Omnisearch: Enter opens, Mod+Enter opens in a new tab, Alt+Enter inserts a link, and
- * Shift+Enter explains. Pure, so both places are tested against the same table.
+ * One key map for every result list (search modal and sidebar), following Obsidian's own
+ * Quick switcher where it has a key, and Omnisearch for inserting a link:
+ *
+ *   ↵                open at the passage          (Quick switcher: open)
+ *   Mod ↵            open in a new tab            (Quick switcher)
+ *   Mod Alt ↵        open to the right            (Quick switcher)
+ *   Alt ↵            insert a link at the cursor  (Omnisearch)
+ *   Mod Shift ↵      explain the result           (unused by both)
+ *
+ * Shift ↵ is left alone: in Quick switcher it creates a note, so it must not do something else
+ * here. Nothing acts while an input method composes (Chinese, Japanese): that Enter ends the
+ * composition. Pure, so both places are tested against the same table.
  */
 
-export type RowAction = "open" | "open-tab" | "insert-link" | "explain";
+export type RowAction = "open" | "open-tab" | "open-split" | "insert-link" | "explain";
 
 export interface KeyLike {
 	key: string;
@@ -12,17 +21,25 @@ export interface KeyLike {
 	metaKey: boolean;
 	altKey: boolean;
 	shiftKey: boolean;
+	isComposing?: boolean;
 }
 
 /** The action for a key press on a result, or null when the key is not ours. */
 export function rowAction(evt: KeyLike, isMac: boolean): RowAction | null {
-	if (evt.key !== "Enter") return null;
+	if (evt.key !== "Enter" || evt.isComposing) return null;
 	const mod = isMac ? evt.metaKey : evt.ctrlKey;
-	if (evt.altKey) return "insert-link";
-	if (evt.shiftKey) return "explain";
-	if (mod) return "open-tab";
-	return "open";
+	const other = isMac ? evt.ctrlKey : evt.metaKey;
+	if (other) return null;
+	if (mod && evt.altKey && !evt.shiftKey) return "open-split";
+	if (mod && evt.shiftKey && !evt.altKey) return "explain";
+	if (mod && !evt.altKey && !evt.shiftKey) return "open-tab";
+	if (evt.altKey && !mod && !evt.shiftKey) return "insert-link";
+	if (!mod && !evt.altKey && !evt.shiftKey) return "open";
+	return null;
 }
+
+/** The modifier sets that `rowAction` answers to, for registering them on a Scope. */
+export const ROW_KEY_MODIFIERS = [[], ["Mod"], ["Mod", "Alt"], ["Alt"], ["Mod", "Shift"]] as const;
 
 /** The keys in words, for instructions, tooltips and the README. */
 export function keyHelp(isMac: boolean): { keys: string; action: string }[] {
@@ -30,13 +47,19 @@ export function keyHelp(isMac: boolean): { keys: string; action: string }[] {
 	return [
 		{ keys: "↵", action: "to open" },
 		{ keys: `${mod} ↵`, action: "to open in a new tab" },
+		{ keys: `${mod} Alt ↵`, action: "to open to the right" },
 		{ keys: "Alt ↵", action: "to insert a link" },
-		{ keys: "Shift ↵", action: "to explain" },
+		{ keys: `${mod} Shift ↵`, action: "to explain" },
 	];
 }
 
-/** "Enter opens, Ctrl+Enter opens in a new tab, Alt+Enter inserts a link, Shift+Enter explains." */
+/** "Enter opens, Ctrl+Enter opens in a new tab, ..." for labels read aloud. */
 export function keyHelpSentence(isMac: boolean): string {
 	const mod = isMac ? "Cmd" : "Ctrl";
-	return `Enter opens, ${mod}+Enter opens in a new tab, Alt+Enter inserts a link, Shift+Enter explains`;
+	return `Enter opens, ${mod}+Enter opens in a new tab, ${mod}+Alt+Enter opens to the right, Alt+Enter inserts a link, ${mod}+Shift+Enter explains`;
+}
+
+/** The explain key for a tooltip: "Ctrl+Shift+Enter". */
+export function explainKey(isMac: boolean): string {
+	return `${isMac ? "Cmd" : "Ctrl"}+Shift+Enter`;
 }

@@ -44,15 +44,23 @@ export class LatestRunner<I, O> {
 
 	/** Runs `input` after `delayMs` of quiet (0 = now), superseding every earlier input. */
 	submit(input: I, delayMs: number): void {
+		this.submitLazy(() => input, delayMs);
+	}
+
+	/**
+	 * As `submit`, but the input is made only when the pause is over: typing must not read and
+	 * encode a whole note on every keystroke when only the last one is sent.
+	 */
+	submitLazy(make: () => I, delayMs: number): void {
 		if (this.disposed) return;
 		const token = ++this.seq;
 		this.clearTimer();
 		if (delayMs <= 0) {
-			this.fire(token, input);
+			this.fire(token, make());
 		} else {
 			this.timer = this.clock.setTimeout(() => {
 				this.timer = null;
-				this.fire(token, input);
+				this.fire(token, make());
 			}, delayMs);
 		}
 		this.notifyBusy();

@@ -3,8 +3,10 @@
  *
  * Switching notes queries at once and clears the list (old rows would belong to another note);
  * typing queries after `debounceMs` of quiet and keeps the current rows visible with `updating`
- * set, so the sidebar never jumps while the user writes. Answers go through LatestRunner, and
- * an answer for a note that is no longer the target is dropped.
+ * set, so the sidebar never jumps while the user writes. The note's text is read (and encoded)
+ * only when the pause is over, never per keystroke. Answers go through LatestRunner, and an
+ * answer for a note that is no longer the target is dropped. "Related notes for selection"
+ * pins the query to a piece of text until the user goes back to the whole note.
  */
 import { passesThreshold, type RelevanceThreshold } from "./relevance";
 import { ApiError, toApiError } from "../api/errors";
@@ -23,6 +25,13 @@ export interface NoteContext {
 	cursor: number | null;
 }
 
+/** A note being edited: its text and cursor are read only when a query is about to go out. */
+export interface NoteSource {
+	path: string;
+	title: string;
+	read(): { text: string | null; cursor: number | null };
+}
+
 export interface RelatedState {
 	target: { path: string; title: string } | null;
 	results: RelatedHit[];
@@ -35,6 +44,8 @@ export interface RelatedState {
 	tookMs: number | null;
 	/** Results left out by "hide weak matches" in the last answer. */
 	hiddenWeak: number;
+	/** The results are for a selected piece of the note, not the whole note. */
+	selection: boolean;
 }
 
 export interface RelatedDeps {
@@ -59,6 +70,7 @@ export function initialRelatedState(unlinkedOnly: boolean): RelatedState {
 		unlinkedOnly,
 		tookMs: null,
 		hiddenWeak: 0,
+		selection: false,
 	};
 }
 
@@ -83,7 +95,9 @@ export class RelatedController {
 	readonly store: Store<RelatedState>;
 	private readonly deps: RelatedDeps;
 	private readonly runner: LatestRunner<RelatedRequest, RelatedDoc>;
-	private context: NoteContext | null = null;
+	private source: NoteSource | null = null;
+	/** The text the last `follow` saw (undefined once edits came in): unchanged means no query. */
+	private seenText: string | null | undefined = undefined;
 
 	constructor(deps: RelatedDeps, unlinkedOnly: boolean) {
 		this.deps = deps;
@@ -99,21 +113,26 @@ export class RelatedController {
 		);
 	}
 
-	get current(): NoteContext | null {
-		return this.context;
+	/** The note the sidebar is about. */
+	get current(): { path: string; title: string } | null {
+		return this.source ? { path: this.source.path, title: this.source.title } : null;
 	}
 
 	/** The active note changed (or was reopened): query now. Null clears the sidebar. */
 	follow(ctx: NoteContext | null): void {
-		const previous = this.context;
-		this.context = ctx;
+		const previous = this.source;
 		if (!ctx) {
+			this.source = null;
+			this.seenText = undefined;
 			this.runner.cancel();
 			this.store.set({ ...initialRelatedState(this.state.unlinkedOnly) });
 			return;
 		}
 		const samePath = previous?.path === ctx.path;
-		if (samePath && previous.text === ctx.text && this.state.results.length > 0 && !this.state.error) return;
+		if (samePath && this.state.selection) return; // pinned to a selection until asked back
+		if (samePath && this.seenText === ctx.text && this.state.results.length > 0 && !this.state.error) return;
+		this.source = fixed(ctx);
+		this.seenText = ctx.text;
 		if (!samePath) {
 			this.store.set({
 				...initialRelatedState(this.state.unlinkedOnly),
@@ -123,19 +142,41 @@ export class RelatedController {
 		this.submit(0);
 	}
 
-	/** The user typed or moved in the target note: query after a pause. */
-	edited(ctx: NoteContext): void {
-		if (this.context?.path !== ctx.path) {
-			this.follow(ctx);
+	/** The user typed or moved in the target note: query after a pause, reading it then. */
+	edited(source: NoteSource): void {
+		if (this.source?.path !== source.path) {
+			this.follow({ path: source.path, title: source.title, ...source.read() });
 			return;
 		}
-		this.context = ctx;
+		if (this.state.selection) return;
+		this.source = source;
+		this.seenText = undefined;
 		this.submit(this.deps.options().debounceMs);
+	}
+
+	/** Related notes for a selected piece of the note (`text`), until `wholeNote`. */
+	followSelection(ctx: NoteContext): void {
+		this.source = fixed(ctx);
+		this.seenText = undefined;
+		this.store.set({
+			...initialRelatedState(this.state.unlinkedOnly),
+			target: { path: ctx.path, title: ctx.title },
+			selection: true,
+		});
+		this.submit(0);
+	}
+
+	/** Back from a selection to the whole note. */
+	wholeNote(ctx: NoteContext): void {
+		this.patch({ selection: false });
+		this.source = fixed(ctx);
+		this.seenText = ctx.text;
+		this.submit(0);
 	}
 
 	/** Query again now (index changed, reconnected, retry button). */
 	refresh(): void {
-		if (this.context) this.submit(0);
+		if (this.source) this.submit(0);
 	}
 
 	setUnlinkedOnly(value: boolean): void {
@@ -163,15 +204,17 @@ export class RelatedController {
 	}
 
 	private submit(delayMs: number): void {
-		const ctx = this.context;
-		if (!ctx) return;
-		const { top, excluding, rerank } = this.deps.options();
-		const request = buildRelatedRequest(ctx, top, this.state.unlinkedOnly, excluding ? 10 : 0, rerank);
-		this.runner.submit(request, delayMs);
+		const source = this.source;
+		if (!source) return;
+		this.runner.submitLazy(() => {
+			const { top, excluding, rerank } = this.deps.options();
+			const ctx = { path: source.path, title: source.title, ...source.read() };
+			return buildRelatedRequest(ctx, top, this.state.unlinkedOnly, excluding ? 10 : 0, rerank);
+		}, delayMs);
 	}
 
 	private onResult(request: RelatedRequest, doc: RelatedDoc, latest: boolean): void {
-		if (request.path !== this.context?.path) return;
+		if (request.path !== this.source?.path) return;
 		if (Boolean(request.unlinked_only) !== this.state.unlinkedOnly && !latest) return;
 		const excluded = this.deps.isExcluded();
 		const { top, threshold = "all" } = this.deps.options();
@@ -182,7 +225,7 @@ export class RelatedController {
 	}
 
 	private onError(request: RelatedRequest, error: unknown, latest: boolean): void {
-		if (request.path !== this.context?.path || !latest) return;
+		if (request.path !== this.source?.path || !latest) return;
 		const apiError = error instanceof ApiError ? error : toApiError(error);
 		this.patch({ error: apiError, resultsFor: request });
 	}
@@ -190,4 +233,8 @@ export class RelatedController {
 	private patch(patch: Partial<RelatedState>): void {
 		this.store.set({ ...this.state, ...patch });
 	}
+}
+
+function fixed(ctx: NoteContext): NoteSource {
+	return { path: ctx.path, title: ctx.title, read: () => ({ text: ctx.text, cursor: ctx.cursor }) };
 }

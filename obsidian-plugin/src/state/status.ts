@@ -51,10 +51,17 @@ export interface IndexInfo {
 	lastIndexedPath: string | null;
 }
 
+/** Until the user answers the setup card: what the search for `vaultheat` found. */
+export interface SetupState {
+	found: { command: string; version: string | null } | null;
+}
+
 export interface AppStatus {
 	connection: ConnectionState;
 	sidecar: SidecarInfo;
 	index: IndexInfo;
+	/** Null once the setup card was answered (or where the plugin cannot start a sidecar). */
+	setup: SetupState | null;
 }
 
 export const INITIAL_STATUS: AppStatus = {
@@ -69,6 +76,7 @@ export const INITIAL_STATUS: AppStatus = {
 	},
 	sidecar: { phase: "off", commandLine: "", pid: null, exitCode: null, output: [] },
 	index: { status: null, progress: null, lastError: null, revision: 0, lastIndexedPath: null },
+	setup: null,
 };
 
 export function applyStatusDoc(index: IndexInfo, status: StatusDoc): IndexInfo {
@@ -143,6 +151,7 @@ export function formatEta(seconds: number | null): string {
 /** The status bar's words, short enough for a status bar. */
 export function statusBarText(status: AppStatus): { text: string; tone: "ok" | "busy" | "warn" | "error" } {
 	const { connection, index, sidecar } = status;
+	if (status.setup && connection.phase !== "online" && connection.phase !== "connecting") return { text: "Set up", tone: "warn" };
 	switch (connection.phase) {
 		case "connecting":
 			return { text: "Connecting…", tone: "busy" };

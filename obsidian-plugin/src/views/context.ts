@@ -11,6 +11,7 @@ import type { RelatedController } from "../state/related";
 import type { SearchController } from "../state/search";
 import type { AppStatus } from "../state/status";
 import type { Store } from "../state/store";
+import type { Ask } from "./confirm";
 
 export const VIEW_TYPE_RELATED = "vaultheat-related";
 
@@ -30,4 +31,6 @@ export interface ViewContext {
 	fix: (action: FixAction) => void;
 	/** Opens the status modal. */
 	showStatus: () => void;
+	/** Yes or no before an action that changes the whole index. */
+	confirm: (ask: Ask) => Promise<boolean>;
 }

@@ -26,6 +26,9 @@ export const FIX_LABELS: Record<FixAction, string> = {
 	"pause-index": "Pause indexing",
 	"stop-sidecar": "Stop sidecar",
 	"show-status": "Show details",
+	"setup-start": "Start",
+	"setup-always": "Always start automatically",
+	"setup-rescan": "Look again",
 };
 
 export function formatScore(score: number): string {

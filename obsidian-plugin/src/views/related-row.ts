@@ -4,7 +4,9 @@
  * snippet (the words that matched), and "Linked by 9 neighbours" when close notes link to it.
  * Actions sit on the meta line and appear on hover or focus without moving anything.
  */
+import { Platform } from "obsidian";
 import type { RelatedHit } from "../api/types";
+import { explainKey } from "../state/keys";
 import { shownScore } from "../state/relevance";
 import { toSnippet } from "../state/text";
 import { votesLine } from "../state/votes";
@@ -51,7 +53,7 @@ export function renderRelatedRow(list: HTMLElement, hit: RelatedHit, handlers: R
 	meta.createSpan({ cls: "vaultheat-row-folder", text: hit.folder || "Vault root" });
 	const actions = meta.createDiv({ cls: "vaultheat-row-actions" });
 	iconButton(actions, "link", "Insert link at cursor (Alt+Enter)", () => handlers.insertLink(hit));
-	iconButton(actions, "help-circle", "Why is this related? (Shift+Enter)", () => handlers.explain(hit));
+	iconButton(actions, "help-circle", `Why is this related? (${explainKey(Platform.isMacOS)})`, () => handlers.explain(hit));
 
 	const trail = headingTrail(hit.best_chunk.heading_path, hit.title);
 	if (trail) row.createDiv({ cls: "vaultheat-row-heading", text: trail });

@@ -4,18 +4,20 @@
  *
  * Rendering is split so typing causes no jank: the list is rebuilt only when the results
  * change; `updating` only toggles a class (a 2 px activity line fades in after a short delay,
- * with no layout shift). Keys as in the search modal (state/keys.ts): arrows/Home/End move,
- * Enter opens, Mod+Enter opens in a new tab, Alt+Enter inserts a link, Shift+Enter explains,
- * Space (or Shift+click) selects rows to insert as a list or copy as links. The controls sit
- * in the view header as icons, as in the Backlinks pane; a row's context menu has the rest.
+ * with no layout shift). Keys as in the search modal (state/keys.ts), registered on the view's
+ * Scope so they win over global hotkeys while the sidebar has focus: arrows/Home/End move,
+ * Enter opens, Mod+Enter opens in a new tab, Mod+Alt+Enter to the right, Alt+Enter inserts a
+ * link, Mod+Shift+Enter explains, Space (or Shift+click) selects rows to insert as a list or
+ * copy as links, Esc goes back to the editor. The controls sit in the view header as icons, as
+ * in the Backlinks pane; a row's context menu has the rest.
  */
-import { type Editor, ItemView, Keymap, MarkdownView, Menu, Notice, Platform, setIcon, type TFile, type WorkspaceLeaf } from "obsidian";
+import { type App, type Editor, ItemView, Keymap, MarkdownView, Menu, Notice, Platform, Scope, setIcon, type TFile, type WorkspaceLeaf } from "obsidian";
 import type { RelatedHit } from "../api/types";
-import { rowAction, keyHelpSentence } from "../state/keys";
+import { keyHelpSentence, ROW_KEY_MODIFIERS, rowAction } from "../state/keys";
 import { hiddenNote } from "../state/relevance";
 import { folderOf } from "../state/text";
 import { diagnoseQueryError, diagnoseStatus, type Diagnosis } from "../state/diagnosis";
-import type { NoteContext, RelatedState } from "../state/related";
+import type { NoteContext, NoteSource, RelatedState } from "../state/related";
 import type { AppStatus } from "../state/status";
 import { renderDiagnosis, renderProgress } from "./dom";
 import { openExplain } from "./explain-modal";
@@ -26,7 +28,9 @@ import { VIEW_TYPE_RELATED, type ViewContext } from "./context";
 export class RelatedView extends ItemView {
 	private readonly ctx: ViewContext;
 	private source: MarkdownView | null = null;
+	private headerLabelEl!: HTMLElement;
 	private headerTitleEl!: HTMLElement;
+	private wholeNoteEl!: HTMLElement;
 	private toggleEl!: HTMLElement;
 	private selectionEl!: HTMLElement;
 	private readonly selected = new Set<string>();
@@ -34,6 +38,7 @@ export class RelatedView extends ItemView {
 	private bodyEl!: HTMLElement;
 	private footerEl!: HTMLElement;
 	private listEl: HTMLElement | null = null;
+	private rows: HTMLElement[] = [];
 	private renderedResults: RelatedHit[] | null = null;
 	private renderedKey = "";
 	private focusIndex = 0;
@@ -41,6 +46,62 @@ export class RelatedView extends ItemView {
 	constructor(leaf: WorkspaceLeaf, ctx: ViewContext) {
 		super(leaf);
 		this.ctx = ctx;
+		this.scope = this.keys(new Scope(this.app.scope));
+	}
+
+	/** The sidebar's keys, asked before the app's hotkeys while the sidebar is active. */
+	private keys(scope: Scope): Scope {
+		const onRow = (act: (hit: RelatedHit, evt: KeyboardEvent) => void) => (evt: KeyboardEvent) => {
+			const i = this.rows.indexOf(activeDocument.activeElement as HTMLElement);
+			const hit = this.renderedResults?.[i];
+			if (i === -1 || !hit || evt.isComposing) return; // not ours: let it through
+			act(hit, evt);
+			return false;
+		};
+		const move = (to: (i: number) => number) => onRow(() => this.moveFocus(to(this.focusIndex), true));
+		scope.register([], "ArrowDown", move((i) => i + 1));
+		scope.register([], "ArrowUp", move((i) => i - 1));
+		scope.register([], "Home", move(() => 0));
+		scope.register([], "End", move(() => this.rows.length - 1));
+		scope.register([], " ", onRow((hit) => this.toggleSelect(hit)));
+		for (const mods of ROW_KEY_MODIFIERS) {
+			scope.register([...mods], "Enter", onRow((hit, evt) => this.act(hit, rowAction(evt, Platform.isMacOS))));
+		}
+		scope.register([], "Escape", (evt) => {
+			if (evt.isComposing || !this.source) return;
+			this.backToEditor();
+			return false;
+		});
+		return scope;
+	}
+
+	private act(hit: RelatedHit, action: ReturnType<typeof rowAction>): void {
+		if (action === "insert-link") this.insert(hit);
+		else if (action === "explain") this.explain(hit);
+		else if (action) void openNoteAtLine(this.app, hit.path, hit.best_chunk.line_start, action === "open-tab" ? "tab" : action === "open-split" ? "split" : false);
+	}
+
+	/** Keyboard focus into the list (the "Focus related notes" command). */
+	focusList(): void {
+		const row = this.rows[this.focusIndex] ?? this.rows[0];
+		if (row) row.focus();
+		else this.contentEl.focus();
+	}
+
+	/** Esc: back to the note the sidebar follows, cursor where it was. */
+	backToEditor(): void {
+		const source = this.source;
+		if (!source) return;
+		this.app.workspace.setActiveLeaf(source.leaf, { focus: true });
+		source.editor.focus();
+	}
+
+	/** "Related notes for selection": answer for `text` of `view`'s note until "Whole note". */
+	followSelection(view: MarkdownView, text: string): void {
+		const file = view.file;
+		if (!file) return;
+		this.source = view;
+		this.ctx.related.followSelection({ path: file.path, title: file.basename, text, cursor: null });
 	}
 
 	getViewType(): string {
@@ -77,7 +138,8 @@ export class RelatedView extends ItemView {
 		this.registerEvent(
 			app.workspace.on("editor-change", (editor, info) => {
 				if (info instanceof MarkdownView && info.file && info === this.source) {
-					this.ctx.related.edited(contextOf(info.file, editor));
+					// read when the pause is over, not on every keystroke
+					this.ctx.related.edited(sourceOf(info.file, editor));
 				}
 			}),
 		);
@@ -122,6 +184,7 @@ export class RelatedView extends ItemView {
 		const root = this.contentEl;
 		root.empty();
 		root.addClass("vaultheat-related");
+		root.setAttr("tabindex", "-1"); // focusable with no rows, so Esc still leads back
 		// Icon toggles in a nav header, as the Backlinks pane has them (sidebars hide the view header).
 		const nav = root.createDiv({ cls: "nav-header" }).createDiv({ cls: "nav-buttons-container" });
 		this.toggleEl = navButton(nav, "unlink", "Unlinked only", () => {
@@ -131,8 +194,13 @@ export class RelatedView extends ItemView {
 		navButton(nav, "refresh-cw", "Refresh", () => this.ctx.related.refresh());
 		const header = root.createDiv({ cls: "vaultheat-header" });
 		const heading = header.createDiv({ cls: "vaultheat-header-heading" });
-		heading.createDiv({ cls: "vaultheat-header-label", text: "Related to" });
+		this.headerLabelEl = heading.createDiv({ cls: "vaultheat-header-label", text: "Related to" });
 		this.headerTitleEl = heading.createDiv({ cls: "vaultheat-header-title" });
+		this.wholeNoteEl = header.createEl("button", { cls: "vaultheat-whole-note", text: "Whole note", attr: { type: "button", "aria-label": "Related notes for the whole note again" } });
+		this.wholeNoteEl.addEventListener("click", () => {
+			const view = this.source;
+			if (view?.file) this.ctx.related.wholeNote(contextOf(view.file, view.editor));
+		});
 		header.createDiv({ cls: "vaultheat-activity", attr: { "aria-hidden": "true" } });
 		this.bannerEl = root.createDiv({ cls: "vaultheat-banner" });
 		this.selectionEl = root.createDiv({ cls: "vaultheat-selection" });
@@ -147,6 +215,8 @@ export class RelatedView extends ItemView {
 		this.contentEl.toggleClass("is-updating", state.updating && state.target !== null);
 		this.toggleEl.setAttr("aria-pressed", String(state.unlinkedOnly));
 		this.toggleEl.toggleClass("is-active", state.unlinkedOnly);
+		this.headerLabelEl.setText(state.selection ? "Related to the selection in" : "Related to");
+		this.wholeNoteEl.toggle(state.selection);
 		this.headerTitleEl.setText(state.target?.title ?? "No note open");
 		this.headerTitleEl.setAttr("title", state.target?.path ?? "");
 		this.renderBanner(state, status);
@@ -249,10 +319,18 @@ export class RelatedView extends ItemView {
 		this.ctx.related.refresh();
 	}
 
+	/** Excluding a folder changes the whole index, not this note's list: ask first. */
 	private async excludeFolder(folder: string): Promise<void> {
 		const excluded = this.ctx.settings().excluded;
-		if (!excluded.includes(`${folder}/`)) await this.ctx.saveSettings({ excluded: [...excluded, `${folder}/`] });
-		new Notice(`“${folder}” is excluded (settings → Excluded folders).`);
+		if (excluded.includes(`${folder}/`)) return;
+		const yes = await this.ctx.confirm({
+			title: `Exclude “${folder}” from the index?`,
+			body: `Its notes leave the index: search and related notes stop showing them for the whole vault, not only for this note, and the sidecar Vaultheat runs restarts without them. No note is changed. Undo it in settings → Excluded from the index.`,
+			yes: "Exclude folder",
+		});
+		if (!yes) return;
+		await this.ctx.saveSettings({ excluded: [...this.ctx.settings().excluded, `${folder}/`] });
+		new Notice(`“${folder}” is excluded (settings → Excluded from the index).`);
 	}
 
 	private diagnosis(state: RelatedState, status: AppStatus): Diagnosis | null {
@@ -289,6 +367,7 @@ export class RelatedView extends ItemView {
 		}
 		this.renderedResults = null;
 		this.listEl = null;
+		this.rows = [];
 		this.bodyEl.empty();
 		const fix = (a: Parameters<ViewContext["fix"]>[0]): void => {
 			if (a === "retry") this.ctx.related.refresh();
@@ -350,51 +429,19 @@ export class RelatedView extends ItemView {
 				contextMenu: (h, evt) => this.contextMenu(h, evt),
 			}),
 		);
+		this.rows = rows;
 		const index = focusedPath ? results.findIndex((h) => h.path === focusedPath) : -1;
 		this.focusIndex = Math.max(0, Math.min(index === -1 ? this.focusIndex : index, rows.length - 1));
 		rows.forEach((row, i) => row.setAttr("tabindex", i === this.focusIndex ? "0" : "-1"));
 		if (hadFocus) rows[this.focusIndex]?.focus();
-		list.addEventListener("keydown", (evt) => this.onKey(evt, rows, results));
 		list.addEventListener("focusin", (evt) => {
 			const i = rows.indexOf(evt.target as HTMLElement);
-			if (i !== -1) this.moveFocus(rows, i, false);
+			if (i !== -1) this.moveFocus(i, false);
 		});
 	}
 
-	private onKey(evt: KeyboardEvent, rows: HTMLElement[], results: RelatedHit[]): void {
-		const hit = results[this.focusIndex];
-		switch (evt.key) {
-			case "ArrowDown":
-				this.moveFocus(rows, this.focusIndex + 1, true);
-				break;
-			case "ArrowUp":
-				this.moveFocus(rows, this.focusIndex - 1, true);
-				break;
-			case "Home":
-				this.moveFocus(rows, 0, true);
-				break;
-			case "End":
-				this.moveFocus(rows, rows.length - 1, true);
-				break;
-			case " ":
-				if (!hit) return;
-				this.toggleSelect(hit);
-				break;
-			case "Enter": {
-				if (!hit) return;
-				const action = rowAction(evt, Platform.isMacOS);
-				if (action === "insert-link") this.insert(hit);
-				else if (action === "explain") this.explain(hit);
-				else void openNoteAtLine(this.app, hit.path, hit.best_chunk.line_start, action === "open-tab" ? "tab" : false);
-				break;
-			}
-			default:
-				return;
-		}
-		evt.preventDefault();
-	}
-
-	private moveFocus(rows: HTMLElement[], index: number, focus: boolean): void {
+	private moveFocus(index: number, focus: boolean): void {
+		const rows = this.rows;
 		if (rows.length === 0) return;
 		const next = Math.max(0, Math.min(rows.length - 1, index));
 		rows[this.focusIndex]?.setAttr("tabindex", "-1");
@@ -457,8 +504,40 @@ function navButton(parent: HTMLElement, icon: string, label: string, onClick: ()
 	return button;
 }
 
+/** Opens (or reveals) the sidebar; with `focus`, moves keyboard focus into its list. */
+export async function revealRelated(app: App, options: { focus?: boolean } = {}): Promise<RelatedView | null> {
+	const { workspace } = app;
+	let leaf = workspace.getLeavesOfType(VIEW_TYPE_RELATED)[0] ?? null;
+	if (!leaf) {
+		leaf = workspace.getRightLeaf(false);
+		await leaf?.setViewState({ type: VIEW_TYPE_RELATED, active: true });
+	}
+	if (!leaf) return null;
+	await workspace.revealLeaf(leaf);
+	const view = leaf.view instanceof RelatedView ? leaf.view : null;
+	if (options.focus && view) {
+		workspace.setActiveLeaf(leaf, { focus: true });
+		view.focusList();
+	}
+	return view;
+}
+
+/** "Related notes for selection": the sidebar, answering for the text selected in `view`. */
+export async function relatedForSelection(app: App, view: MarkdownView): Promise<RelatedView | null> {
+	const text = view.editor.getSelection();
+	if (!view.file || !text.trim()) return null;
+	const sidebar = await revealRelated(app);
+	sidebar?.followSelection(view, text);
+	return sidebar;
+}
+
 function recentMarkdown(leaf: WorkspaceLeaf | null): MarkdownView | null {
 	return leaf?.view instanceof MarkdownView ? leaf.view : null;
+}
+
+/** The note being edited, read only when asked (once per typing pause). */
+export function sourceOf(file: TFile, editor: Editor): NoteSource {
+	return { path: file.path, title: file.basename, read: () => ({ text: editor.getValue(), cursor: editor.posToOffset(editor.getCursor()) }) };
 }
 
 export function contextOf(file: TFile, editor: Editor | null): NoteContext {

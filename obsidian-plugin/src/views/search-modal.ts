@@ -1,16 +1,18 @@
 /**
  * "Semantic search": a SuggestModal whose suggestions come from POST /v1/search as you type,
- * one row per note (its other matching passages as "+2 more passages"). The keys are the
- * sidebar's (state/keys.ts): Enter opens at the passage, Mod+Enter opens in a new tab,
- * Alt+Enter inserts a link (to the section when the match is one), Shift+Enter explains; the
- * explain view returns to this search. Inline filters (tag:, path:, prop:) are parsed by
+ * one row per note; "+2 more passages" opens the note's other matching passages as rows of
+ * their own, each opening at its line. The keys are the sidebar's (state/keys.ts, after Quick
+ * switcher): Enter opens at the passage, Mod+Enter in a new tab, Mod+Alt+Enter to the right,
+ * Alt+Enter inserts a link (to the section when the match is one), Mod+Shift+Enter explains;
+ * the explain view returns to this search. Inline filters (tag:, path:, prop:) are parsed by
  * state/filters.ts and echoed under the input so the user sees what was understood.
  */
 import { type Editor, type Instruction, Keymap, Platform, SuggestModal } from "obsidian";
+import type { SearchHit } from "../api/types";
 import { diagnoseQueryError, diagnoseStatus } from "../state/diagnosis";
 import { describeFilters } from "../state/filters";
 import { morePassagesText, type NoteGroup } from "../state/group";
-import { keyHelp, type RowAction, rowAction } from "../state/keys";
+import { explainKey, keyHelp, ROW_KEY_MODIFIERS, type RowAction, rowAction } from "../state/keys";
 import { hiddenNote } from "../state/relevance";
 import type { SearchController } from "../state/search";
 import { folderOf, queryTerms, toSnippet } from "../state/text";
@@ -19,7 +21,14 @@ import { headingTrail, iconButton, renderDiagnosis, renderHighlighted, renderRel
 import { openExplain } from "./explain-modal";
 import { insertLink, lastMarkdownView, openNoteAtLine, sectionSubpath } from "./navigation";
 
-export class SearchModal extends SuggestModal<NoteGroup> {
+/** A row: a note (its best passage), or one of its other passages once opened. */
+interface SearchRow {
+	group: NoteGroup;
+	/** Set for a passage row; the note row shows `group.hit`. */
+	passage: SearchHit | null;
+}
+
+export class SearchModal extends SuggestModal<SearchRow> {
 	private readonly ctx: ViewContext;
 	private readonly search: SearchController;
 	private readonly editor: Editor | null;
@@ -27,6 +36,9 @@ export class SearchModal extends SuggestModal<NoteGroup> {
 	private readonly initialQuery: string;
 	private hintEl!: HTMLElement;
 	private unsubscribe: (() => void) | null = null;
+	/** Notes whose other passages are shown, and the answer they belong to. */
+	private readonly expanded = new Set<string>();
+	private shown: { query: string; groups: NoteGroup[] } | null = null;
 
 	constructor(ctx: ViewContext, initialQuery = "") {
 		super(ctx.app);
@@ -45,8 +57,10 @@ export class SearchModal extends SuggestModal<NoteGroup> {
 			{ command: "esc", purpose: "to dismiss" },
 		];
 		this.setInstructions(instructions);
-		for (const mods of [["Mod"], ["Alt"], ["Shift"]] as const) {
+		for (const mods of ROW_KEY_MODIFIERS) {
+			if (mods.length === 0) continue; // plain Enter is the modal's own
 			this.scope.register([...mods], "Enter", (evt) => {
+				if (evt.isComposing) return; // that Enter ends an IME composition
 				this.selectActiveSuggestion(evt);
 				return false;
 			});
@@ -78,11 +92,24 @@ export class SearchModal extends SuggestModal<NoteGroup> {
 		super.onClose();
 	}
 
-	getSuggestions(query: string): Promise<NoteGroup[]> {
-		return this.search.query(query);
+	async getSuggestions(query: string): Promise<SearchRow[]> {
+		// Opening a note's passages redraws the same answer: no new request.
+		if (this.shown?.query !== query) {
+			this.expanded.clear();
+			this.shown = { query, groups: await this.search.query(query) };
+		}
+		return this.shown.groups.flatMap((group) => [
+			{ group, passage: null },
+			...(this.expanded.has(group.hit.path) ? group.more.map((passage) => ({ group, passage })) : []),
+		]);
 	}
 
-	renderSuggestion(group: NoteGroup, el: HTMLElement): void {
+	renderSuggestion(row: SearchRow, el: HTMLElement): void {
+		if (row.passage) {
+			this.renderPassage(row.passage, el);
+			return;
+		}
+		const { group } = row;
 		const { hit } = group;
 		const terms = queryTerms(this.search.store.get().parsed.query);
 		el.addClass("vaultheat-suggestion");
@@ -93,7 +120,7 @@ export class SearchModal extends SuggestModal<NoteGroup> {
 		const top = el.createDiv({ cls: "vaultheat-suggestion-top" });
 		renderHighlighted(top.createDiv({ cls: "vaultheat-suggestion-title" }), hit.title, terms);
 		renderRelevance(top, hit);
-		iconButton(top, "help-circle", "Why does this match? (Shift+Enter)", () => this.explain(group));
+		iconButton(top, "help-circle", `Why does this match? (${explainKey(Platform.isMacOS)})`, () => this.explain(hit));
 		const where = [folderOf(hit.path), headingTrail(hit.heading_path, hit.title)].filter(Boolean).join(" › ");
 		if (where) el.createDiv({ cls: "vaultheat-suggestion-path", text: where });
 		const snippet = toSnippet(hit.text, 200);
@@ -101,8 +128,32 @@ export class SearchModal extends SuggestModal<NoteGroup> {
 		const more = morePassagesText(group);
 		if (more) {
 			const headings = group.more.map((h) => headingTrail(h.heading_path, h.title) || `line ${h.line_start}`);
-			el.createDiv({ cls: "vaultheat-suggestion-more", text: more, attr: { title: headings.join("\n") } });
+			const open = this.expanded.has(hit.path);
+			const button = el.createEl("button", {
+				cls: "vaultheat-suggestion-more",
+				text: open ? "Fewer passages" : more,
+				attr: { type: "button", title: headings.join("\n"), "aria-expanded": String(open) },
+			});
+			button.addEventListener("click", (evt) => {
+				// a click inside a suggestion would choose it: this one only opens the passages
+				evt.preventDefault();
+				evt.stopPropagation();
+				if (open) this.expanded.delete(hit.path);
+				else this.expanded.add(hit.path);
+				this.inputEl.dispatchEvent(new Event("input"));
+			});
 		}
+	}
+
+	/** One of a note's other passages, under the note's row. */
+	private renderPassage(hit: SearchHit, el: HTMLElement): void {
+		const terms = queryTerms(this.search.store.get().parsed.query);
+		el.addClass("vaultheat-suggestion", "vaultheat-passage");
+		el.setAttr("data-path", hit.path);
+		el.setAttr("data-line", hit.line_start);
+		el.createDiv({ cls: "vaultheat-suggestion-path", text: headingTrail(hit.heading_path, hit.title) || `Line ${hit.line_start}` });
+		const snippet = toSnippet(hit.text, 160);
+		if (snippet) renderHighlighted(el.createDiv({ cls: "vaultheat-suggestion-snippet" }), snippet, terms);
 	}
 
 	onNoSuggestion(): void {
@@ -122,34 +173,30 @@ export class SearchModal extends SuggestModal<NoteGroup> {
 		this.resultContainerEl.createDiv({ cls: "suggestion-empty", text });
 	}
 
-	onChooseSuggestion(group: NoteGroup, evt: MouseEvent | KeyboardEvent): void {
-		const action: RowAction =
-			evt instanceof KeyboardEvent
-				? (rowAction(evt, Platform.isMacOS) ?? "open")
-				: Keymap.isModEvent(evt)
-					? "open-tab"
-					: "open";
-		this.act(group, action);
+	onChooseSuggestion(row: SearchRow, evt: MouseEvent | KeyboardEvent): void {
+		const pane = Keymap.isModEvent(evt);
+		const action: RowAction | null =
+			evt instanceof KeyboardEvent ? rowAction(evt, Platform.isMacOS) : pane === "split" ? "open-split" : pane ? "open-tab" : "open";
+		if (action) this.act(row.passage ?? row.group.hit, action);
 	}
 
-	private act(group: NoteGroup, action: RowAction): void {
-		const { hit } = group;
+	private act(hit: SearchHit, action: RowAction): void {
 		switch (action) {
 			case "explain":
-				this.explain(group);
+				this.explain(hit);
 				return;
 			case "insert-link":
 				insertLink(this.app, this.editor, hit.path, this.sourcePath, sectionSubpath(hit.heading_path, hit.title));
 				return;
 			case "open-tab":
+			case "open-split":
 			case "open":
-				void openNoteAtLine(this.app, hit.path, hit.line_start, action === "open-tab" ? "tab" : false);
+				void openNoteAtLine(this.app, hit.path, hit.line_start, action === "open-tab" ? "tab" : action === "open-split" ? "split" : false);
 				return;
 		}
 	}
 
-	private explain(group: NoteGroup): void {
-		const { hit } = group;
+	private explain(hit: SearchHit): void {
 		const query = this.search.store.get().parsed.query;
 		const input = this.search.store.get().input;
 		this.close();

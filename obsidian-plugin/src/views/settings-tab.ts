@@ -2,7 +2,7 @@
  * The settings tab: every option with a one-line description. Values are saved as they change;
  * main.ts decides what a change means (reconnect, re-query, restart the sidecar).
  */
-import { type App, Modal, Notice, type Plugin, PluginSettingTab, Setting, TFolder } from "obsidian";
+import { type App, Modal, Notice, type Plugin, PluginSettingTab, requireApiVersion, Setting, type SliderComponent, TFolder } from "obsidian";
 import { DEFAULT_URL, DISCOVERY_PATH } from "../api/discovery";
 import { LIMITS, parsePatternList, type RerankMode, type VaultheatSettings } from "../settings";
 import { venvCommand } from "../sidecar";
@@ -10,6 +10,7 @@ import type { FixAction } from "../state/diagnosis";
 import type { RelevanceThreshold } from "../state/relevance";
 import type { AppStatus } from "../state/status";
 import type { Store } from "../state/store";
+import { confirm } from "./confirm";
 
 export interface SettingsHost {
 	settings(): VaultheatSettings;
@@ -77,7 +78,7 @@ export class VaultheatSettingTab extends PluginSettingTab {
 		}
 		new Setting(containerEl)
 			.setName("Start automatically")
-			.setDesc("Start this vault's sidecar (on a free port) when Obsidian opens the vault and none is running; stop it on quit.")
+			.setDesc("Start this vault's sidecar (on a free port) whenever none is running, without asking; it stops when Obsidian quits.")
 			.addToggle((toggle) => toggle.setValue(s.autoStart).setDisabled(!this.host.canSpawn).onChange((value) => save({ autoStart: value })));
 		new Setting(containerEl)
 			.setName("Command")
@@ -129,24 +130,24 @@ export class VaultheatSettingTab extends PluginSettingTab {
 		new Setting(containerEl).setName("Results").setHeading();
 		const count = new Setting(containerEl)
 			.setName("Result count")
-			.setDesc("How many related notes and search results to show.")
-			.addSlider((slider) =>
-				slider
-					.setLimits(LIMITS.resultCount.min, LIMITS.resultCount.max, 1)
-					.setValue(s.resultCount)
-					.onChange((value) => save({ resultCount: value })),
-			);
-		sliderValue(count, s.resultCount, (v) => String(v));
+			.setDesc("How many related notes and search results to show.");
+		count.addSlider((slider) => {
+			slider
+				.setLimits(LIMITS.resultCount.min, LIMITS.resultCount.max, 1)
+				.setValue(s.resultCount)
+				.onChange((value) => save({ resultCount: value }));
+			showValue(count, slider, s.resultCount, (v) => String(v));
+		});
 		const pause = new Setting(containerEl)
 			.setName("Typing pause")
-			.setDesc("Milliseconds without typing before related notes refresh; search waits about half as long.")
-			.addSlider((slider) =>
-				slider
-					.setLimits(LIMITS.debounceMs.min, LIMITS.debounceMs.max, 50)
-					.setValue(s.debounceMs)
-					.onChange((value) => save({ debounceMs: value })),
-			);
-		sliderValue(pause, s.debounceMs, (v) => `${v} ms`);
+			.setDesc("Milliseconds without typing before related notes refresh (search asks at once).");
+		pause.addSlider((slider) => {
+			slider
+				.setLimits(LIMITS.debounceMs.min, LIMITS.debounceMs.max, 50)
+				.setValue(s.debounceMs)
+				.onChange((value) => save({ debounceMs: value }));
+			showValue(pause, slider, s.debounceMs, (v) => `${v} ms`);
+		});
 		new Setting(containerEl)
 			.setName("Hide weak matches")
 			.setDesc("Relevance is absolute (the same scale for every note and query), so a list can honestly be empty: hide matches below the level you pick.")
@@ -169,8 +170,40 @@ export class VaultheatSettingTab extends PluginSettingTab {
 					.setValue(s.rerank)
 					.onChange((value) => save({ rerank: value as RerankMode })),
 			);
+		this.displayHidden(containerEl);
 		this.displayModel(containerEl);
 		this.displayExclusions(containerEl);
+	}
+
+	/** Suggestions hidden from a note's list ("Hide this suggestion for this note"), to undo. */
+	private displayHidden(containerEl: HTMLElement): void {
+		const section = containerEl.createDiv({ cls: "vaultheat-hidden" });
+		const unhide = (next: Record<string, string[]>): void => {
+			void this.host.saveSettings({ hiddenSuggestions: next }).then(draw);
+		};
+		const draw = (): void => {
+			section.empty();
+			const hidden = this.host.settings().hiddenSuggestions;
+			const pairs = Object.entries(hidden).flatMap(([source, targets]) => targets.map((target) => ({ source, target })));
+			const setting = new Setting(section)
+				.setName("Hidden suggestions")
+				.setDesc(pairs.length === 0 ? "None: “Hide this suggestion for this note” in a row's menu hides one from that note's list." : `${pairs.length} hidden from related notes (each from one note's list only).`);
+			if (pairs.length === 0) return;
+			setting.addButton((button) => button.setButtonText("Show all again").onClick(() => unhide({})));
+			const list = section.createDiv({ cls: "vaultheat-hidden-list" });
+			for (const { source, target } of pairs) {
+				const item = list.createDiv({ cls: "vaultheat-hidden-item" });
+				item.createSpan({ cls: "vaultheat-hidden-text", text: `${target}, for ${source}` });
+				item.createEl("button", { text: "Show again", attr: { type: "button" } }).addEventListener("click", () => {
+					const next = { ...this.host.settings().hiddenSuggestions };
+					const rest = (next[source] ?? []).filter((t) => t !== target);
+					if (rest.length > 0) next[source] = rest;
+					else delete next[source];
+					unhide(next);
+				});
+			}
+		};
+		draw();
 	}
 
 	private displayModel(containerEl: HTMLElement): void {
@@ -190,12 +223,18 @@ export class VaultheatSettingTab extends PluginSettingTab {
 					return;
 				}
 				const preset = value as "english" | "multilingual";
-				new ConfirmModal(this.app, `Switch to the ${preset} model?`, "The index is rebuilt from scratch with the new model; search and related notes use the old results until it is done.", "Switch and rebuild", () => {
+				void confirm(this.app, {
+					title: `Switch to the ${preset} model?`,
+					body: "The index is rebuilt from scratch with the new model; search and related notes use the old results until it is done.",
+					yes: "Switch and rebuild",
+				}).then((yes) => {
+					if (!yes) {
+						dropdown.setValue(s.model);
+						return;
+					}
 					if (!this.host.changeModel) return;
 					void this.host.changeModel(preset).then((message) => new Notice(`Vaultheat: ${message}`));
-				}, () => {
-					dropdown.setValue(s.model);
-				}).open();
+				});
 			});
 			dropdown.selectEl.disabled = !this.host.canSpawn;
 		});
@@ -207,14 +246,16 @@ export class VaultheatSettingTab extends PluginSettingTab {
 		let area: HTMLTextAreaElement | null = null;
 		new Setting(containerEl)
 			.setName("Excluded folders and patterns")
-			.setDesc("One per line: a folder (templates/) or a glob (**/drafts/*.md). The sidecar this plugin starts leaves them out of its index (passed as --exclude; restarted when you change them; nothing is written to the vault), and they are hidden from results.")
+			.setDesc("One per line: a folder (templates/) or a glob (**/drafts/*.md). Applied when you leave the box: the sidecar leaves them out of its index (it restarts with --exclude; nothing is written to the vault), and they are hidden from results.")
 			.addTextArea((text) => {
 				text.inputEl.rows = 4;
 				area = text.inputEl;
-				text
-					.setPlaceholder("Templates/")
-					.setValue(s.excluded.join("\n"))
-					.onChange((value) => save(this.host, { excluded: parsePatternList(value) }));
+				text.setPlaceholder("Templates/").setValue(s.excluded.join("\n"));
+				// Not on every keystroke: each change restarts the sidecar and reindexes.
+				text.inputEl.addEventListener("change", () => {
+					const next = parsePatternList(text.getValue());
+					if (next.join("\n") !== this.host.settings().excluded.join("\n")) save(this.host, { excluded: next });
+				});
 			})
 			.addButton((button) =>
 				button.setButtonText("Add folder…").onClick(() => {
@@ -239,50 +280,22 @@ export class VaultheatSettingTab extends PluginSettingTab {
 }
 
 /**
- * The slider's value as text beside it, kept current while dragging: `setDynamicTooltip` is
- * deprecated (Obsidian 1.13 shows values inline) and minAppVersion is older than that.
+ * The slider's value, shown once: Obsidian 1.13 shows it inline and takes a formatter
+ * (`setDisplayFormat`; `setDynamicTooltip` is deprecated); older apps (minAppVersion is 1.7.2)
+ * get a label of our own beside the slider.
  */
-function sliderValue(setting: Setting, initial: number, format: (value: number) => string): void {
-	const input = setting.controlEl.querySelector<HTMLInputElement>("input[type=range]");
-	const label = setting.controlEl.createSpan({ cls: "vaultheat-slider-value", text: format(initial) });
-	if (input) {
-		setting.controlEl.prepend(label);
-		input.addEventListener("input", () => label.setText(format(Number(input.value))));
+function showValue(setting: Setting, slider: SliderComponent, initial: number, format: (value: number) => string): void {
+	if (requireApiVersion("1.13.0")) {
+		slider.setDisplayFormat(format);
+		return;
 	}
+	const label = setting.controlEl.createSpan({ cls: "vaultheat-slider-value", text: format(initial) });
+	setting.controlEl.prepend(label);
+	slider.sliderEl.addEventListener("input", () => label.setText(format(Number(slider.sliderEl.value))));
 }
 
 function save(host: SettingsHost, patch: Partial<VaultheatSettings>): void {
 	void host.saveSettings(patch);
-}
-
-/** Yes/no before a long operation. */
-class ConfirmModal extends Modal {
-	constructor(
-		app: App,
-		private readonly title: string,
-		private readonly body: string,
-		private readonly yes: string,
-		private readonly onYes: () => void,
-		private readonly onNo: () => void,
-	) {
-		super(app);
-	}
-	private answered = false;
-	onOpen(): void {
-		this.setTitle(this.title);
-		this.contentEl.createEl("p", { text: this.body });
-		const buttons = this.contentEl.createDiv({ cls: "modal-button-container" });
-		buttons.createEl("button", { cls: "mod-cta", text: this.yes, attr: { type: "button" } }).addEventListener("click", () => {
-			this.answered = true;
-			this.close();
-			this.onYes();
-		});
-		buttons.createEl("button", { text: "Cancel", attr: { type: "button" } }).addEventListener("click", () => this.close());
-	}
-	onClose(): void {
-		if (!this.answered) this.onNo();
-		this.contentEl.empty();
-	}
 }
 
 /** A list of the vault's folders to pick one from. */

@@ -175,7 +175,7 @@ export class StatusModal extends Modal {
 			}
 		});
 
-		// "Start sidecar" only when nothing answers; "Stop" only for the one Obsidian started.
+		// "Start sidecar" only when nothing answers; "Stop" for the one Obsidian started or adopted.
 		const ours = sidecar.phase === "running" || sidecar.phase === "starting";
 		const sidecarAction: FixAction | null = !this.ctx.canSpawn ? null : ours ? "stop-sidecar" : online ? null : "start-sidecar";
 		this.part("footer", JSON.stringify([sidecarAction, online]), (p) => {

@@ -26,6 +26,8 @@ function setup(options: { top?: number; excluded?: string[] } = {}) {
 }
 
 const note = (path: string, text: string | null = "hello", cursor: number | null = 0) => ({ path, title: path.replace(".md", ""), text, cursor });
+/** The same note as the editor hands it over while typing: read only when asked. */
+const typed = (path: string, text: string | null = "hello", cursor: number | null = 0) => ({ path, title: path.replace(".md", ""), read: () => ({ text, cursor }) });
 
 describe("buildRelatedRequest", () => {
 	it("sends the cursor as a UTF-8 byte offset", () => {
@@ -62,8 +64,8 @@ describe("RelatedController", () => {
 		controller.follow(note("A.md", "one"));
 		calls[0]?.d.resolve(relatedDoc("A.md", [relatedHit("B.md")]));
 		await flush();
-		controller.edited(note("A.md", "one t", 5));
-		controller.edited(note("A.md", "one tw", 6));
+		controller.edited(typed("A.md", "one t", 5));
+		controller.edited(typed("A.md", "one tw", 6));
 		expect(state().updating).toBe(true);
 		expect(state().results).toHaveLength(1);
 		await clock.advance(499);
@@ -92,7 +94,7 @@ describe("RelatedController", () => {
 	it("shows an older answer for the same note while a newer one is pending", async () => {
 		const { clock, calls, controller, state } = setup();
 		controller.follow(note("A.md", "a"));
-		controller.edited(note("A.md", "ab", 2));
+		controller.edited(typed("A.md", "ab", 2));
 		calls[0]?.d.resolve(relatedDoc("A.md", [relatedHit("Old.md")]));
 		await flush();
 		expect(state().results.map((h) => h.path)).toEqual(["Old.md"]);
@@ -129,7 +131,7 @@ describe("RelatedController", () => {
 		controller.follow(note("A.md"));
 		calls[0]?.d.resolve(relatedDoc("A.md", [relatedHit("B.md")]));
 		await flush();
-		controller.edited(note("A.md", "x", 1));
+		controller.edited(typed("A.md", "x", 1));
 		await clock.advance(500);
 		calls[1]?.d.reject(new ApiError("unreachable", "down"));
 		await flush();
@@ -171,7 +173,7 @@ describe("RelatedController", () => {
 	it("editing another note than the target switches to it at once", async () => {
 		const { calls, controller, state } = setup();
 		controller.follow(note("A.md"));
-		controller.edited(note("B.md"));
+		controller.edited(typed("B.md"));
 		expect(state().target?.path).toBe("B.md");
 		calls[0]?.d.resolve(relatedDoc("A.md", [relatedHit("X.md")]));
 		await flush();

@@ -11,7 +11,7 @@ import { toSnippet } from "../../src/state/text";
 import { votesArithmetic, votesLine, votesSentence } from "../../src/state/votes";
 import { searchHit, statusDoc } from "../helpers";
 
-const key = (k: string, mods: Partial<Record<"ctrlKey" | "metaKey" | "altKey" | "shiftKey", boolean>> = {}) => ({
+const key = (k: string, mods: Partial<Record<"ctrlKey" | "metaKey" | "altKey" | "shiftKey" | "isComposing", boolean>> = {}) => ({
 	key: k,
 	ctrlKey: false,
 	metaKey: false,
@@ -25,13 +25,16 @@ describe("one key map for search and sidebar", () => {
 		["Enter opens", key("Enter"), false, "open"],
 		["Ctrl+Enter opens a new tab", key("Enter", { ctrlKey: true }), false, "open-tab"],
 		["Cmd+Enter on macOS opens a new tab", key("Enter", { metaKey: true }), true, "open-tab"],
-		["Ctrl+Enter on macOS is plain open", key("Enter", { ctrlKey: true }), true, "open"],
+		["Ctrl+Enter on macOS is not ours (Cmd is the modifier there)", key("Enter", { ctrlKey: true }), true, null],
+		["Ctrl+Alt+Enter opens to the right", key("Enter", { ctrlKey: true, altKey: true }), false, "open-split"],
 		["Alt+Enter inserts a link", key("Enter", { altKey: true }), false, "insert-link"],
-		["Shift+Enter explains", key("Enter", { shiftKey: true }), false, "explain"],
+		["Ctrl+Shift+Enter explains", key("Enter", { ctrlKey: true, shiftKey: true }), false, "explain"],
+		["Shift+Enter is Quick switcher's (create a note): not ours", key("Enter", { shiftKey: true }), false, null],
+		["Enter while an IME composes is not ours", key("Enter", { isComposing: true }), false, null],
 		["other keys are not ours", key("a"), false, null],
 	] as const)("%s", (_n, evt, mac, want) => expect(rowAction(evt, mac)).toBe(want));
 	it("says them in words", () => {
-		expect(keyHelpSentence(false)).toBe("Enter opens, Ctrl+Enter opens in a new tab, Alt+Enter inserts a link, Shift+Enter explains");
+		expect(keyHelpSentence(false)).toBe("Enter opens, Ctrl+Enter opens in a new tab, Ctrl+Alt+Enter opens to the right, Alt+Enter inserts a link, Ctrl+Shift+Enter explains");
 	});
 });
 

@@ -24,12 +24,14 @@ export {
 	TextComponent,
 	ToggleComponent,
 } from "./obsidian/setting";
+export { requireApiVersion, setApiVersion } from "./obsidian/version";
 export { DataAdapter, FileSystemAdapter, TAbstractFile, TFile, TFolder, Vault } from "./obsidian/vault";
 export {
 	AUTOSAVE_MS,
 	Editor,
 	ItemView,
 	MarkdownView,
+	Tasks,
 	View,
 	Workspace,
 	WorkspaceLeaf,

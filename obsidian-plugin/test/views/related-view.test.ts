@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { VIEW_TYPE_RELATED } from "../../src/views/context";
 import { INSTALL_COMMAND } from "../../src/state/diagnosis";
 import { apiError, explainDoc, flush, json, relatedDoc, relatedHit, statusDoc } from "../helpers";
-import { goOnline, key, makeWorld, openNote, openSidebar, text, typeInto, type World } from "../world";
+import { goOnline, key, makeWorld, openNote, openSidebar, text, typeInto, withSidebar, type World } from "../world";
 
 let world: World;
 afterEach(() => world?.services.dispose());
@@ -15,12 +15,7 @@ const hits = () => [
 
 async function ready(options: Parameters<typeof makeWorld>[0] = {}) {
 	world = makeWorld(options);
-	world.transport.on("POST /v1/related", () => json(200, relatedDoc("Alpha.md", hits())));
-	await goOnline(world);
-	const { leaf, view } = await openSidebar(world);
-	const editor = await openNote(world, "Alpha.md");
-	await flush();
-	return { leaf, view, editor, root: view.contentEl };
+	return withSidebar(world, hits());
 }
 
 describe("related sidebar", () => {
@@ -105,7 +100,7 @@ describe("related sidebar", () => {
 		expect(world.app.workspace.getActiveFile()?.path).toBe("Gamma.md");
 	});
 
-	it("moves with the arrow keys and acts on Enter, Alt+Enter (link) and Shift+Enter (explain)", async () => {
+	it("moves with the arrow keys and acts on Enter, Alt+Enter (link) and Mod+Shift+Enter (explain)", async () => {
 		const { root, editor } = await ready();
 		world.transport.on("POST /v1/explain", () => json(200, explainDoc()));
 		const rows = [...root.querySelectorAll<HTMLElement>(".vaultheat-row")];
@@ -122,11 +117,13 @@ describe("related sidebar", () => {
 		key(rows[0]!, "Enter", { altKey: true });
 		// The match is Beta's "Soil" section: the link points at it.
 		expect(editor.editor.getValue().startsWith("[[Beta#Soil]]# Alpha")).toBe(true);
-		key(rows[0]!, "Enter", { shiftKey: true });
+		rows[0]!.focus(); // inserting the link moved focus to the editor
+		key(rows[0]!, "Enter", { ctrlKey: true, shiftKey: true });
 		await flush();
 		expect(document.querySelector(".vaultheat-explain-modal .modal-title")?.textContent).toBe("Why “Beta” is related");
 		expect(world.transport.bodies("POST /v1/explain")[0]).toMatchObject({ path: "Alpha.md", target: "Projects/Beta.md" });
 		world.app.openModals[0]?.close();
+		rows[0]!.focus();
 		key(rows[0]!, "End");
 		key(rows[1]!, "Enter");
 		await flush();
@@ -245,7 +242,7 @@ describe("related sidebar", () => {
 		(root.querySelector(".vaultheat-state-actions button") as HTMLElement).click();
 		await flush();
 		expect(world.fixes).toEqual(["start-sidecar"]);
-		expect(world.spawned).toEqual([["vaultheat", "serve", "--vault", "/vault", "--port", "0"]]);
+		expect(world.spawned).toEqual([["vaultheat", "serve", "--vault", "/vault", "--port", "0", "--parent-pid", "4242"]]);
 		expect(text(root.querySelector(".vaultheat-state-title"))).toBe("The vaultheat sidecar is not installed");
 		expect(text(root.querySelector(".vaultheat-command code"))).toBe(INSTALL_COMMAND);
 	});

@@ -48,6 +48,7 @@ describe("settings tab", () => {
 			"Hide weak matches",
 			"Unlinked only by default",
 			"Rerank results",
+			"Hidden suggestions",
 			"Embedding model",
 			"Excluded folders and patterns",
 		]);
@@ -72,12 +73,12 @@ describe("settings tab", () => {
 		input("Rerank results").value = "off";
 		input("Rerank results").dispatchEvent(new Event("change"));
 		input("Excluded folders and patterns").value = "Templates\n\nArchive/**";
-		input("Excluded folders and patterns").dispatchEvent(new Event("input"));
+		input("Excluded folders and patterns").dispatchEvent(new Event("change"));
 		await Promise.resolve();
 		expect(world.settings()).toMatchObject({
 			serverUrl: "http://127.0.0.1:5000",
 			token: "abc",
-			autoStart: false,
+			autoStart: true, // off by default; the click turned it on
 			resultCount: 25,
 			rerank: "off",
 			excluded: ["Templates", "Archive/**"],
@@ -90,11 +91,13 @@ describe("settings tab", () => {
 		const { row } = render();
 		const slider = row("Typing pause").querySelector<HTMLInputElement>("input[type=range]")!;
 		expect(slider.max).toBe("2000");
-		expect(text(row("Typing pause").querySelector(".vaultheat-slider-value"))).toBe("500 ms");
+		// Obsidian 1.13 shows the value inline; the plugin gives it the format
+		expect(text(row("Typing pause").querySelector(".slider-value"))).toBe("500 ms");
 		slider.value = "1250";
 		slider.dispatchEvent(new Event("input"));
-		expect(text(row("Typing pause").querySelector(".vaultheat-slider-value"))).toBe("1250 ms");
-		expect(text(row("Result count").querySelector(".vaultheat-slider-value"))).toBe("10");
+		expect(text(row("Typing pause").querySelector(".slider-value"))).toBe("1250 ms");
+		expect(text(row("Result count").querySelector(".slider-value"))).toBe("10");
+		expect(row("Result count").querySelector(".vaultheat-slider-value")).toBeNull();
 		const threshold = row("Hide weak matches").querySelector("select")!;
 		threshold.value = "good";
 		threshold.dispatchEvent(new Event("change"));

@@ -130,6 +130,13 @@ def _paths() -> dict[str, Any]:
                 "responses": {"200": _json("AckDoc"), **_errors(*GUARDS)},
             }
         },
+        "/v1/shutdown": {
+            "post": {
+                "operationId": "shutdown",
+                "summary": "Stop the server cleanly (as SIGTERM): it answers, then exits 0",
+                "responses": {"200": _json("AckDoc"), **_errors(400, *GUARDS)},
+            }
+        },
         "/v1/events": {
             "get": {
                 "operationId": "events",

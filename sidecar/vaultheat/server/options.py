@@ -27,6 +27,9 @@ def add_serve_arguments(p: argparse.ArgumentParser) -> None:
         metavar="GLOB",
         help="also exclude these vault-relative globs for this run (repeatable; not saved)",
     )
+    p.add_argument("--parent-pid", type=int, default=None, metavar="PID",
+                   help="exit cleanly once process PID is gone (the Obsidian plugin passes "
+                        "its own, so no sidecar outlives the app)")  # fmt: skip
 
 
 def serve_from_args(args: argparse.Namespace) -> int:
@@ -42,4 +45,5 @@ def serve_from_args(args: argparse.Namespace) -> int:
         low_priority=args.low_priority,
         threads=args.threads,
         exclude=tuple(getattr(args, "exclude", ()) or ()),
+        parent_pid=getattr(args, "parent_pid", None),
     )

@@ -8,6 +8,7 @@ outside the vault can be named, and ``a/./b.md`` and ``a/b.md`` are the same not
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import posixpath
 from typing import Any
@@ -33,6 +34,7 @@ routes = web.RouteTableDef()
 CHANGE_TYPES = frozenset({"create", "modify", "delete", "rename"})
 MAX_CHANGE_EVENTS = 10_000
 ACK = "vaultheat.ack.v1"
+SHUTDOWN_AFTER_S = 0.05  # long enough for the answer to leave before the server stops
 
 
 def _state(request: web.Request) -> ServerState:
@@ -175,6 +177,17 @@ async def resume(request: web.Request) -> web.Response:
     state = _state(request)
     state.worker.resume()
     return web.json_response({"schema": ACK, "paused": False})
+
+
+@routes.post("/v1/shutdown")
+async def shutdown(request: web.Request) -> web.Response:
+    """Stop this server cleanly, as SIGTERM does (a client that did not start it, such as an
+    Obsidian that adopted a running sidecar, has no other way to). Token required, like all
+    but health."""
+    state = _state(request)
+    _object(await read_json(request), set(), "request body")
+    asyncio.get_running_loop().call_later(SHUTDOWN_AFTER_S, state.stop_requested.set)
+    return web.json_response({"schema": ACK})
 
 
 # -- events -----------------------------------------------------------------------------------

@@ -3,10 +3,12 @@
 Order of events: take the per-index server lock (a second server exits 2 and names the first),
 open the engine (creating the index folder when there is none: the worker then builds the
 index in the background while health and status already answer), listen, write the 0600
-discovery file with a fresh random token, and wait for SIGINT/SIGTERM. On a signal it stops
-listening, ends event streams, lets the index child finish its batch in flight and save (a
-child still busy after 5 s is killed: only that uncommitted batch is lost), removes the
-discovery file and returns 0.
+discovery file with a fresh random token, and wait for SIGINT/SIGTERM, an authenticated
+``POST /v1/shutdown``, or (with ``--parent-pid``) the end of the process that started it: the
+Obsidian plugin passes its own pid, because the app does not unload plugins when it quits, and a
+sidecar must not outlive it. Then it stops listening, ends event streams, lets the index child
+finish its batch in flight and save (a child still busy after 5 s is killed: only that
+uncommitted batch is lost), removes the discovery file and returns 0.
 
 Non-loopback hosts need ``allow_remote``: the token then travels in clear text over a network,
 which is the user's call to make, with a warning.
@@ -34,17 +36,20 @@ from vaultheat.server.discovery import (
     ServerLock,
     format_url,
     now_iso,
+    pid_alive,
     remove_discovery,
     server_lock_path,
     write_discovery,
 )
 from vaultheat.server.middleware import is_loopback_host
 from vaultheat.server.runner import start_site
+from vaultheat.server.state import STATE
 
 log = logging.getLogger("vaultheat.server")
 
 EXIT_OK = 0
 EXIT_ERROR = 2
+PARENT_POLL_S = 1.0
 
 
 def _say(message: str) -> None:
@@ -62,18 +67,23 @@ def serve(
     threads: int | None = None,
     exclude: tuple[str, ...] = (),
     embedder: Embedder | None = None,
+    parent_pid: int | None = None,
 ) -> int:
-    """Run the server until SIGINT/SIGTERM; returns the process exit code (0 or 2).
+    """Run the server until it is told to stop; returns the process exit code (0 or 2).
 
     ``host``/``port`` default to ``[server]`` in the index's config; ``port=0`` picks a free one.
     ``threads`` caps the embedding model's CPU threads; ``low_priority`` lowers the index
     worker's scheduling priority. ``exclude`` adds vault-relative globs to ``vault.exclude``
     for this run only (the Obsidian plugin passes its excluded folders): nothing is written,
     neither to the vault nor to the index's config, and a restart without them indexes the
-    notes again.
+    notes again. ``parent_pid``: exit 0 (discovery file removed) within about a second of that
+    process ending.
     """
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.INFO, format="vaultheat: %(message)s")
+    if parent_pid is not None and not process_running(parent_pid):
+        _say(f"--parent-pid {parent_pid}: no such process is running")
+        return EXIT_ERROR
     try:
         paths = index_paths(vault, index_dir)
         paths.root.mkdir(parents=True, exist_ok=True)
@@ -97,6 +107,7 @@ def serve(
             threads=threads,
             exclude=exclude,
             embedder=embedder,
+            parent_pid=parent_pid,
         )
     finally:
         lock.release()
@@ -112,6 +123,7 @@ def _serve_locked(
     threads: int | None,
     exclude: tuple[str, ...],
     embedder: Embedder | None,
+    parent_pid: int | None,
 ) -> int:
     overrides: dict[str, object] = {"embeddings.threads": threads} if threads else {}
     try:
@@ -145,7 +157,7 @@ def _serve_locked(
         _say(f"no index yet for {paths.vault}: building it in the background")
     token = secrets.token_urlsafe(32)
     return asyncio.run(
-        _run(engine, paths, host.strip("[]"), port, token, extra_hosts, low_priority)
+        _run(engine, paths, host.strip("[]"), port, token, extra_hosts, low_priority, parent_pid)
     )
 
 
@@ -157,6 +169,7 @@ async def _run(
     token: str,
     extra_hosts: tuple[str, ...],
     low_priority: bool,
+    parent_pid: int | None,
 ) -> int:
     app = create_app(
         engine, engine.settings.server, token, extra_hosts=extra_hosts, low_priority=low_priority
@@ -176,16 +189,19 @@ async def _run(
         vault=str(paths.vault),
         started_at=now_iso(),
     )
-    stop = asyncio.Event()
+    stop = app[STATE].stop_requested  # also set by POST /v1/shutdown
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    watcher = asyncio.create_task(_watch_parent(parent_pid, stop)) if parent_pid else None
     try:
         write_discovery(paths.server, info)
         _say(f"serving {paths.vault} at {info.url} (pid {pid}); token in {paths.server}")
         await stop.wait()
         _say("shutting down")
     finally:
+        if watcher is not None:
+            watcher.cancel()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
         try:
@@ -194,3 +210,25 @@ async def _run(
             remove_discovery(paths.server, pid)
     _say("stopped")
     return EXIT_OK
+
+
+def process_running(pid: int) -> bool:
+    """Whether ``pid`` is a live process: one that has exited but was not reaped yet (a zombie,
+    state ``Z`` in ``/proc``) counts as gone."""
+    if not pid_alive(pid):
+        return False
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return True  # no /proc (macOS): signal 0 is all there is
+    return stat.rsplit(")", 1)[-1].split()[:1] != ["Z"]
+
+
+async def _watch_parent(pid: int, stop: asyncio.Event) -> None:
+    """Set ``stop`` once process ``pid`` is gone (polled: portable, and a second is soon enough)."""
+    while not stop.is_set():
+        if not process_running(pid):
+            _say(f"the parent process {pid} is gone: stopping")
+            stop.set()
+            return
+        await asyncio.sleep(PARENT_POLL_S)

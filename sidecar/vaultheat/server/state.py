@@ -38,6 +38,8 @@ class ServerState:
     broadcaster: Broadcaster
     query_threads: int = 4
     executor: ThreadPoolExecutor | None = field(default=None, repr=False)
+    # Set to end the server: by a signal, by `POST /v1/shutdown`, or when `--parent-pid` is gone.
+    stop_requested: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
 
     async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run blocking ``fn`` in the query pool and await its result."""

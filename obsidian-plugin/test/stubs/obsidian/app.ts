@@ -1,10 +1,10 @@
 /** App and Plugin: the registries a plugin writes into (views, commands, tabs, data). */
 import { Component } from "./events";
 import { setIcon } from "./icons";
-import type { Modal } from "./modal";
+import { Keymap, type Modal, Scope } from "./modal";
 import type { PluginSettingTab } from "./setting";
 import { Vault, type TFile } from "./vault";
-import { Workspace, type WorkspaceLeaf, type View } from "./workspace";
+import { type Editor, MarkdownView, Workspace, type WorkspaceLeaf, type View } from "./workspace";
 
 export interface Command {
 	id: string;
@@ -12,6 +12,7 @@ export interface Command {
 	callback?: () => unknown;
 	checkCallback?: (checking: boolean) => boolean | void;
 	editorCallback?: (...args: unknown[]) => unknown;
+	editorCheckCallback?: (checking: boolean, editor: Editor, ctx: MarkdownView) => boolean | void;
 	hotkeys?: unknown[];
 	icon?: string;
 }
@@ -44,6 +45,12 @@ export class App {
 			const cmd = this.commands.commands[id];
 			if (!cmd) return false;
 			if (cmd.checkCallback) return cmd.checkCallback(false) !== false;
+			if (cmd.editorCheckCallback) {
+				const view = this.workspace.getActiveViewOfType(MarkdownView);
+				if (!view || cmd.editorCheckCallback(true, view.editor, view) === false) return false;
+				cmd.editorCheckCallback(false, view.editor, view);
+				return true;
+			}
 			void cmd.callback?.();
 			return true;
 		},
@@ -62,11 +69,15 @@ export class App {
 			`[[${file.basename}${subpath}${alias ? `|${alias}` : ""}]]`,
 	};
 	metadataCache = new Component();
+	/** The app's hotkeys (a test binds the user's own here). */
+	scope = new Scope();
+	keymap: Keymap;
 
 	constructor(doc: Document = window.document, vault: Vault = new Vault()) {
 		this.document = doc;
 		this.vault = vault;
 		this.workspace = new Workspace(this);
+		this.keymap = new Keymap(this);
 		this.ribbonEl = doc.createElement("div");
 		this.ribbonEl.className = "workspace-ribbon side-dock-ribbon mod-left";
 		this.statusBarEl = doc.createElement("div");
@@ -128,6 +139,9 @@ export class Plugin extends Component {
 	}
 
 	registerEditorExtension(_extension: unknown): void {}
+
+	/** Obsidian calls it when the user turns the plugin on (not on every start). */
+	onUserEnable(): void {}
 
 	async loadData(): Promise<unknown> {
 		const data = this.app.pluginData.get(this.manifest.id);

@@ -20,7 +20,12 @@ function pressed(evt: KeyboardEvent): Set<Modifier> {
 }
 
 export class Scope {
+	/** The scope asked next when no handler here took the key (Obsidian's `new Scope(parent)`). */
+	readonly parent: Scope | null;
 	private handlers: Handler[] = [];
+	constructor(parent?: Scope) {
+		this.parent = parent ?? null;
+	}
 	register(modifiers: Modifier[] | null, key: string | null, func: KeyHandler): Handler {
 		const handler = { modifiers, key, func };
 		this.handlers.push(handler);
@@ -29,7 +34,10 @@ export class Scope {
 	unregister(handler: Handler): void {
 		this.handlers = this.handlers.filter((h) => h !== handler);
 	}
-	/** Stub-only: runs the matching handler; true when one handled the key. */
+	/**
+	 * Stub-only: runs the handlers matching the key, newest first, until one returns false
+	 * (Obsidian's "handled": the default action is prevented); true when one did.
+	 */
 	handle(evt: KeyboardEvent): boolean {
 		const mods = pressed(evt);
 		for (const h of [...this.handlers].reverse()) {
@@ -38,16 +46,69 @@ export class Scope {
 				const want = new Set(h.modifiers.map((m) => (m === "Ctrl" || m === "Meta" ? "Mod" : m)));
 				if (want.size !== mods.size || [...want].some((m) => !mods.has(m))) continue;
 			}
-			const result = h.func(evt, { modifiers: [...mods].join(","), key: evt.key });
-			if (result === false) evt.preventDefault();
-			return true;
+			if (h.func(evt, { modifiers: [...mods].join(","), key: evt.key }) === false) {
+				evt.preventDefault();
+				return true;
+			}
 		}
 		return false;
 	}
 }
 
-export const Keymap = {
-	isModEvent(evt?: MouseEvent | KeyboardEvent | null): "tab" | "split" | "window" | boolean {
+interface KeymapHost {
+	document: Document;
+	scope: Scope;
+	workspace: { activeLeaf: { view: { scope: Scope | null } } | null };
+}
+
+/** The newest App's keymap gets the keys (tests build a new App on the same document). */
+let currentKeymap: Keymap | null = null;
+const listening = new WeakSet<Document>();
+
+/**
+ * Obsidian's keymap, as plugins meet it: it sees every keydown first (capture phase, before
+ * any element's listener), asks the active scope — the topmost pushed one (a modal), else the
+ * active leaf's view scope, else the app's, where hotkeys live — then its parents; a handler
+ * that returns false consumes the key, and DOM listeners never see it.
+ */
+export class Keymap {
+	private readonly host: KeymapHost;
+	private readonly stack: Scope[] = [];
+
+	constructor(host: KeymapHost) {
+		this.host = host;
+		currentKeymap = this;
+		const doc = host.document;
+		if (!listening.has(doc)) {
+			listening.add(doc);
+			doc.addEventListener("keydown", (evt) => currentKeymap?.dispatch(evt), true);
+		}
+	}
+
+	pushScope(scope: Scope): void {
+		this.stack.push(scope);
+	}
+
+	popScope(scope: Scope): void {
+		const i = this.stack.lastIndexOf(scope);
+		if (i !== -1) this.stack.splice(i, 1);
+	}
+
+	/** Stub-only: the scope asked first. */
+	get activeScope(): Scope {
+		return this.stack[this.stack.length - 1] ?? this.host.workspace.activeLeaf?.view.scope ?? this.host.scope;
+	}
+
+	private dispatch(evt: KeyboardEvent): void {
+		for (let scope: Scope | null = this.activeScope; scope; scope = scope.parent) {
+			if (scope.handle(evt)) {
+				evt.stopPropagation();
+				return;
+			}
+		}
+	}
+
+	static isModEvent(evt?: MouseEvent | KeyboardEvent | null): "tab" | "split" | "window" | boolean {
 		if (!evt) return false;
 		const mod = evt.ctrlKey || evt.metaKey;
 		if ("button" in evt && evt.type === "auxclick" && evt.button === 1) return "tab";
@@ -55,14 +116,15 @@ export const Keymap = {
 		if (mod && evt.altKey) return "split";
 		if (mod) return "tab";
 		return false;
-	},
-	isModifier(evt: MouseEvent | KeyboardEvent, modifier: Modifier): boolean {
+	}
+
+	static isModifier(evt: MouseEvent | KeyboardEvent, modifier: Modifier): boolean {
 		if (modifier === "Mod") return evt.ctrlKey || evt.metaKey;
 		if (modifier === "Shift") return evt.shiftKey;
 		if (modifier === "Alt") return evt.altKey;
 		return modifier === "Ctrl" ? evt.ctrlKey : evt.metaKey;
-	},
-};
+	}
+}
 
 export class Modal {
 	app: App;
@@ -74,15 +136,6 @@ export class Modal {
 	headerEl: HTMLElement;
 	shouldRestoreSelection = false;
 	private isOpen = false;
-	private readonly keydown = (evt: KeyboardEvent): void => {
-		// Like Obsidian's keymap: the topmost modal's scope gets the keys, wherever focus is.
-		if (this.app.openModals[this.app.openModals.length - 1] !== this) return;
-		if (this.scope.handle(evt)) return;
-		if (evt.key === "Escape") {
-			evt.preventDefault();
-			this.close();
-		}
-	};
 
 	constructor(app: App) {
 		this.app = app;
@@ -119,7 +172,8 @@ export class Modal {
 		if (this.isOpen) return;
 		this.isOpen = true;
 		this.app.document.body.appendChild(this.containerEl);
-		this.app.document.addEventListener("keydown", this.keydown);
+		// Like Obsidian: the topmost modal's scope gets the keys, wherever focus is.
+		this.app.keymap.pushScope(this.scope);
 		this.app.openModals.push(this);
 		this.modalEl.tabIndex = -1;
 		this.modalEl.focus();
@@ -129,7 +183,7 @@ export class Modal {
 	close(): void {
 		if (!this.isOpen) return;
 		this.isOpen = false;
-		this.app.document.removeEventListener("keydown", this.keydown);
+		this.app.keymap.popScope(this.scope);
 		this.containerEl.remove();
 		this.app.openModals = this.app.openModals.filter((m) => m !== this);
 		this.onClose();
@@ -194,6 +248,8 @@ export abstract class SuggestModal<T> extends Modal {
 			return false;
 		});
 		this.scope.register([], "Enter", (evt) => {
+			// Obsidian's chooser leaves an Enter that ends an IME composition to the input
+			if (evt.isComposing) return;
 			this.selectActiveSuggestion(evt);
 			return false;
 		});

@@ -1,6 +1,7 @@
 /** Setting rows and their controls, with Obsidian's markup (setting-item, -info, -control). */
 import type { App } from "./app";
 import type { Plugin } from "./app";
+import { requireApiVersion } from "./version";
 
 abstract class ValueComponent<T> {
 	disabled = false;
@@ -128,15 +129,26 @@ export class DropdownComponent extends ValueComponent<string> {
 	}
 }
 
+/** As in Obsidian 1.13: the value is shown inline next to the slider, formatted as asked
+ * (an older app version, `setApiVersion`, draws no value). */
 export class SliderComponent extends ValueComponent<number> {
 	sliderEl: HTMLInputElement;
+	/** Stub-only: the app's inline value (1.13 draws it; plugins only format it). */
+	readonly valueEl: HTMLElement;
+	private format: (value: number) => string = (value) => String(value);
 	constructor(containerEl: HTMLElement) {
 		super();
-		this.sliderEl = containerEl.ownerDocument.createElement("input");
+		const doc = containerEl.ownerDocument;
+		this.valueEl = doc.createElement("span");
+		this.valueEl.className = "slider-value";
+		this.sliderEl = doc.createElement("input");
 		this.sliderEl.type = "range";
 		this.sliderEl.className = "slider";
-		containerEl.appendChild(this.sliderEl);
-		this.sliderEl.addEventListener("input", () => this.emit());
+		containerEl.append(this.valueEl, this.sliderEl);
+		this.sliderEl.addEventListener("input", () => {
+			this.showValue();
+			this.emit();
+		});
 	}
 	setLimits(min: number | null, max: number | null, step: number | "any"): this {
 		if (min !== null) this.sliderEl.min = String(min);
@@ -144,16 +156,31 @@ export class SliderComponent extends ValueComponent<number> {
 		this.sliderEl.step = String(step);
 		return this;
 	}
-	setDynamicTooltip(): this {
-		this.sliderEl.setAttribute("data-dynamic-tooltip", "true");
+	setInstant(_instant: boolean): this {
 		return this;
+	}
+	/** @deprecated in Obsidian 1.13: the value is always shown inline. */
+	setDynamicTooltip(): this {
+		return this;
+	}
+	setDisplayFormat(format: (value: number) => string): this {
+		this.format = format;
+		this.showValue();
+		return this;
+	}
+	getValuePretty(): string {
+		return this.format(this.getValue());
 	}
 	getValue(): number {
 		return Number(this.sliderEl.value);
 	}
 	setValue(value: number): this {
 		this.sliderEl.value = String(value);
+		this.showValue();
 		return this;
+	}
+	private showValue(): void {
+		this.valueEl.textContent = requireApiVersion("1.13.0") ? this.getValuePretty() : "";
 	}
 }
 

@@ -4,6 +4,7 @@
  * Obsidian) and opening files at a line. `mount()` lays it out in a page for the e2e test.
  */
 import { Component, type EventRef, Events } from "./events";
+import type { Scope } from "./modal";
 import type { TFile } from "./vault";
 import type { App } from "./app";
 
@@ -26,6 +27,8 @@ export class View extends Component {
 	containerEl: HTMLElement;
 	icon = "file";
 	navigation = false;
+	/** Hotkeys for when this view is active (the keymap asks it before the app's). */
+	scope: Scope | null = null;
 
 	constructor(leaf: WorkspaceLeaf) {
 		super();
@@ -236,6 +239,8 @@ export class WorkspaceLeaf extends Events {
 		this.containerEl.className = "workspace-leaf";
 		this.view = new View(this);
 		this.containerEl.appendChild(this.view.containerEl);
+		// Focus moving into a leaf makes it the active one, as clicking into it does in Obsidian.
+		this.containerEl.addEventListener("focusin", () => this.app.workspace.setActiveLeaf(this));
 	}
 
 	getViewState(): ViewState {
@@ -280,6 +285,20 @@ export class WorkspaceLeaf extends Events {
 	}
 }
 
+/** What `quit` handlers get: promises the app waits for, at best, before it exits. */
+export class Tasks {
+	readonly promises: Promise<unknown>[] = [];
+	add(callback: () => Promise<unknown>): void {
+		this.promises.push(callback());
+	}
+	addPromise(promise: Promise<unknown>): void {
+		this.promises.push(promise);
+	}
+	isEmpty(): boolean {
+		return this.promises.length === 0;
+	}
+}
+
 export class Workspace extends Events {
 	readonly app: App;
 	activeLeaf: WorkspaceLeaf | null = null;
@@ -308,6 +327,7 @@ export class Workspace extends Events {
 	override on(name: "active-leaf-change", callback: (leaf: WorkspaceLeaf | null) => unknown, ctx?: unknown): EventRef;
 	override on(name: "file-open", callback: (file: TFile | null) => unknown, ctx?: unknown): EventRef;
 	override on(name: "editor-change", callback: (editor: Editor, info: MarkdownView) => unknown, ctx?: unknown): EventRef;
+	override on(name: "quit", callback: (tasks: Tasks) => unknown, ctx?: unknown): EventRef;
 	override on(name: "layout-ready" | "hover-link", callback: (...args: unknown[]) => unknown, ctx?: unknown): EventRef;
 	// eslint-disable-next-line @typescript-eslint/no-explicit-any -- implementation signature
 	override on(name: string, callback: (...args: any[]) => unknown, ctx?: unknown): EventRef {
@@ -317,6 +337,16 @@ export class Workspace extends Events {
 	onLayoutReady(callback: () => unknown): void {
 		if (this.layoutReady) callback();
 		else this.readyCallbacks.push(callback);
+	}
+
+	/**
+	 * Stub-only: what quitting the app does for plugins: `quit` fires (best effort, "not
+	 * guaranteed to actually run"), and plugins are NOT unloaded: `onunload` never runs.
+	 */
+	async quit(): Promise<void> {
+		const tasks = new Tasks();
+		this.trigger("quit", tasks);
+		await Promise.allSettled(tasks.promises);
 	}
 
 	/** Stub-only: fires the onLayoutReady callbacks, as Obsidian does after loading the vault. */
