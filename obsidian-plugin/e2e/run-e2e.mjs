@@ -269,6 +269,18 @@ function proxy(req, res, requests) {
 			const out = { ...up.headers };
 			delete out["access-control-allow-origin"];
 			res.writeHead(up.statusCode, out);
+			// keep JSON answers (not the event stream): a check can read what the plugin was sent
+			if (String(up.headers["content-type"] ?? "").includes("application/json")) {
+				const got = [];
+				up.on("data", (c) => got.push(c));
+				up.on("end", () => {
+					try {
+						entry.response = JSON.parse(Buffer.concat(got).toString("utf8"));
+					} catch {
+						entry.response = null;
+					}
+				});
+			}
 			up.pipe(res);
 		});
 		upstream.on("error", (err) => {
@@ -627,7 +639,7 @@ async function main() {
 				// on a loaded machine an answer for a prefix of the query can still be on screen:
 				// wait for the answer to the whole query, then for it to render
 				await waitFor(
-					async () => page_.requests.slice(before).some((r) => r.path === "/v1/search" && r.body?.query === query && r.status !== 0) || null,
+					async () => page_.requests.slice(before).some((r) => r.path === "/v1/search" && r.body?.query === query && r.response !== undefined) || null,
 					30000,
 					"the answer to the whole query",
 					100,
@@ -637,10 +649,10 @@ async function main() {
 			};
 			const all = await search();
 			await page.keyboard.press("Escape");
-			// the same request the modal sent (its `top` decides the candidates, and so which
-			// passage of a note comes first)
-			const sentBody = page_.requests.filter((r) => r.path === "/v1/search" && r.body?.query === query).at(-1)?.body;
-			if (sentBody) hits = (await (await fetch(`${server.url}/v1/search`, { method: "POST", headers: { Authorization: `Bearer ${server.token}`, "content-type": "application/json" }, body: JSON.stringify(sentBody) })).json()).results;
+			// the answer the modal was sent (asking again could read a newer index generation:
+			// the previous check's Alt+Enter edited a note, which the sidecar re-indexes)
+			const sent = page_.requests.filter((r) => r.path === "/v1/search" && r.body?.query === query && r.response?.results).at(-1);
+			if (sent) hits = sent.response.results;
 			if (labelled) {
 				// The bar shows the absolute relevance, not the relative score that tops out at 1.
 				const top = hits[0];
