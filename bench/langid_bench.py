@@ -36,9 +36,11 @@ def chunks(lang: str) -> list[str]:
         raw = path.read_bytes()
         try:
             note = parse_note(str(path), raw)
-        except Exception:  # noqa: BLE001 - a bad note is skipped here as in the indexer
+        except Exception:  # a bad note is skipped, as in the indexer
             continue
-        out += [c.text for c in chunk_note(note, max_tokens=256, count_tokens=lambda s: len(s) // 4)]
+        out += [
+            c.text for c in chunk_note(note, max_tokens=256, count_tokens=lambda s: len(s) // 4)
+        ]
     step = max(1, len(out) // MAX_CHUNKS)
     return out[::step][:MAX_CHUNKS]
 
@@ -80,8 +82,10 @@ DETECTORS: dict[str, Callable[[], Callable[[str], str]]] = {
     "pycld2": _pycld2,
     "detect() (py3langid + script fallback)": lambda: lambda t: detect(t).code,
 }
-IMPORTS = {"py3langid": "import py3langid.langid as L; L.LanguageIdentifier.from_model_file("
-           "L.MODEL_FILE)", "pycld2": "import pycld2; pycld2.detect('hello world')"}
+IMPORTS = {
+    "py3langid": "import py3langid.langid as L; L.LanguageIdentifier.from_model_file(L.MODEL_FILE)",
+    "pycld2": "import pycld2; pycld2.detect('hello world')",
+}
 
 
 def import_time(stmt: str) -> float:
@@ -101,8 +105,15 @@ def main() -> None:
     data = {lang: chunks(lang) for lang in LANGS}
     qs = queries()
     short = [(c, truth(lang)) for lang, cs in data.items() for c in cs if len(c) < 200]
-    head = "| detector | " + " | ".join(LANGS) + " | all chunks | short chunks (<200 ch) | queries | ms/chunk |"
-    print(f"chunks per vault: {[len(v) for v in data.values()]}, short {len(short)}, queries {len(qs)}")
+    head = (
+        "| detector | "
+        + " | ".join(LANGS)
+        + " | all chunks | short chunks (<200 ch) | queries | ms/chunk |"
+    )
+    print(
+        f"chunks per vault: {[len(v) for v in data.values()]}, short {len(short)},",
+        f"queries {len(qs)}",
+    )
     print(head)
     print("|" + "---|" * (len(LANGS) + 5))
     for name, make in DETECTORS.items():
@@ -117,7 +128,11 @@ def main() -> None:
         ms = (time.perf_counter() - t) / n * 1000
         s_ok = sum(f(c) == y for c, y in short) / len(short)
         q_ok = sum(f(q) == y for q, y in qs) / len(qs)
-        print(f"| {name} | " + " | ".join(cells) + f" | {right / n:.3f} | {s_ok:.3f} | {q_ok:.3f} | {ms:.2f} |")
+        print(
+            f"| {name} | "
+            + " | ".join(cells)
+            + f" | {right / n:.3f} | {s_ok:.3f} | {q_ok:.3f} | {ms:.2f} |"
+        )
     for name, stmt in IMPORTS.items():
         print(f"import + load {name}: {import_time(stmt):.2f} s")
 

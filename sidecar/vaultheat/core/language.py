@@ -195,6 +195,6 @@ def detect(text: str) -> Language:
 
 
 def route(query: str) -> str:
-    """"english" | "multilingual": the vector space a search query should be scored in."""
+    """Either "english" or "multilingual": the vector space a search query should be scored in."""
     code = detect(query).code
     return "english" if code in ("en", "und") else "multilingual"
