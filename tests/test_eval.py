@@ -405,3 +405,36 @@ def test_hub_free_drops_hubs_from_rankings_and_labels() -> None:
     free, kept = hub_free([res], queries, {"h"})
     assert kept == [0]  # q2 had only the hub as a label
     assert free[0].ranks == [[2]]  # x moves up one place once h is gone
+
+
+def test_eval_per_language_breakdown(fake_engine: Any, tmp_path: Path) -> None:
+    lines = [
+        json.loads(s) for s in (REPO / "examples/eval/queries.jsonl").read_text().splitlines() if s
+    ][:4]
+    lines[0]["lang"] = "xx"  # the set's field wins over detection
+    lines.append(
+        {
+            "query": "Wie lange sollen die Bohnen nach dem Rösten ruhen, bevor ich sie brühe?",
+            "relevant_files": lines[1]["relevant_files"],
+        }
+    )
+    qfile = tmp_path / "q.jsonl"
+    qfile.write_text("".join(json.dumps(o) + "\n" for o in lines))
+    argv = ["eval", "--vault", str(fake_engine.paths.vault), "--queries", str(qfile)]
+    rc, doc = _run_cli([*argv, "--configs", "lexical,default", "--json"])
+    assert rc == 0
+    assert [q["lang"] for q in doc["queries"]] == ["xx", "en", "en", "en", "de"]
+    rows = {(r["lang"], r["name"]): r for r in doc["search_by_language"]}
+    assert set(rows) == {(lang, n) for lang in ("de", "en", "xx") for n in ("lexical", "default")}
+    assert [rows[(lang, "lexical")]["n"] for lang in ("de", "en", "xx")] == [1, 3, 1]
+    overall = {r["name"]: r for r in doc["configs"]}
+    for name in ("lexical", "default"):  # the language rows partition the queries
+        mrr = sum(rows[(lg, name)]["mrr"] * rows[(lg, name)]["n"] for lg in ("de", "en", "xx"))
+        assert abs(mrr / 5 - overall[name]["mrr"]) < 1e-3
+    from vaultheat.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main([*argv, "--configs", "lexical"]) == 0
+    text = out.getvalue()
+    assert "search by query language" in text and "de: lexical" in text and "xx: lexical" in text

@@ -109,3 +109,92 @@ def choose_model(texts: list[str]) -> tuple[str, str]:
     if share >= NON_ENGLISH_NOTES:
         return "multilingual", f"{other} of {len(verdicts)} sampled notes are not in English"
     return "english", f"{len(verdicts) - other} of {len(verdicts)} sampled notes are in English"
+
+
+# -- which language a text is in (issue #25: route queries and chunks to the model that reads them)
+# py3langid (BSD, pure Python + numpy, model bundled in the wheel: no download) decides when the
+# text has enough letters; below that, or when its confidence is low, the script rule decides.
+# Code spans, fenced code and URLs are dropped first: Obsidian notes mix English identifiers
+# into other languages, and those would pull the vote towards English.
+MIN_LETTERS = 12  # fewer letters than this: the script rule decides
+MIN_CONFIDENCE = 0.5  # below this py3langid's answer is not trusted
+_CODE = re.compile(r"```.*?(```|$)|~~~.*?(~~~|$)|`[^`\n]*`|https?://\S+", re.DOTALL)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Language:
+    code: str  # ISO 639-1 ("en", "ru", "zh" ...), "und" when nothing can be said
+    confidence: float  # 0..1
+    rule: str  # "langid" | "script" | "empty"
+
+
+def _strip_code(text: str) -> str:
+    return _CODE.sub(" ", text[: SAMPLE_CHARS * 2])[:SAMPLE_CHARS]
+
+
+def script_language(text: str) -> Language:
+    """The script rule: a guess from the letters' scripts alone (no model)."""
+    letters = [c for c in text[:SAMPLE_CHARS] if c.isalpha()]
+    if not letters:
+        return Language("und", 0.0, "empty")
+    counts = {"latin": 0, "cyrillic": 0, "kana": 0, "han": 0, "hangul": 0, "other": 0}
+    for c in letters:
+        o = ord(c)
+        if _latin(c):
+            counts["latin"] += 1
+        elif 0x0400 <= o <= 0x052F:
+            counts["cyrillic"] += 1
+        elif 0x3040 <= o <= 0x30FF or 0x31F0 <= o <= 0x31FF:
+            counts["kana"] += 1
+        elif 0x4E00 <= o <= 0x9FFF or 0x3400 <= o <= 0x4DBF:
+            counts["han"] += 1
+        elif 0xAC00 <= o <= 0xD7AF or 0x1100 <= o <= 0x11FF:
+            counts["hangul"] += 1
+        else:
+            counts["other"] += 1
+    n = len(letters)
+    if counts["latin"] / n > 1 - NON_LATIN_SHARE:
+        # a Latin-script text too short for the model: English is the vault default
+        return Language("en", round(counts["latin"] / n * 0.5, 3), "script")
+    if counts["kana"]:  # any kana among Han characters means Japanese
+        return Language("ja", round((counts["kana"] + counts["han"]) / n, 3), "script")
+    script = max(("cyrillic", "han", "hangul", "other"), key=lambda k: counts[k])
+    code = {"cyrillic": "ru", "han": "zh", "hangul": "ko", "other": "und"}[script]
+    return Language(code, round(counts[script] / n, 3), "script")
+
+
+_IDENTIFIER: object | None = None
+_FOLD = {"yue": "zh", "wuu": "zh", "nb": "no", "nn": "no"}
+
+
+def _identifier() -> object:
+    global _IDENTIFIER
+    if _IDENTIFIER is None:
+        from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+        _IDENTIFIER = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    return _IDENTIFIER
+
+
+def detect(text: str) -> Language:
+    """The language of ``text``: py3langid when there is enough text, else the script rule."""
+    clean = _strip_code(text)
+    script = script_language(clean)
+    if script.rule == "empty":
+        return script
+    letters = sum(c.isalpha() for c in clean)
+    if letters < MIN_LETTERS:
+        return script
+    code, prob = _identifier().classify(clean)  # type: ignore[attr-defined]
+    code = _FOLD.get(code, code)
+    if prob < MIN_CONFIDENCE:
+        return script
+    if script.code == "ja" and code == "zh":  # kana present: py3langid's zh is a Han-heavy ja
+        return Language("ja", float(prob), "langid")
+    return Language(code, round(float(prob), 3), "langid")
+
+
+def route(query: str) -> str:
+    """Either "english" or "multilingual": the vector space a search query should be scored in."""
+    code = detect(query).code
+    return "english" if code in ("en", "und") else "multilingual"

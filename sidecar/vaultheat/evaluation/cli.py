@@ -10,8 +10,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
+from vaultheat.core.language import detect
 from vaultheat.engine import Engine
 from vaultheat.errors import InputError
 from vaultheat.evaluation.harness import (
@@ -29,6 +31,7 @@ from vaultheat.evaluation.harness import (
     split_of,
 )
 from vaultheat.evaluation.sets import (
+    SearchItem,
     filter_split,
     filter_variant,
     load_linkpred_set,
@@ -77,12 +80,19 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
             results = run_search_eval(engine, items, configs)
             doc["configs"] += [r.row() for r in results]
             doc["paired"] = paired_rows(results)
+            langs = query_languages(items)
+            doc["search_by_language"] = [
+                {**r.row(in_language(langs, lang)), "lang": lang}
+                for lang in sorted(set(langs))
+                for r in results
+            ]
             doc["queries"] += [
                 {
                     "task": "search",
                     "query": it.query,
                     "relevant": list(it.relevant),
                     "split": split_of(it.key),
+                    "lang": langs[i],
                     "ranks": {r.name: r.ranks[i] for r in results},
                 }
                 for i, it in enumerate(items)
@@ -133,6 +143,15 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
         engine.close()
 
 
+def query_languages(items: list[SearchItem]) -> list[str]:
+    """Each query's language: the set's ``lang`` field, else the detected one (core.language)."""
+    return [it.lang or detect(it.query).code for it in items]
+
+
+def in_language(langs: list[str], lang: str) -> Callable[[int], bool]:
+    return lambda i: langs[i] == lang
+
+
 COLUMNS = (
     "hit_at_1",
     "recall_at_5",
@@ -162,6 +181,9 @@ def format_report(doc: dict[str, Any]) -> str:
     related = [r for r in doc["configs"] if r["task"] == "related"]
     if search:
         parts.append(format_table("search (file ranking)", search))
+    if search and len({r["lang"] for r in doc.get("search_by_language", [])}) > 1:
+        rows = [{**r, "name": f"{r['lang']}: {r['name']}"} for r in doc["search_by_language"]]
+        parts.append(format_table("search by query language (set's lang, else detected)", rows))
     if related:
         parts.append(
             format_table(

@@ -34,6 +34,7 @@ T = TypeVar("T", "SearchItem", "LinkItem")
 class SearchItem:
     query: str
     relevant: tuple[str, ...]
+    lang: str | None = None  # the set's ``lang`` field when present
 
     @property
     def key(self) -> str:
@@ -89,7 +90,11 @@ def _str(obj: dict[str, Any], key: str, path: Path, n: int) -> str:
 def load_search_set(path: Path) -> list[SearchItem]:
     """``{"query": str, "relevant_files": [paths]}`` per line; blank lines are skipped."""
     return [
-        SearchItem(_str(o, "query", path, n), _str_list(o, "relevant_files", path, n))
+        SearchItem(
+            _str(o, "query", path, n),
+            _str_list(o, "relevant_files", path, n),
+            o["lang"] if isinstance(o.get("lang"), str) and o["lang"] else None,
+        )
         for n, o in _read_jsonl(path)
     ]
 
