@@ -74,3 +74,11 @@ def test_bm25_floor_weights_titles_and_skips_frontmatter(tmp_path: Path) -> None
     assert idx.rank("kanban")[0] == "kanban.md"  # title x2 beats one body mention
     assert ".hidden/kanban.md" not in idx.rank("kanban")
     assert idx.rank("excalidraw") == ["draw.md"]  # frontmatter is not body text
+
+
+def test_eval_corpus_runs_the_messy_vault_with_its_search_set() -> None:
+    ec = load("eval_corpus")
+    vault, queries, linkpred = ec.vault_sets()["waylonwalker"]
+    assert vault.name == "waylonwalker"
+    assert queries is not None and queries.name == "waylonwalker.queries.jsonl"
+    assert linkpred.name == "waylonwalker.linkpred.jsonl"
