@@ -82,3 +82,14 @@ def test_eval_corpus_runs_the_messy_vault_with_its_search_set() -> None:
     assert vault.name == "waylonwalker"
     assert queries is not None and queries.name == "waylonwalker.queries.jsonl"
     assert linkpred.name == "waylonwalker.linkpred.jsonl"
+
+
+def test_exact_titles_keeps_only_names_one_note_holds(tmp_path: Path) -> None:
+    et = load("exact_titles")
+    (tmp_path / "Kanban.md").write_text("---\naliases: [Boards]\n---\nbody\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "kanban.md").write_text("another note with the same name\n")
+    (tmp_path / "Excalidraw.md").write_text("---\naliases: [boards]\n---\ndrawing\n")
+    (tmp_path / "2024.md").write_text("a name without letters\n")
+    names = et.unique_names(tmp_path)
+    assert names == [("Excalidraw", "Excalidraw.md")]  # kanban x2 and boards x2 are shared
