@@ -58,6 +58,13 @@ def vault_sets() -> dict[str, tuple[Path, Path | None, Path]]:
         ev / "vaultofknowledge.linkpred.jsonl",
     )
     out["dendron-site"] = (corpus / "dendron-site", None, ev / "dendron-site.linkpred.jsonl")
+    # the messy real vault (#22): binary relevance here; graded scoring (partial 0.5), junk
+    # share and the BM25 floor are in bench/eval_messy.py
+    out["waylonwalker"] = (
+        corpus / "waylonwalker",
+        ev / "waylonwalker.queries.jsonl",
+        ev / "waylonwalker.linkpred.jsonl",
+    )
     return out
 
 

@@ -53,3 +53,15 @@ def test_a_chunk_of_only_comments_and_badges_has_no_prose() -> None:
 def test_a_heading_alone_is_not_prose() -> None:
     assert not has_prose(reader_text("## Template\n\n%% boilerplate %%"))
     assert has_prose("## Template\n\nOne line.")
+
+
+def test_each_rule_switches_alone() -> None:
+    text = "a %%c%% <!-- h --> b"
+    assert reader_text(text, ("html_comments",)) == "a %%c%%  b"
+    assert reader_text(text, ("obsidian_comments",)) == "a  <!-- h --> b"
+    assert reader_text(text, ()) is text
+
+
+def test_images_inside_prose_stay() -> None:
+    text = "[![stars](https://img.shields.io/x.svg)](https://x.org/a)\n\nSee ![icon](i.png) here."
+    assert reader_text(text) == "See ![icon](i.png) here."

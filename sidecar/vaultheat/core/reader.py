@@ -4,7 +4,8 @@ Obsidian never shows ``%% comments %%``, ``<!-- HTML comments -->`` or the badge
 that template-made notes are full of, yet a chunk cut from such a note holds them byte for byte.
 ``reader_text`` removes them from the *model's input* only: the chunk's bytes, its locator and
 its lexical text stay exactly as they are. Code (fenced blocks and inline spans) is kept
-verbatim: ``%%`` or ``<!--`` inside code is code, not a comment.
+verbatim: ``%%`` or ``<!--`` inside code is code, not a comment. Each rule can be switched
+alone, so each can be measured (``bench/reader_rules.py``).
 """
 
 from __future__ import annotations
@@ -24,13 +25,17 @@ _IMAGE = (
     r"|<img\b[^>\n]*>)"  # an HTML image
 )
 _IMAGE_ONLY_LINE = re.compile(rf"^[ \t>*+-]*(?:{_IMAGE}[ \t]*)+$", re.M | re.I)
+RULES = ("obsidian_comments", "html_comments", "image_lines")
 _HOLD = "\ue000{}\ue001"
 _HELD = re.compile("\ue000(\\d+)\ue001")
 _BLANK_RUN = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
 
 
-def reader_text(text: str) -> str:
-    """``text`` without what Obsidian does not show: comments and image-only lines."""
+def reader_text(text: str, rules: tuple[str, ...] = RULES) -> str:
+    """``text`` without what Obsidian does not show (per ``rules``): comments and image-only
+    lines; the blank lines they leave are squeezed and the ends trimmed."""
+    if not rules:
+        return text
     held: list[str] = []
 
     def hold(m: re.Match[str]) -> str:
@@ -39,9 +44,12 @@ def reader_text(text: str) -> str:
 
     out = _FENCE.sub(hold, text)
     out = _INLINE_CODE.sub(hold, out)
-    out = _OBSIDIAN_COMMENT.sub("", out)
-    out = _HTML_COMMENT.sub("", out)
-    out = _IMAGE_ONLY_LINE.sub("", out)
+    if "obsidian_comments" in rules:
+        out = _OBSIDIAN_COMMENT.sub("", out)
+    if "html_comments" in rules:
+        out = _HTML_COMMENT.sub("", out)
+    if "image_lines" in rules:
+        out = _IMAGE_ONLY_LINE.sub("", out)
     out = _BLANK_RUN.sub("\n\n", out)
     out = "\n".join(line.rstrip() for line in out.split("\n")).strip()
     return _HELD.sub(lambda m: held[int(m.group(1))], out)
