@@ -28,6 +28,7 @@ from vaultheat import __version__
 from vaultheat.config import Settings, canonical_model, load_settings
 from vaultheat.core.freshness import IndexFreshness, Pending
 from vaultheat.core.graphview import GraphView
+from vaultheat.core.lru import LRU
 from vaultheat.core.relevance import Curve, curve_for
 from vaultheat.core.requests import RelatedRequest, SearchRequest
 from vaultheat.core.resolve import LinkResolver
@@ -50,6 +51,9 @@ from vaultheat.storage.vectors import VectorIndex
 from vaultheat.storage.vectorsync import open_vectors, reconcile
 
 log = logging.getLogger("vaultheat.engine")
+# query and unsaved-text chunk vectors kept by their text (about 1.5 KB each at 384 dimensions):
+# bounded, so a server that only feeds the sidebar does not grow for the whole session
+QUERY_CACHE_SIZE = 4096
 
 
 def backend_label(fingerprint: str) -> str | None:
@@ -91,7 +95,7 @@ class Engine:
         self._note_links: NoteLinks | None = None
         self._derived_gen = -2
         self._dense = np.zeros((0, 0), dtype=np.float32)  # chunk id -> vector, for scoring
-        self.query_cache: dict[str, Any] = {}
+        self.query_cache: LRU[str, np.ndarray] = LRU(QUERY_CACHE_SIZE)
 
     @classmethod
     def open(

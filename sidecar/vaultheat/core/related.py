@@ -297,6 +297,8 @@ def _keep(
             continue
         if cid not in rows:
             rows.update(store.chunks([cid]))
+        if cid not in rows:  # deleted by a re-index since retrieval: skipped, not a KeyError
+            continue
         v = vectors.get_vectors([cid])[0]
         dup_of = next((i for i, kv in enumerate(kept_vecs)
                        if float(kv @ v) >= duplicate_sim), None)  # fmt: skip

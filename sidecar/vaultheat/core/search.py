@@ -13,6 +13,7 @@ from vaultheat.config import Settings
 from vaultheat.core.expansion import expand_query
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.lexical import query_terms
+from vaultheat.core.lru import LRU
 from vaultheat.core.models import ChunkRow
 from vaultheat.core.pipeline import (
     Retrieval,
@@ -35,7 +36,7 @@ class Context(Protocol):
 
     settings: Settings
     embedder: Embedder
-    query_cache: dict[str, Any]
+    query_cache: LRU[str, np.ndarray]
 
     @property
     def reranker(self) -> Reranker | None: ...
@@ -57,8 +58,6 @@ def embed_query(ctx: Context, text: str) -> np.ndarray:
     vec = ctx.query_cache.get(key)
     if vec is None:
         vec = np.asarray(ctx.embedder.embed_query(text), dtype=np.float32)
-        if len(ctx.query_cache) > 4096:
-            ctx.query_cache.clear()
         ctx.query_cache[key] = vec
     return vec
 
@@ -140,10 +139,10 @@ def run_search(
     else:
         ids = result.order[: req.top]
         rows = store.chunks(ids)
+        present = [cid for cid in ids if cid in rows]  # ranks stay 1..n if a chunk went
         results = [
             chunk_result(rank, rows[cid], result, store, snippet, req.explain, s.search.decay)
-            for rank, cid in enumerate(ids, start=1)
-            if cid in rows
+            for rank, cid in enumerate(present, start=1)
         ]
     took_ms = round((time.perf_counter() - t0) * 1000, 2)
     return SearchResults(req.query, took_ms, req.files_only, tuple(results), ranked_by)
@@ -234,8 +233,10 @@ def file_results(
 ) -> list[NoteHit]:
     ranked = note_scores(r, graph, top_chunks)[:top]
     rows = store.chunks([cid for _, _, cid in ranked])
+    # a chunk deleted by a re-index since retrieval has no row: its note is left out, not a 500
+    present = [(path, score, cid) for path, score, cid in ranked if cid in rows]
     return [
         NoteHit(rank, path, rows[cid].title, score, chunk_ref(rows[cid], snippet),
                 components_of(r, cid))
-        for rank, (path, score, cid) in enumerate(ranked, start=1)
+        for rank, (path, score, cid) in enumerate(present, start=1)
     ]
