@@ -6,11 +6,11 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from pdf_fixtures import bomb_stream, build_pdf, text_page, write  # noqa: E402
+from pdf_fixtures import bomb_stream, build_pdf, text_page, write
 
-from vaultheat.core.canvas import parse_canvas  # noqa: E402
-from vaultheat.core.derived import chunk_canvas  # noqa: E402
-from vaultheat.core.pdftext import extract_pdf  # noqa: E402
+from vaultheat.core.canvas import parse_canvas
+from vaultheat.core.derived import chunk_canvas
+from vaultheat.core.pdftext import extract_pdf
 
 
 def test_decompression_bomb_hits_the_memory_bound(tmp_path):
@@ -47,7 +47,7 @@ def test_canvas_hostile_shapes():
     bad = [
         b"\x00" * 1000,
         b'{"nodes": [{"id": {"x": 1}, "type": "text", "text": "a"}]}',
-        b'{"nodes": [{"id": "a", "type": "text", "text": "t", "x": "NaN", "y": [], "width": null}]}',
+        b'{"nodes": [{"id": "a", "type": "text", "text": "t", "x": "NaN", "y": [], "width": 0}]}',
         b'{"nodes": [], "edges": [{"label": 3}, {"fromNode": 1, "label": "x"}, 7]}',
         b'{"nodes": "' + b"a" * 100_000 + b'"}',
     ]
