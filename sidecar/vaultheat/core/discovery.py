@@ -409,3 +409,50 @@ def _loop_reason(abs_dir: str, rel: str, root: Path) -> str:
     if here == target or here.startswith(target.rstrip(os.sep) + os.sep):
         return "symlink loop"
     return "symlink to a folder already in the vault"
+
+
+# --- derived-text documents (PDF, canvas) ---------------------------------------------------
+
+DOCUMENT_KINDS: Final = {"pdf": ".pdf", "canvas": ".canvas"}
+DEFAULT_KINDS: Final = ("markdown", "pdf", "canvas")
+
+
+def discover_documents(
+    vault_root: Path,
+    settings: VaultSettings,
+    disc: Discovery,
+    *,
+    kinds: tuple[str, ...] = DEFAULT_KINDS,
+    max_bytes: dict[str, int] | None = None,
+) -> tuple[list[FileEntry], list[Skip]]:
+    """The PDFs and canvases among ``disc.other_files`` that the kinds ask for, under the same
+    exclusion rules as notes (Obsidian's excluded files, the config's exclude/include globs),
+    each stat'ed once; too large ones are skipped with a reason. ``disc`` is left unchanged."""
+    root = Path(vault_root)
+    walker = _Walker(root, settings, root / INDEX_DIRNAME)
+    wanted = tuple(ext for kind, ext in DOCUMENT_KINDS.items() if kind in kinds)
+    entries: list[FileEntry] = []
+    skipped: list[Skip] = []
+    if not wanted:
+        return entries, skipped
+    for path in disc.other_files:
+        low = path.lower()
+        ext = next((e for e in wanted if low.endswith(e)), None)
+        if ext is None or path.rsplit("/", 1)[-1].startswith("."):
+            continue
+        reason = walker._excluded(path)
+        if reason is not None:
+            skipped.append(Skip(path, reason))
+            continue
+        abs_path = root / path
+        try:
+            st = abs_path.stat()
+        except OSError as exc:
+            skipped.append(Skip(path, f"cannot read file ({exc.strerror or exc})"))
+            continue
+        cap = (max_bytes or {}).get(ext.lstrip("."))
+        if cap is not None and st.st_size > cap:
+            skipped.append(Skip(path, f"larger than {cap} bytes"))
+            continue
+        entries.append(FileEntry(path, abs_path, st.st_size, st.st_mtime_ns))
+    return entries, skipped

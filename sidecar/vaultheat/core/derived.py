@@ -1,0 +1,104 @@
+"""Chunks of derived text (PDF pages, canvas cards): extracted text plus a locator.
+
+Design: a Markdown chunk is an exact byte slice of its note; a PDF or canvas chunk cannot be (its
+text is what the extractor or the JSON decoder produced), so its locator is the page range or the
+card id instead of bytes. PDFs are chunked per page first, then as notes are: a long page is cut
+at blank lines, then lines, then hard, into pieces of at most ``max_chars``; consecutive short
+pages are joined (so a chunk may span ``page``..``page_end``) until ``min_chars``. A canvas gives
+one chunk per text card, its group/edge labels as context. The embedding input is a context
+header (title, and "p. N" / "card ID") + a blank line + the text, as for notes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vaultheat.core.canvas import CanvasDoc
+from vaultheat.core.pdftext import PdfText
+
+PDF_MAX_CHARS = 1500
+PDF_MIN_CHARS = 200
+
+
+@dataclass(frozen=True)
+class DerivedChunk:
+    ordinal: int
+    kind: str  # "pdf" or "canvas"
+    text: str  # extracted text (PDF) or the card's text with its context lines (canvas)
+    embed_input: str
+    page: int | None = None  # 1-based first page (PDF)
+    page_end: int | None = None  # last page, == page for a one-page chunk
+    card_id: str | None = None  # the canvas card (JSON Canvas node id)
+
+    @property
+    def locator(self) -> str:
+        if self.card_id is not None:
+            return f"card {self.card_id}"
+        if self.page is None:
+            return ""
+        return (
+            f"p. {self.page}" if self.page_end == self.page else f"pp. {self.page}-{self.page_end}"
+        )
+
+
+def _title(path: str) -> str:
+    base = path.rsplit("/", 1)[-1]
+    return base.rsplit(".", 1)[0] if "." in base else base
+
+
+def _split(text: str, max_chars: int) -> list[str]:
+    """Pieces of at most ``max_chars``: at blank lines, then line ends, then hard cuts."""
+    if len(text) <= max_chars:
+        return [text]
+    for sep in ("\n\n", "\n", " "):
+        parts = text.split(sep)
+        if len(parts) > 1:
+            out: list[str] = []
+            cur = ""
+            for p in parts:
+                cand = f"{cur}{sep}{p}" if cur else p
+                if len(cand) <= max_chars:
+                    cur = cand
+                    continue
+                if cur:
+                    out.append(cur)
+                cur = p
+            if cur:
+                out.append(cur)
+            return [q for piece in out for q in _split(piece, max_chars)]
+    return [text[i : i + max_chars] for i in range(0, len(text), max_chars)]
+
+
+def chunk_pdf(
+    doc: PdfText, *, max_chars: int = PDF_MAX_CHARS, min_chars: int = PDF_MIN_CHARS
+) -> list[DerivedChunk]:
+    title = _title(doc.path)
+    pieces: list[tuple[int, int, str]] = []  # (page, page_end, text)
+    for number, page_text in enumerate(doc.pages, start=1):
+        text = page_text.strip()
+        if not text:
+            continue
+        if pieces and len(pieces[-1][2]) < min_chars and len(pieces[-1][2]) + len(text) < max_chars:
+            first, _, prev = pieces.pop()
+            pieces.append((first, number, f"{prev}\n\n{text}"))
+            continue
+        pieces.extend((number, number, part) for part in _split(text, max_chars))
+    out = []
+    for i, (page, page_end, text) in enumerate(pieces):
+        where = f"p. {page}" if page == page_end else f"pp. {page}-{page_end}"
+        out.append(
+            DerivedChunk(
+                i, "pdf", text, f"{title} ({where})\n\n{text}", page=page, page_end=page_end
+            )
+        )
+    return out
+
+
+def chunk_canvas(doc: CanvasDoc) -> list[DerivedChunk]:
+    title = _title(doc.path)
+    return [
+        DerivedChunk(
+            i, "canvas", card.chunk_text, f"{title}\n\n{card.chunk_text}", card_id=card.card_id
+        )
+        for i, card in enumerate(doc.cards)
+    ]

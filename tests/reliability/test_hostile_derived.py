@@ -1,0 +1,56 @@
+"""Hostile PDFs and canvases: each is skipped with a reason or read, in bounded memory/time."""
+
+import json
+import resource
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from pdf_fixtures import bomb_stream, build_pdf, text_page, write
+
+from vaultheat.core.canvas import parse_canvas
+from vaultheat.core.derived import chunk_canvas
+from vaultheat.core.pdftext import extract_pdf
+
+
+def test_decompression_bomb_hits_the_memory_bound(tmp_path):
+    bomb = write(tmp_path / "bomb.pdf", build_pdf([], raw_streams=[bomb_stream(256 << 20)]))
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    got = extract_pdf(bomb, "bomb.pdf", memory_mb=300)
+    assert "memory bound" in (got.skipped or "") and got.pages == []
+    # the inflation happened in the child, not here
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100 * 1024
+
+
+def test_slow_extraction_times_out(tmp_path):
+    pdf = write(tmp_path / "p.pdf", build_pdf([text_page(["x"])]))
+    got = extract_pdf(pdf, "p.pdf", timeout_s=0.001)
+    assert got.skipped is not None and "took over" in got.skipped
+
+
+def test_a_good_pdf_after_bad_ones_still_reads(tmp_path):
+    for i, junk in enumerate([b"", b"%PDF-", b"%PDF-1.4\n1 0 obj << /Length 99999999 >> stream\n"]):
+        assert extract_pdf(write(tmp_path / f"j{i}.pdf", junk), f"j{i}.pdf").skipped
+    good = write(tmp_path / "good.pdf", build_pdf([text_page(["still here"])]))
+    assert extract_pdf(good, "good.pdf").pages == ["still here"]
+
+
+def test_canvas_with_100k_nodes_is_skipped_and_under_cap_is_read():
+    nodes = [{"id": f"n{i}", "type": "text", "text": f"card {i}"} for i in range(100_000)]
+    big = json.dumps({"nodes": nodes}).encode()
+    assert "over the" in (parse_canvas("big.canvas", big).skipped or "")
+    doc = parse_canvas("big.canvas", big, max_nodes=200_000)
+    assert len(chunk_canvas(doc)) == 100_000
+
+
+def test_canvas_hostile_shapes():
+    bad = [
+        b"\x00" * 1000,
+        b'{"nodes": [{"id": {"x": 1}, "type": "text", "text": "a"}]}',
+        b'{"nodes": [{"id": "a", "type": "text", "text": "t", "x": "NaN", "y": [], "width": 0}]}',
+        b'{"nodes": [], "edges": [{"label": 3}, {"fromNode": 1, "label": "x"}, 7]}',
+        b'{"nodes": "' + b"a" * 100_000 + b'"}',
+    ]
+    for raw in bad:
+        doc = parse_canvas("x.canvas", raw)
+        assert doc.skipped is not None or all(c.card_id for c in doc.cards)
