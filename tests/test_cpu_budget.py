@@ -74,3 +74,16 @@ def test_bad_nice_is_rejected() -> None:
         Settings().with_value("index.nice", 20)
     with pytest.raises(VaultheatError):
         Settings().with_value("index.cpus", -1)
+
+
+def test_cli_index_with_a_cpu_budget(vault: Path) -> None:
+    """`vaultheat index --cpus 1` with index.nice from the config: indexes as usual."""
+    exe = [sys.executable, "-m", "vaultheat.cli"]
+    env = {**os.environ, "PYTHONPATH": str(SIDECAR)}
+    subprocess.run([*exe, "init", str(vault)], check=True, capture_output=True, env=env)
+    for key, value in (("embeddings.provider", "fake"), ("index.nice", "3")):
+        subprocess.run([*exe, "config", "set", key, value, "--vault", str(vault)],
+                       check=True, capture_output=True, env=env)  # fmt: skip
+    proc = subprocess.run([*exe, "index", "--cpus", "1", "--json", "--vault", str(vault)],
+                          check=True, capture_output=True, text=True, env=env)  # fmt: skip
+    assert json.loads(proc.stdout)["chunks"]["embedded"] > 0
