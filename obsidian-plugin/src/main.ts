@@ -55,6 +55,7 @@ export default class VaultheatPlugin extends Plugin {
 						indexDir: this.config.indexDir,
 						exclude: sidecarExcludes(this.config.excluded),
 						parentPid: typeof process === "undefined" ? null : process.pid,
+						indexCores: this.config.indexCores,
 					}),
 					env,
 				)

@@ -31,6 +31,8 @@ export interface VaultheatSettings {
 	rerank: RerankMode;
 	/** Keep the index outside the vault (synced vaults): passed as `--index-dir`. */
 	indexDir: string;
+	/** "Use at most N cores while indexing": passed as `--index-cpus`; 0 = the sidecar's default. */
+	indexCores: number;
 	/** "Hide weak matches": which relevance labels are listed. */
 	threshold: RelevanceThreshold;
 	/** The model preset asked for; a change needs a rebuild, started from the plugin. */
@@ -56,6 +58,7 @@ export const DEFAULT_SETTINGS: Readonly<VaultheatSettings> = Object.freeze({
 	excluded: Object.freeze([]) as unknown as string[],
 	rerank: "server",
 	indexDir: "",
+	indexCores: 0,
 	threshold: "all",
 	model: "server",
 	setupDone: false,
@@ -65,6 +68,7 @@ export const DEFAULT_SETTINGS: Readonly<VaultheatSettings> = Object.freeze({
 export const LIMITS = {
 	resultCount: { min: 1, max: 50 },
 	debounceMs: { min: 100, max: 2000 },
+	indexCores: { min: 0, max: 256 },
 } as const;
 
 function str(value: unknown, fallback: string): string {
@@ -98,6 +102,7 @@ export function loadSettings(raw: unknown): VaultheatSettings {
 		pythonPath: str(data.pythonPath, d.pythonPath).trim(),
 		resultCount: int(data.resultCount, d.resultCount, LIMITS.resultCount),
 		debounceMs: int(data.debounceMs, d.debounceMs, LIMITS.debounceMs),
+		indexCores: int(data.indexCores, d.indexCores, LIMITS.indexCores),
 		unlinkedOnlyDefault: bool(data.unlinkedOnlyDefault, d.unlinkedOnlyDefault),
 		excluded,
 		rerank,

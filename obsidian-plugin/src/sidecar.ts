@@ -48,6 +48,8 @@ export interface SidecarOptions {
 	exclude?: readonly string[];
 	/** Our own pid, passed as `--parent-pid`: the sidecar exits when this process is gone. */
 	parentPid?: number | null;
+	/** "Use at most N cores while indexing", passed as `--index-cpus N`; 0/absent = default. */
+	indexCores?: number;
 }
 
 /** Splits a command line on spaces, keeping quoted parts ("C:\\Program Files\\x.exe" --flag). */
@@ -67,6 +69,7 @@ export function sidecarArgv(options: SidecarOptions): string[] {
 	if (options.parentPid) argv.push("--parent-pid", String(options.parentPid));
 	if (options.indexDir) argv.push("--index-dir", options.indexDir);
 	for (const glob of options.exclude ?? []) argv.push("--exclude", glob);
+	if (options.indexCores && options.indexCores > 0) argv.push("--index-cpus", String(options.indexCores));
 	return argv;
 }
 

@@ -92,6 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
              "vaultheat index --vault ~/Notes", "vaultheat index --full")  # fmt: skip
     p.add_argument("--full", action="store_true",
                    help="rebuild every note (needed after a model or chunking change)")  # fmt: skip
+    p.add_argument("--cpus", type=int, default=None, metavar="N",
+                   help="use at most N cores (default: index.cpus, 0 = all)")  # fmt: skip
     _common(p)
 
     p = _add(sub, "status", "counts, skipped files and index state",

@@ -124,11 +124,24 @@ def _pick_model(vault: Any) -> tuple[str, str]:
     return choose_model(texts)
 
 
+def _cpu_budget(config: Any, cpus: int | None) -> dict[str, Any]:
+    """Apply ``index.cpus``/``index.nice`` (``--cpus`` wins) to this process before the model
+    loads; the overrides that size the model's threads to it."""
+    from vaultheat.cpu_budget import apply_cpu_budget
+
+    settings = load_settings(config)
+    overrides: dict[str, Any] = {"index.cpus": cpus} if cpus else {}
+    budget = apply_cpu_budget(settings.with_overrides(overrides))
+    if budget.embeddings.threads != settings.embeddings.threads:
+        overrides["embeddings.threads"] = budget.embeddings.threads
+    return overrides
+
+
 def cmd_index(args: argparse.Namespace) -> int:
     paths = index_paths(args.vault, args.index_dir)
     if not paths.exists():
         raise IndexMissingError(f"no index for {paths.vault}; run `vaultheat init` first")
-    engine = _engine(args)
+    engine = _engine(args, overrides=_cpu_budget(paths.config, getattr(args, "cpus", None)))
     bar = ProgressBar()
     try:
         report = engine.index(full=args.full, progress=bar)

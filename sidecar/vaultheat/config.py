@@ -189,6 +189,14 @@ class ServerSettings:
 
 
 @dataclass(frozen=True)
+class IndexSettings:
+    """The CPU budget of indexing (``vaultheat index`` and the server's index child)."""
+
+    cpus: int = 0  # cores indexing may use; 0 = all (the server's child: all but one)
+    nice: int = 0  # process niceness while indexing, 0-19; 0 = unchanged
+
+
+@dataclass(frozen=True)
 class Settings:
     vault: VaultSettings = field(default_factory=VaultSettings)
     chunking: ChunkingSettings = field(default_factory=ChunkingSettings)
@@ -199,6 +207,7 @@ class Settings:
     expansion: ExpansionSettings = field(default_factory=ExpansionSettings)
     related: RelatedSettings = field(default_factory=RelatedSettings)
     server: ServerSettings = field(default_factory=ServerSettings)
+    index: IndexSettings = field(default_factory=IndexSettings)
     # named configurations for `vaultheat eval`: name -> {"section.key": value}
     eval_configs: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -256,6 +265,8 @@ def _coerce(key: str, ftype: Any, value: Any) -> Any:
         raise ConfigError(f"bad value for {key}: {out!r}; choose one of {', '.join(CHOICES[key])}")
     if key in ("search.top", "related.top") and not 1 <= out <= 100:
         raise ConfigError(f"bad value for {key}: {out!r} (results per answer: 1 to 100)", key=key)
+    if key == "index.nice" and not 0 <= out <= 19:
+        raise ConfigError(f"bad value for {key}: {out!r} (niceness: 0 to 19)", key=key)
     if isinstance(out, int | float) and not isinstance(out, bool) and out < 0:
         raise ConfigError(f"bad value for {key}: {out!r} (must not be negative)")
     return out

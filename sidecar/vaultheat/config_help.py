@@ -95,6 +95,8 @@ KEY_HELP: dict[str, str] = {
     "server.debounce_ms": "wait after a vault change before indexing",
     "server.scan_interval_s": "seconds between scans for changes made while no events came",
     "server.max_body_bytes": "largest request body accepted",
+    "index.cpus": "cores indexing may use (0 = all; the server's index child: all but one)",
+    "index.nice": "CPU niceness of indexing, 0-19 (0 = unchanged); battery-friendly: 10+",
 }
 
 

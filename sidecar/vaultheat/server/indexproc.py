@@ -9,6 +9,7 @@ a committed batch.
 The child leaves one CPU core to the server: it runs on all cores but one (CPU affinity, which
 its model and hnswlib threads inherit; the model's thread count follows unless configured), so
 a full re-index cannot starve queries on a small machine; ``--low-priority`` also nices it.
+``index.cpus`` / ``index.nice`` (``serve --index-cpus``) tighten that budget (cpu_budget.py).
 
 The child is forked from a ``forkserver`` (``spawn`` where there is none) that has imported the
 indexer once, so starting one costs milliseconds, not an interpreter start; it stays for
@@ -41,6 +42,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any
 
 from vaultheat.config import Settings
+from vaultheat.cpu_budget import apply_cpu_budget
 from vaultheat.errors import IndexProcessError, VaultheatError
 from vaultheat.indexer import Indexer, IndexReport, ProgressFn
 from vaultheat.paths import IndexPaths
@@ -78,16 +80,11 @@ def index_cpus() -> int | None:
 
 
 def _limit_cpus(spec: ChildSpec) -> ChildSpec:
-    """Pin the child to ``spec.cpus`` cores and size the model's threads to match."""
-    if not spec.cpus or not hasattr(os, "sched_setaffinity"):
-        return spec
-    allowed = sorted(os.sched_getaffinity(0))
-    if len(allowed) > spec.cpus:
-        with contextlib.suppress(OSError):
-            os.sched_setaffinity(0, allowed[-spec.cpus :])  # core 0 often takes interrupts
-    if spec.settings.embeddings.threads == 0:
-        spec = replace(spec, settings=spec.settings.with_value("embeddings.threads", spec.cpus))
-    return spec
+    """Nice the child (``--low-priority``, ``index.nice``), pin it to ``spec.cpus`` cores
+    capped by ``index.cpus``, and size the model's threads to match."""
+    nice = LOW_PRIORITY_NICE if spec.low_priority else 0
+    settings = apply_cpu_budget(spec.settings, default_cpus=spec.cpus, min_nice=nice)
+    return replace(spec, settings=settings)
 
 
 def error_for(code: str, message: str) -> VaultheatError:
@@ -286,10 +283,7 @@ class _Inbox:
 
 def child_main(spec: ChildSpec, conn: Connection) -> None:
     """Entry point of the index process: serve runs until told to exit, orphaned or idle."""
-    if spec.low_priority:  # first: Linux nice is per thread, and threads started later inherit
-        with contextlib.suppress(OSError):
-            os.nice(LOW_PRIORITY_NICE)
-    spec = _limit_cpus(spec)
+    spec = _limit_cpus(spec)  # first: Linux nice is per thread, later threads inherit it
     inbox = _Inbox(conn)
 
     def on_signal(signum: int, frame: Any) -> None:

@@ -20,6 +20,9 @@ def add_serve_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--threads", type=int, default=None,
                    help="CPU threads for the model (default: the library's)")  # fmt: skip
+    p.add_argument("--index-cpus", type=int, default=None, metavar="N",
+                   help="cores the index child may use (default: index.cpus, else all but "
+                        "one)")  # fmt: skip
     p.add_argument(
         "--exclude",
         action="append",
@@ -44,6 +47,7 @@ def serve_from_args(args: argparse.Namespace) -> int:
         allow_remote=args.allow_remote,
         low_priority=args.low_priority,
         threads=args.threads,
+        index_cpus=getattr(args, "index_cpus", None),
         exclude=tuple(getattr(args, "exclude", ()) or ()),
         parent_pid=getattr(args, "parent_pid", None),
     )

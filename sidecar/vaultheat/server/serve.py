@@ -65,6 +65,7 @@ def serve(
     allow_remote: bool = False,
     low_priority: bool = False,
     threads: int | None = None,
+    index_cpus: int | None = None,
     exclude: tuple[str, ...] = (),
     embedder: Embedder | None = None,
     parent_pid: int | None = None,
@@ -105,6 +106,7 @@ def serve(
             allow_remote=allow_remote,
             low_priority=low_priority,
             threads=threads,
+            index_cpus=index_cpus,
             exclude=exclude,
             embedder=embedder,
             parent_pid=parent_pid,
@@ -121,11 +123,14 @@ def _serve_locked(
     allow_remote: bool,
     low_priority: bool,
     threads: int | None,
+    index_cpus: int | None,
     exclude: tuple[str, ...],
     embedder: Embedder | None,
     parent_pid: int | None,
 ) -> int:
     overrides: dict[str, object] = {"embeddings.threads": threads} if threads else {}
+    if index_cpus:
+        overrides["index.cpus"] = index_cpus
     try:
         if exclude:
             configured = load_settings(paths.config).vault.exclude
