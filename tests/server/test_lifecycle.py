@@ -462,3 +462,35 @@ def test_port_in_use_exits_2(vault: Path, spawn: Any) -> None:
         finally:
             server.kill()
     assert not server.discovery_path.exists()
+
+
+def test_remote_mode_on_127_0_0_2_needs_token_everywhere_and_a_known_host(
+    vault: Path, spawn: Any
+) -> None:
+    configure(vault)
+    server = spawn(vault, "--host", "127.0.0.2", "--allow-remote", "--allow-host", "vh.tailnet")
+    info = server.info()
+    assert info["url"].startswith("http://127.0.0.2:")
+    auth = {"Authorization": f"Bearer {info['token']}"}
+    url = info["url"] + "/v1/health"
+    assert httpx.get(url, headers=auth, timeout=30).status_code == 200
+    anon = httpx.get(url, timeout=30)  # health is not public in remote mode
+    assert anon.status_code == 401
+    assert anon.json()["error"]["code"] == "unauthorized"
+    foreign = httpx.get(url, headers={**auth, "Host": "evil.example"}, timeout=30)
+    assert foreign.status_code == 403
+    named = httpx.get(url, headers={**auth, "Host": "vh.tailnet:1"}, timeout=30)
+    assert named.status_code == 200
+    mobile = httpx.get(url, headers={**auth, "Origin": "capacitor://localhost"}, timeout=30)
+    assert mobile.status_code == 200
+    assert httpx.get(url, headers={**auth, "Origin": "https://evil.example"}).status_code == 403
+    assert server.stop()[0] == 0
+
+
+def test_local_mode_keeps_health_open_and_refuses_mobile_origins(vault: Path, spawn: Any) -> None:
+    configure(vault)
+    server = spawn(vault)
+    url = server.info()["url"] + "/v1/health"
+    assert httpx.get(url, timeout=30).status_code == 200
+    assert httpx.get(url, headers={"Origin": "capacitor://localhost"}).status_code == 403
+    assert server.stop()[0] == 0

@@ -41,6 +41,7 @@ def create_app(
     token: str,
     *,
     extra_hosts: Iterable[str] = (),
+    remote: bool = False,
     low_priority: bool = False,
     query_threads: int = DEFAULT_QUERY_THREADS,
     warm_up: bool = True,
@@ -48,7 +49,8 @@ def create_app(
 ) -> web.Application:
     """The application; its worker and thread pool start and stop with the server.
 
-    ``extra_hosts``: non-loopback ``Host`` values accepted besides loopback (``--allow-remote``).
+    ``extra_hosts``: non-loopback ``Host`` values accepted besides loopback (``--allow-host``).
+    ``remote``: ``--allow-remote`` mode (token on every endpoint, mobile origins, rate limit).
     """
     if not token:
         raise ValueError("the server needs a token")
@@ -73,7 +75,7 @@ def create_app(
     app = web.Application(
         middlewares=[
             make_error_middleware(),
-            make_guard_middleware(token, settings.max_body_bytes, extra_hosts),
+            make_guard_middleware(token, settings.max_body_bytes, extra_hosts, remote=remote),
         ],
         client_max_size=settings.max_body_bytes,
     )

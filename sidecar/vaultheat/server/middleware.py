@@ -20,7 +20,7 @@ import ipaddress
 import json
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
@@ -32,6 +32,10 @@ log = logging.getLogger("vaultheat.server")
 OBSIDIAN_ORIGIN = "app://obsidian.md"
 LOOPBACK_NAMES = frozenset({"localhost"})
 PUBLIC_PATHS = frozenset({"/v1/health"})
+# Obsidian mobile's web views (iOS: capacitor, Android: http://localhost); accepted in remote mode.
+MOBILE_ORIGINS = frozenset({"capacitor://localhost", "http://localhost", "https://localhost"})
+FAILED_TOKEN_LIMIT = 10  # wrong tokens per peer address ...
+FAILED_TOKEN_WINDOW_S = 60.0  # ... within this many seconds, then 429 until the window passes
 
 _STATUS_CODES = {
     400: "bad_request",
@@ -42,6 +46,7 @@ _STATUS_CODES = {
     411: "bad_request",
     413: "too_large",
     415: "bad_request",
+    429: "rate_limited",
 }
 
 
@@ -82,8 +87,37 @@ def host_allowed(header: str | None, extra_hosts: Iterable[str] = ()) -> bool:
     return is_loopback_host(host) or host in {h.lower().strip("[]") for h in extra_hosts}
 
 
-def origin_allowed(origin: str | None) -> bool:
-    return origin is None or origin == OBSIDIAN_ORIGIN
+def origin_allowed(origin: str | None, extra_origins: Iterable[str] = ()) -> bool:
+    return origin is None or origin == OBSIDIAN_ORIGIN or origin in extra_origins
+
+
+class FailedTokenLimiter:
+    """Counts wrong tokens per peer address in a sliding window (remote mode only)."""
+
+    def __init__(
+        self,
+        limit: int = FAILED_TOKEN_LIMIT,
+        window_s: float = FAILED_TOKEN_WINDOW_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.limit, self.window_s, self.clock = limit, window_s, clock
+        self._failures: dict[str, list[float]] = {}
+
+    def _recent(self, peer: str) -> list[float]:
+        cutoff = self.clock() - self.window_s
+        kept = [t for t in self._failures.get(peer, ()) if t > cutoff]
+        if kept:
+            self._failures[peer] = kept
+        else:
+            self._failures.pop(peer, None)
+        return kept
+
+    def blocked(self, peer: str) -> bool:
+        return len(self._recent(peer)) >= self.limit
+
+    def fail(self, peer: str) -> None:
+        self._recent(peer)
+        self._failures.setdefault(peer, []).append(self.clock())
 
 
 def token_matches(header: str | None, token: str) -> bool:
@@ -129,23 +163,45 @@ def make_error_middleware() -> Middleware:
 
 
 def make_guard_middleware(
-    token: str, max_body_bytes: int, extra_hosts: Iterable[str]
+    token: str,
+    max_body_bytes: int,
+    extra_hosts: Iterable[str],
+    *,
+    remote: bool = False,
+    limiter: FailedTokenLimiter | None = None,
 ) -> Middleware:
+    """``remote`` (``serve --allow-remote``): the token is required on every endpoint, health
+    included; Obsidian mobile's origins are accepted; wrong tokens are rate limited per peer."""
     hosts = frozenset(extra_hosts)
+    origins = MOBILE_ORIGINS if remote else frozenset()
+    public = frozenset() if remote else PUBLIC_PATHS
+    failures = (limiter or FailedTokenLimiter()) if remote else None
 
     @web.middleware
     async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
         if not host_allowed(request.headers.get("Host"), hosts):
-            return error_response(403, "forbidden", "the Host header must name a loopback address")
-        if not origin_allowed(request.headers.get("Origin")):
+            return error_response(
+                403, "forbidden", "the Host header must name a loopback address or an --allow-host"
+            )
+        peer = request.remote or "?"
+        if failures is not None and failures.blocked(peer):
+            return error_response(
+                429,
+                "rate_limited",
+                f"too many wrong tokens from {peer}; wait {int(FAILED_TOKEN_WINDOW_S)} s",
+                headers={"Retry-After": str(int(FAILED_TOKEN_WINDOW_S))},
+            )
+        if not origin_allowed(request.headers.get("Origin"), origins):
             return error_response(403, "forbidden", "requests from this origin are not allowed")
         if request.content_length is not None and request.content_length > max_body_bytes:
             return error_response(
                 413, "too_large", f"request body larger than {max_body_bytes} bytes"
             )
-        if request.path not in PUBLIC_PATHS and not token_matches(
+        if request.path not in public and not token_matches(
             request.headers.get("Authorization"), token
         ):
+            if failures is not None:
+                failures.fail(peer)
             return error_response(
                 401,
                 "unauthorized",

@@ -177,7 +177,9 @@ def _document() -> dict[str, Any]:
             "version": __version__,
             "description": "Local semantic search and related notes for one Obsidian vault. "
             "Listens on loopback only; every endpoint but /v1/health needs the bearer token "
-            "from `<index_dir>/server.json`.",
+            "from `<index_dir>/server.json`. In remote mode (`serve --allow-remote`) "
+            "/v1/health needs it too, and wrong tokens are answered 429 after 10 per minute "
+            "from one address.",
         },
         "servers": [{"url": "http://127.0.0.1:51764"}],
         "security": [{"bearer": []}],

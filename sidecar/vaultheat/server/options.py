@@ -14,10 +14,16 @@ def add_serve_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default=None, help="address (default: server.host, 127.0.0.1)")
     p.add_argument("--port", type=int, default=None,
                    help="port, 0 = any free one (default: server.port, 51764)")  # fmt: skip
-    p.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
-    p.add_argument(
-        "--low-priority", action="store_true", help="index at a lower CPU priority"
-    )
+    p.add_argument("--allow-remote", action="store_true",
+                   help="remote mode: allow a non-loopback --host; the token is then required on "
+                        "every endpoint (health too), Obsidian mobile's origins are accepted and "
+                        "wrong tokens are rate limited")  # fmt: skip
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="also accept this Host name, e.g. a tailnet or LAN name (repeatable; "
+                        "needs --allow-remote)")  # fmt: skip
+    p.add_argument("--tls-cert", default=None, metavar="PEM", help="serve HTTPS with this cert")
+    p.add_argument("--tls-key", default=None, metavar="PEM", help="the key for --tls-cert")
+    p.add_argument("--low-priority", action="store_true", help="index at a lower CPU priority")
     p.add_argument("--threads", type=int, default=None,
                    help="CPU threads for the model (default: the library's)")  # fmt: skip
     p.add_argument("--index-cpus", type=int, default=None, metavar="N",
@@ -45,6 +51,9 @@ def serve_from_args(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         allow_remote=args.allow_remote,
+        allow_hosts=tuple(getattr(args, "allow_host", ()) or ()),
+        tls_cert=getattr(args, "tls_cert", None),
+        tls_key=getattr(args, "tls_key", None),
         low_priority=args.low_priority,
         threads=args.threads,
         index_cpus=getattr(args, "index_cpus", None),

@@ -8,6 +8,7 @@ HTTP to exactly what ``vaultheat serve`` runs, without a subprocess.
 from __future__ import annotations
 
 import asyncio
+import ssl
 import threading
 from typing import Any
 
@@ -18,13 +19,15 @@ from vaultheat.server.discovery import format_url
 SHUTDOWN_TIMEOUT_S = 3.0
 
 
-async def start_site(app: web.Application, host: str, port: int) -> tuple[web.AppRunner, int]:
+async def start_site(
+    app: web.Application, host: str, port: int, ssl_context: ssl.SSLContext | None = None
+) -> tuple[web.AppRunner, int]:
     """Set up ``app`` and listen on ``host:port``; returns the runner and the bound port."""
     runner = web.AppRunner(
         app, access_log=None, handle_signals=False, shutdown_timeout=SHUTDOWN_TIMEOUT_S
     )
     await runner.setup()
-    site = web.TCPSite(runner, host, port)
+    site = web.TCPSite(runner, host, port, ssl_context=ssl_context)
     try:
         await site.start()
     except BaseException:

@@ -21,6 +21,7 @@ import logging
 import os
 import secrets
 import signal
+import ssl
 import sys
 from pathlib import Path
 
@@ -63,6 +64,9 @@ def serve(
     host: str | None = None,
     port: int | None = None,
     allow_remote: bool = False,
+    allow_hosts: tuple[str, ...] = (),
+    tls_cert: str | None = None,
+    tls_key: str | None = None,
     low_priority: bool = False,
     threads: int | None = None,
     index_cpus: int | None = None,
@@ -104,6 +108,8 @@ def serve(
             host=host,
             port=port,
             allow_remote=allow_remote,
+            allow_hosts=allow_hosts,
+            tls=(tls_cert, tls_key),
             low_priority=low_priority,
             threads=threads,
             index_cpus=index_cpus,
@@ -121,6 +127,8 @@ def _serve_locked(
     host: str | None,
     port: int | None,
     allow_remote: bool,
+    allow_hosts: tuple[str, ...],
+    tls: tuple[str | None, str | None],
     low_priority: bool,
     threads: int | None,
     index_cpus: int | None,
@@ -144,26 +152,73 @@ def _serve_locked(
     settings = engine.settings.server
     host = host or settings.host
     port = settings.port if port is None else port
-    extra_hosts: tuple[str, ...] = ()
-    if not is_loopback_host(host.strip("[]")):
-        if not allow_remote:
-            _say(
-                f"refusing to listen on {host}: only loopback addresses are allowed unless "
-                "--allow-remote is given"
-            )
-            return EXIT_ERROR
+    try:
+        extra_hosts, ssl_context = remote_policy(host, allow_remote, allow_hosts, *tls)
+    except RemoteRefused as exc:
+        _say(str(exc))
+        return EXIT_ERROR
+    if allow_remote:
+        clear = "" if ssl_context else " The token travels unencrypted (no --tls-cert)."
         _say(
-            f"WARNING: listening on {host}, reachable from other machines; the token "
-            f"travels unencrypted. Use only on a network you trust. Clients must address the "
-            f"server as {host} (the Host header is checked)."
+            f"WARNING: remote mode on {host}: every endpoint needs the token (in {paths.server})."
+            f"{clear} Use only on a network you trust. Accepted Host names: loopback, "
+            f"{', '.join(extra_hosts) or 'none else'}."
         )
-        extra_hosts = (host,)
     if not paths.exists():
         _say(f"no index yet for {paths.vault}: building it in the background")
     token = secrets.token_urlsafe(32)
     return asyncio.run(
-        _run(engine, paths, host.strip("[]"), port, token, extra_hosts, low_priority, parent_pid)
+        _run(
+            engine,
+            paths,
+            host.strip("[]"),
+            port,
+            token,
+            extra_hosts,
+            low_priority,
+            parent_pid,
+            remote=allow_remote,
+            ssl_context=ssl_context,
+        )
     )
+
+
+class RemoteRefused(Exception):
+    """A ``serve`` address/TLS combination that is refused before anything listens."""
+
+
+def remote_policy(
+    host: str,
+    allow_remote: bool,
+    allow_hosts: tuple[str, ...] = (),
+    tls_cert: str | None = None,
+    tls_key: str | None = None,
+) -> tuple[tuple[str, ...], ssl.SSLContext | None]:
+    """The extra ``Host`` names to accept and the TLS context, or :class:`RemoteRefused`.
+
+    A non-loopback ``host`` needs ``allow_remote``; so do ``allow_hosts`` and TLS."""
+    bare = host.strip("[]")
+    if not allow_remote:
+        if not is_loopback_host(bare):
+            raise RemoteRefused(
+                f"refusing to listen on {host}: only loopback addresses are allowed unless "
+                "--allow-remote is given (then every endpoint needs the token)"
+            )
+        if allow_hosts or tls_cert or tls_key:
+            raise RemoteRefused("--allow-host and --tls-cert/--tls-key need --allow-remote")
+        return (), None
+    if bool(tls_cert) != bool(tls_key):
+        raise RemoteRefused("--tls-cert and --tls-key go together: give both or neither")
+    ctx: ssl.SSLContext | None = None
+    if tls_cert and tls_key:
+        ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        try:
+            ctx.load_cert_chain(tls_cert, tls_key)
+        except (OSError, ssl.SSLError) as exc:
+            raise RemoteRefused(f"cannot load --tls-cert/--tls-key: {exc}") from exc
+    names = [bare] if not is_loopback_host(bare) and bare not in ("0.0.0.0", "::") else []
+    names += [h.strip().strip("[]") for h in allow_hosts if h.strip()]
+    return tuple(dict.fromkeys(names)), ctx
 
 
 async def _run(
@@ -175,18 +230,26 @@ async def _run(
     extra_hosts: tuple[str, ...],
     low_priority: bool,
     parent_pid: int | None,
+    *,
+    remote: bool = False,
+    ssl_context: ssl.SSLContext | None = None,
 ) -> int:
     app = create_app(
-        engine, engine.settings.server, token, extra_hosts=extra_hosts, low_priority=low_priority
+        engine,
+        engine.settings.server,
+        token,
+        extra_hosts=extra_hosts,
+        remote=remote,
+        low_priority=low_priority,
     )
     try:
-        runner, bound = await start_site(app, host, port)
+        runner, bound = await start_site(app, host, port, ssl_context)
     except OSError as exc:
         _say(f"cannot listen on {format_url(host, port)}: {exc.strerror or exc}")
         return EXIT_ERROR
     pid = os.getpid()
     info = ServerInfo(
-        url=format_url(host, bound),
+        url=format_url(host, bound).replace("http://", "https://", 1 if ssl_context else 0),
         host=host,
         port=bound,
         pid=pid,
