@@ -156,7 +156,7 @@ def test_inspect_note_says_unresolved_and_backlinks(golden: dict[str, Any]) -> N
 
 
 def test_inspect_note_without_tags_says_none() -> None:
-    from vaultheat.inspect import render_inspect
+    from vaultheat.index_inspect import render_inspect
 
     doc = {"schema": "vaultheat.inspect.note.v1", "path": "a.md", "title": "A", "tags": [],
            "links": [], "backlinks": [], "chunks": []}  # fmt: skip

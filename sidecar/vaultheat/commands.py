@@ -7,7 +7,7 @@ import dataclasses
 import json
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from vaultheat.config import Settings, load_settings, save_settings, settings_to_dict
 from vaultheat.console import EXIT_EMPTY, EXIT_ERROR, EXIT_OK, ProgressBar, emit, parse_property
@@ -23,10 +23,13 @@ from vaultheat.documents import (
 from vaultheat.errors import IndexExistsError, IndexMissingError, InputError, NotFoundError
 from vaultheat.paths import index_paths
 
+if TYPE_CHECKING:
+    from vaultheat.engine import Engine
+
 Hit = TypeVar("Hit")
 
 
-def _engine(args: argparse.Namespace, **kw: Any) -> Any:
+def _engine(args: argparse.Namespace, **kw: Any) -> Engine:
     from vaultheat.engine import Engine
 
     return Engine.open(args.vault, args.index_dir, **kw)
@@ -404,7 +407,7 @@ def _note_score_line(doc: dict[str, Any], note_score: float | None) -> str:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    from vaultheat.inspect import inspect_doc, render_inspect
+    from vaultheat.index_inspect import inspect_doc, render_inspect
 
     engine = _engine(args)
     doc = inspect_doc(engine, args.what, args.ref)

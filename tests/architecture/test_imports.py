@@ -19,7 +19,7 @@ STORAGE_LIBS = {"sqlite3", "hnswlib"}  # SQL and the vector file are storage's
 FORBIDDEN: dict[str, set[str]] = {
     "core": SHELLS
     | SHELL_LIBS
-    | {"storage", "engine", "indexer", "check", "inspect"}
+    | {"storage", "engine", "indexer", "check", "index_inspect"}
     | STORAGE_LIBS,
     "storage": SHELLS | SHELL_LIBS | {"engine", "indexer", "providers"},
     "providers": SHELLS | SHELL_LIBS | {"storage", "engine", "indexer"},
