@@ -26,7 +26,7 @@ def test_rerank_scores_a_capped_shortlist_and_stays_faithful(
 ) -> None:
     settings = RerankSettings(enabled=True, model=str(tiny_ce), shortlist=7, device="cpu")
     fake_engine._reranker = CrossEncoderReranker(settings)
-    fake_engine._reranker_made = True
+    fake_engine._reranker_key = None  # injected: kept whatever the settings
     fake_engine.settings = fake_engine.settings.with_value("rerank.shortlist", 7)
     doc = search_doc(fake_engine, SearchRequest(query="coffee roasting", top=20, rerank=True,
                                            explain=True))  # fmt: skip
@@ -42,6 +42,6 @@ def test_rerank_scores_a_capped_shortlist_and_stays_faithful(
 
 def test_no_reranker_configured_means_rerank_off(fake_engine: Engine) -> None:
     fake_engine.settings = fake_engine.settings.with_value("rerank.enabled", True)
-    fake_engine._reranker_made = False  # model is empty: make_reranker says why and returns None
+    # the rerank settings changed: the engine asks make_reranker again (model empty: None)
     doc = search_doc(fake_engine, SearchRequest(query="coffee roasting", top=5))
     assert doc["results"] and all(r["components"]["rerank"] is None for r in doc["results"])

@@ -156,7 +156,7 @@ def test_query_expansion_adds_variant_seeds_and_degrades_on_failure(fake_engine:
     reply = _json.dumps({"queries": ["index funds expense ratio", "emergency savings"],
                          "hyde": "Keep three months of expenses as a safety net."})  # fmt: skip
     fake_engine._generator = FakeGenerator(reply)
-    fake_engine._generator_made = True
+    fake_engine._generator_key = None  # injected: kept whatever the settings
     doc = search_doc(fake_engine, SearchRequest(query="money", top=30, expand=True, explain=True))
     stages = {r["explain"]["seed"]["stage"] for r in doc["results"]}
     assert stages & {"variant:1", "variant:2", "hyde"}

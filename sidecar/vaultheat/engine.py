@@ -65,6 +65,9 @@ def backend_label(fingerprint: str) -> str | None:
     return backend if backend == "torch" else f"{backend}/{precision}"
 
 
+_UNMADE = object()  # no model made yet
+
+
 class Engine:
     def __init__(
         self,
@@ -79,10 +82,13 @@ class Engine:
         self.settings = settings
         self.embedder = embedder or make_embedder(settings.embeddings)
         self.embedder_injected = embedder is not None  # else built from the settings
+        # models made from the settings are keyed by their settings section: when the settings
+        # are reassigned (the CLI, the eval harness, the sweep) a config naming another model
+        # gets that model; an injected model stays (key None)
         self._reranker = reranker
-        self._reranker_made = reranker is not None
+        self._reranker_key: object = None if reranker is not None else _UNMADE
         self._generator = generator
-        self._generator_made = generator is not None
+        self._generator_key: object = None if generator is not None else _UNMADE
         self._lock = threading.RLock()
         self._store: Store | None = None
         self._vectors: VectorIndex | None = None
@@ -123,18 +129,18 @@ class Engine:
     # -- lazily made models -------------------------------------------------------------------
     @property
     def reranker(self) -> Reranker | None:
-        if not self._reranker_made:
-            self._reranker = make_reranker(self.settings.rerank)
-            self._reranker_made = True
+        key = self.settings.rerank
+        if self._reranker_key is not None and self._reranker_key != key:
+            self._reranker = make_reranker(key)
+            self._reranker_key = key
         return self._reranker
 
     @property
     def generator(self) -> Generator | None:
-        if not self._generator_made:
-            self._generator = (
-                make_generator(self.settings.expansion) if self.settings.expansion.enabled else None
-            )
-            self._generator_made = True
+        key = self.settings.expansion
+        if self._generator_key is not None and self._generator_key != key:
+            self._generator = make_generator(key) if key.enabled else None
+            self._generator_key = key
         return self._generator
 
     # -- index access -------------------------------------------------------------------------
