@@ -127,6 +127,17 @@ export class VaultheatSettingTab extends PluginSettingTab {
 					.onChange((value) => save({ indexDir: value.trim() })),
 			);
 
+		const cores = new Setting(containerEl)
+			.setName("Cores while indexing")
+			.setDesc("Use at most this many CPU cores while the sidecar indexes (0: all but one). Taken the next time the sidecar starts.");
+		cores.addSlider((slider) => {
+			slider
+				.setLimits(LIMITS.indexCores.min, Math.min(LIMITS.indexCores.max, 32), 1)
+				.setValue(s.indexCores)
+				.onChange((value) => save({ indexCores: value }));
+			showValue(cores, slider, s.indexCores, (v) => (v === 0 ? "all" : String(v)));
+		});
+
 		new Setting(containerEl).setName("Results").setHeading();
 		const count = new Setting(containerEl)
 			.setName("Result count")

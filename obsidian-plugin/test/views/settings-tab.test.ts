@@ -43,6 +43,7 @@ describe("settings tab", () => {
 			"Python path",
 			"Find the sidecar",
 			"Index folder",
+			"Cores while indexing",
 			"Result count",
 			"Typing pause",
 			"Hide weak matches",
@@ -106,6 +107,17 @@ describe("settings tab", () => {
 		dir.dispatchEvent(new Event("input"));
 		await Promise.resolve();
 		expect(world.settings()).toMatchObject({ threshold: "good", indexDir: "/home/me/idx", debounceMs: 1250 });
+	});
+
+	it("the cores slider reads 0 as all and saves the budget passed to serve", async () => {
+		const { row } = render();
+		const slider = row("Cores while indexing").querySelector<HTMLInputElement>("input[type=range]")!;
+		expect(text(row("Cores while indexing").querySelector(".slider-value"))).toBe("all");
+		slider.value = "2";
+		slider.dispatchEvent(new Event("input"));
+		await Promise.resolve();
+		expect(text(row("Cores while indexing").querySelector(".slider-value"))).toBe("2");
+		expect(world.settings()).toMatchObject({ indexCores: 2 });
 	});
 
 	it("shows the sidecar's exclusions and Obsidian's Excluded files in one place, and picks a folder", async () => {
