@@ -80,6 +80,7 @@ def test_both_entry_points_call_serve_alike(
                 "tls_key": None,
                 "low_priority": True,
                 "threads": None,
+                "index_cpus": None,
                 "exclude": (),
                 "parent_pid": 42,
             },
