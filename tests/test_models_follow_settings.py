@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-import vaultheat.engine as engine_mod
+import vaultheat.modelset as engine_mod
 from vaultheat.engine import Engine
 
 

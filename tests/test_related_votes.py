@@ -9,8 +9,11 @@ import pytest
 
 from tests.conftest import explain_related_doc, related_doc
 from vaultheat.core.explain import recompute_final
+from vaultheat.core.related import run_related
+from vaultheat.core.relevance import curve_for
 from vaultheat.core.requests import RelatedRequest
 from vaultheat.core.votes import link_votes, recompute_bonus
+from vaultheat.documents import related_document
 from vaultheat.engine import Engine
 
 NOTE = "Coffee/Roasting/Roasting Basics.md"
@@ -65,9 +68,15 @@ def test_votes_follow_the_formula_over_the_votes_off_ranking(fake_engine: Engine
         assert v["share"] == pytest.approx(expected.votes[path].share, abs=1e-5)
 
 
-def test_no_graph_switches_votes_off(fake_engine: Engine) -> None:
-    doc = _related(fake_engine, graph=False)
-    assert all(r["votes"] is None for r in doc["results"])
+def test_no_votes_switches_votes_off_and_no_graph_does_not(fake_engine: Engine) -> None:
+    """``votes`` is the votes' own switch; ``graph`` (``--no-graph``) is heat only."""
+    on = _related(fake_engine)
+    assert any(r["votes"] is not None for r in on["results"])
+    assert all(r["votes"] is None for r in _related(fake_engine, votes=False)["results"])
+    assert _related(fake_engine, graph=False)["results"] == on["results"]  # hops 0: no heat
+    off_settings = fake_engine.settings.with_value("related.votes", False)
+    fake_engine.settings = off_settings
+    assert _related(fake_engine, votes=False)["results"] == _related(fake_engine)["results"]
 
 
 def test_the_query_notes_own_links_never_vote(fake_engine: Engine) -> None:
@@ -80,14 +89,22 @@ def test_the_query_notes_own_links_never_vote(fake_engine: Engine) -> None:
     text = (fake_engine.paths.vault / NOTE).read_text(encoding="utf-8")
     before_text = _related(fake_engine, top=100, text=text)
     planted = frozenset(r["path"] for r in before["results"][-8:])
-    fake_engine._note_links = dataclasses.replace(  # type: ignore[attr-defined]
+    view = dataclasses.replace(fake_engine.index_view(), links=dataclasses.replace(
         links, out_links={**links.out_links, NOTE: planted},
         in_degree={**links.in_degree, **{p: links.in_degree.get(p, 0) + 1 for p in planted}},
-    )  # fmt: skip
+    ))  # fmt: skip
+
+    def planted_related(**kw: object) -> dict:
+        req = RelatedRequest(**{"path": NOTE, "top": 30, "explain": True, **kw})
+        s = fake_engine.settings
+        res = run_related(view, fake_engine.models, s, req)
+        curve = curve_for(s.embeddings.provider, s.embeddings.model, "related")
+        return related_document(res.with_relevance(curve))
+
     for hub in (0, 1):
         fake_engine.settings = fake_engine.settings.with_value("related.vote_hub_degree", hub)
-        after = _related(fake_engine, top=100)
-        after_text = _related(fake_engine, top=100, text=text)
+        after = planted_related(top=100)
+        after_text = planted_related(top=100, text=text)
         if hub == 0:
             assert after["results"] == before["results"]
             assert after_text["results"] == before_text["results"]

@@ -13,6 +13,7 @@ from vaultheat.config import RerankSettings
 from vaultheat.core.explain import recompute_final
 from vaultheat.core.requests import SearchRequest
 from vaultheat.engine import Engine
+from vaultheat.modelset import ModelSet
 from vaultheat.providers.rerank import CrossEncoderReranker
 
 
@@ -25,8 +26,8 @@ def test_rerank_scores_a_capped_shortlist_and_stays_faithful(
     fake_engine: Engine, tiny_ce: Path
 ) -> None:
     settings = RerankSettings(enabled=True, model=str(tiny_ce), shortlist=7, device="cpu")
-    fake_engine._reranker = CrossEncoderReranker(settings)
-    fake_engine._reranker_key = None  # injected: kept whatever the settings
+    # injected: kept whatever the settings
+    fake_engine.models = ModelSet(fake_engine.embedder, reranker=CrossEncoderReranker(settings))
     fake_engine.settings = fake_engine.settings.with_value("rerank.shortlist", 7)
     doc = search_doc(fake_engine, SearchRequest(query="coffee roasting", top=20, rerank=True,
                                            explain=True))  # fmt: skip

@@ -45,12 +45,27 @@ def test_explain_trace_recomputes_the_score(fake_engine: Engine) -> None:
 
 
 def test_stage_switches_change_components(fake_engine: Engine) -> None:
+    fake_engine.settings = fake_engine.settings.with_value("search.hops", 2)  # heat can run
     base = search_doc(fake_engine, SearchRequest(query="roasting first crack", top=5))
     plain = search_doc(fake_engine, SearchRequest(query="roasting first crack", top=5, graph=False,
                                              lexical=False))  # fmt: skip
     assert all(r["components"]["heat"] is None for r in plain["results"])
     assert all(r["components"]["lexical"] is None for r in plain["results"])
     assert all(r["components"]["heat"] is not None for r in base["results"])
+
+
+def test_no_heat_part_without_hops(fake_engine: Engine) -> None:
+    """With search.hops = 0 (the default) nothing propagates: no "heat" part is reported (it
+    would be the seeds' fusion score under another name) and the order is what it was with
+    the part's weight at 0."""
+    assert fake_engine.settings.search.hops == 0
+    req = SearchRequest(query="roasting first crack", top=8)
+    doc = search_doc(fake_engine, req)
+    assert doc["results"] and all(r["components"]["heat"] is None for r in doc["results"])
+    off = search_doc(fake_engine, SearchRequest(**{**req.__dict__, "graph": False}))
+    assert [(r["chunk_id"], r["score"]) for r in doc["results"]] == [
+        (r["chunk_id"], r["score"]) for r in off["results"]
+    ]
 
 
 @pytest.mark.parametrize(
@@ -151,16 +166,18 @@ def test_graph_view_matches_the_stored_edges(fake_engine: Engine) -> None:
 def test_query_expansion_adds_variant_seeds_and_degrades_on_failure(fake_engine: Engine) -> None:
     import json as _json
 
+    from vaultheat.modelset import ModelSet
     from vaultheat.providers.fake import FakeGenerator
 
     reply = _json.dumps({"queries": ["index funds expense ratio", "emergency savings"],
                          "hyde": "Keep three months of expenses as a safety net."})  # fmt: skip
-    fake_engine._generator = FakeGenerator(reply)
-    fake_engine._generator_key = None  # injected: kept whatever the settings
+    fake_engine.models = ModelSet(fake_engine.embedder, generator=FakeGenerator(reply))
     doc = search_doc(fake_engine, SearchRequest(query="money", top=30, expand=True, explain=True))
     stages = {r["explain"]["seed"]["stage"] for r in doc["results"]}
     assert stages & {"variant:1", "variant:2", "hyde"}
-    fake_engine._generator = FakeGenerator(RuntimeError("model server down"))
+    fake_engine.models = ModelSet(
+        fake_engine.embedder, generator=FakeGenerator(RuntimeError("model server down"))
+    )
     doc = search_doc(fake_engine, SearchRequest(query="money", top=5, expand=True))
     assert doc["results"], "a failed expansion falls back to the plain query"
 

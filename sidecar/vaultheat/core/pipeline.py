@@ -1,9 +1,10 @@
 """The retrieval pipeline shared by search and related notes.
 
 query vectors (+ lexical query) → hnswlib top-N per vector and FTS5 BM25 → weighted RRF into
-seeds → heat propagation over the typed chunk graph → candidates = seeds ∪ heated nodes →
-components per candidate (vector = true cosine to the query, lexical = BM25, heat, rerank) →
-min-max normalization and a weighted sum (weights renormalized over the stages that ran).
+seeds → heat propagation over the typed chunk graph (only when ``hops`` > 0) → candidates =
+seeds ∪ heated nodes → components per candidate (vector = true cosine to the query, lexical =
+BM25, heat, rerank) → min-max normalization and a weighted sum (weights renormalized over the
+stages that ran).
 
 Every candidate's vector component is its real cosine to the query, also for nodes that only
 the graph found: the graph widens the candidate set (recall) and the final order still rests
@@ -111,7 +112,9 @@ def retrieve(store: StorePort, vectors: VectorIndexPort, plan: RetrievalPlan) ->
         return {i: sim_cache.get(i, 0.0) for i in ids}
 
     heat: HeatResult | None = None
-    if stages.graph and seeds and graph is not None:
+    # heat runs only when it can move something: with hops = 0 (the default) it would hand back
+    # the seeds' fusion scores under the name "heat"; then no heat part is reported at all
+    if stages.graph and seeds and graph is not None and settings.hops > 0:
         heat = propagate_heat(
             seeds,
             make_neighbors(graph, blocked),

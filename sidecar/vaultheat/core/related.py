@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from vaultheat.config import RelatedSettings
+from vaultheat.config import RelatedSettings, Settings
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.models import ChunkRow
 from vaultheat.core.parsing import parse_note
@@ -40,8 +40,9 @@ from vaultheat.core.ports import StorePort, VectorIndexPort
 from vaultheat.core.requests import RelatedRequest
 from vaultheat.core.resolve import LinkResolver
 from vaultheat.core.results import RelatedHit, RelatedResults
-from vaultheat.core.search import Context, chunk_ref, make_rerank, note_scores, snippet_fn
+from vaultheat.core.search import chunk_ref, make_rerank, note_scores, snippet_fn
 from vaultheat.core.sizing import chunk_for
+from vaultheat.core.view import IndexView, Models, text_key
 from vaultheat.core.votes import Vote, best_chunks, link_votes, rank_floor, reachable
 from vaultheat.errors import NotFoundError
 
@@ -49,23 +50,25 @@ MAX_QUERY_CHUNKS = 8
 LEXICAL_TERMS = 24
 
 
-def _text_chunks(ctx: Context, path: str, raw: bytes) -> tuple[list[Any], np.ndarray, Any]:
+def _text_chunks(
+    models: Models, s: Settings, path: str, raw: bytes
+) -> tuple[list[Any], np.ndarray, Any]:
     """Chunks of unsaved text and their vectors (embedding cache first, then the model)."""
-    note = parse_note(path, raw, exclude_property=ctx.settings.vault.exclude_property)
-    drafts = chunk_for(note, ctx.settings, ctx.embedder)
+    note = parse_note(path, raw, exclude_property=s.vault.exclude_property)
+    drafts = chunk_for(note, s, models.embedder)
     vecs: list[np.ndarray] = []
     todo: list[tuple[int, str, str]] = []
     for i, d in enumerate(drafts):
-        key = "d:" + ctx.text_key(d.embed_input)
-        cached = ctx.query_cache.get(key)
+        key = "d:" + text_key(d.embed_input)
+        cached = models.cache.get(key)
         vecs.append(cached if cached is not None else np.zeros(0, dtype=np.float32))
         if cached is None:
             todo.append((i, key, d.embed_input))
     if todo:
-        fresh = ctx.embedder.embed_documents([t for _, _, t in todo])
+        fresh = models.embedder.embed_documents([t for _, _, t in todo])
         for (i, key, _), v in zip(todo, fresh, strict=True):
             vecs[i] = np.asarray(v, dtype=np.float32)
-            ctx.query_cache[key] = vecs[i]
+            models.cache[key] = vecs[i]
     mat = np.stack(vecs) if vecs else np.zeros((0, 1), dtype=np.float32)
     return drafts, mat, note
 
@@ -117,29 +120,29 @@ class Kept:
 
 
 def run_related(
-    ctx: Context,
-    store: StorePort,
-    vectors: VectorIndexPort,
+    view: IndexView,
+    models: Models,
+    s: Settings,
     req: RelatedRequest,
     *,
     resolver: LinkResolver | None = None,
 ) -> RelatedResults:
     """The steps: the query note → its query vectors and words → the retrieval → note scores
-    (damped) → link votes → the result rows, near-duplicates folded together."""
+    (damped) → link votes → the result rows, near-duplicates folded together. ``resolver``
+    resolves the links of unsaved text (default: the view's)."""
     t0 = time.perf_counter()
-    s = ctx.settings
-    graph = ctx.graph_view()
-    note = query_note(ctx, store, vectors, req, resolver)
+    store, vectors, graph = view.store, view.vectors, view.graph
+    note = query_note(models, s, store, vectors, req, resolver or view.resolver)
     backlinks = store.backlinking_paths(req.path)
     if len(note.mat) == 0 or note.mat.shape[1] != vectors.dim:
         return _doc(req, [], t0)
-    result = _retrieve(ctx, store, vectors, req, note, graph)
+    result = _retrieve(view, models, s, req, note)
     ranked = note_ranking(result, graph, req, s.related, s.search.files_top_chunks)
     content = {p: sc for p, sc, _ in ranked}
     vote_of: dict[str, Vote] = {}
     unseen: dict[int, float] = {}  # chunks only votes brought in -> their cosine
-    if s.related.votes and req.graph and s.related.vote_weight > 0:
-        ranked, vote_of, unseen = _add_votes(ctx, vectors, req, result, ranked, content)
+    if votes_on(s, req):
+        ranked, vote_of, unseen = _add_votes(view, s.related, req, result, ranked, content)
     rows = store.chunks([cid for _, _, cid in ranked[: max(req.top * 3 + 10, s.related.vote_k)]])
     voting = {v.path for vote in vote_of.values() for v in vote.voters}
     voter_cids = {p: cid for p, _, cid in ranked if p in voting}
@@ -181,7 +184,8 @@ def run_related(
 
 
 def query_note(
-    ctx: Context,
+    models: Models,
+    s: Settings,
     store: StorePort,
     vectors: VectorIndexPort,
     req: RelatedRequest,
@@ -193,7 +197,7 @@ def query_note(
     own_ids = frozenset(c.id for c in store.note_chunks(row.id)) if row is not None else frozenset()
     if req.text is not None:
         raw = req.text.encode("utf-8", "surrogatepass")
-        drafts, mat, note = _text_chunks(ctx, req.path, raw)
+        drafts, mat, note = _text_chunks(models, s, req.path, raw)
         if resolver is None:
             resolver = LinkResolver(list(store.notes()), store.attachments(), store.note_aliases())
         links_out = {
@@ -241,29 +245,24 @@ def query_vectors(note: QueryNote, cursor: int | None, window: int) -> list[Quer
 
 
 def _retrieve(
-    ctx: Context,
-    store: StorePort,
-    vectors: VectorIndexPort,
-    req: RelatedRequest,
-    note: QueryNote,
-    graph: GraphView,
+    view: IndexView, models: Models, s: Settings, req: RelatedRequest, note: QueryNote
 ) -> Retrieval:
     """The shared retrieval (``core/plan.py``) with the note's vectors and distinctive words;
     the note's own chunks are blocked."""
     text = f"{note.title}\n{note.body}"
-    lexical_query = distinctive_terms(store, text)
+    lexical_query = distinctive_terms(view.store, text)
     plan = plan_for_related(
-        ctx.settings,
+        s,
         req,
         text,
-        query_vectors(note, req.cursor, ctx.settings.related.cursor_window_chars),
+        query_vectors(note, req.cursor, s.related.cursor_window_chars),
         [(lexical_query, 1.0, "lexical")] if lexical_query else [],
-        make_rerank=lambda: make_rerank(ctx, store, note.body[:2000]),
-        graph=graph,
-        dense=ctx.dense_vectors(),
+        make_rerank=lambda: make_rerank(models, s, view.store, note.body[:2000]),
+        graph=view.graph,
+        dense=view.dense,
         blocked=set(note.own_ids),
     )
-    return retrieve(store, vectors, plan)
+    return retrieve(view.store, view.vectors, plan)
 
 
 def note_ranking(
@@ -317,8 +316,8 @@ def _damp(path: str, r: RelatedSettings) -> float:
 
 
 def _add_votes(
-    ctx: Context,
-    vectors: VectorIndexPort,
+    view: IndexView,
+    r: RelatedSettings,
     req: RelatedRequest,
     result: Retrieval,
     ranked: list[tuple[str, float, int]],
@@ -328,8 +327,7 @@ def _add_votes(
     A note that only votes found joins with its best chunk's content score (cosine scaled and
     clipped, as graph-found chunks are scored, added to ``content``); the query note's own
     links are never read."""
-    r = ctx.settings.related
-    links = ctx.note_links()
+    links, vectors = view.links, view.vectors
     vr = link_votes(
         [(p, sc) for p, sc, _ in ranked],
         links.out_links,
@@ -365,7 +363,7 @@ def _add_votes(
             for t, ids in fresh.items()
             if reachable(cap, _damp(t, r), vr.votes[t].bonus, floor)
         }
-    dense = ctx.dense_vectors()
+    dense = view.dense
 
     def vectors_of(ids: np.ndarray) -> np.ndarray:
         if len(dense) > int(ids.max()):
@@ -382,6 +380,11 @@ def _add_votes(
     out = [(p, sc + votes[p].bonus if p in votes else sc, cid) for p, sc, cid in out]
     out.sort(key=lambda x: (-x[1], x[0]))
     return out, votes, {cid: sim for cid, sim in best.values()}
+
+
+def votes_on(s: Settings, req: RelatedRequest) -> bool:
+    """Link votes run unless the settings or the request turn them off (``--no-votes``)."""
+    return s.related.votes and req.votes and s.related.vote_weight > 0
 
 
 def _doc(req: RelatedRequest, results: list[RelatedHit], t0: float) -> RelatedResults:

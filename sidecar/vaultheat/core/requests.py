@@ -54,9 +54,10 @@ class RelatedRequest:
     top: int = 10
     unlinked_only: bool = False
     explain: bool = False
-    graph: bool = True
+    graph: bool = True  # heat propagation (when search.hops > 0)
     lexical: bool = True
     rerank: bool | None = None
+    votes: bool = True  # link votes (when related.votes is on)
 
     @classmethod
     def from_dict(cls, data: Any) -> RelatedRequest:

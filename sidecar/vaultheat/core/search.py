@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -13,7 +13,6 @@ from vaultheat.config import Settings
 from vaultheat.core.expansion import expand_query
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.lexical import query_terms
-from vaultheat.core.lru import LRU
 from vaultheat.core.models import ChunkRow
 from vaultheat.core.pipeline import (
     Retrieval,
@@ -23,42 +22,19 @@ from vaultheat.core.pipeline import (
     retrieve,
 )
 from vaultheat.core.plan import QueryVector, RerankFn, plan_for_search
-from vaultheat.core.ports import StorePort, VectorIndexPort
+from vaultheat.core.ports import StorePort
 from vaultheat.core.relevance import GOOD, curve_for
 from vaultheat.core.requests import SearchRequest
 from vaultheat.core.results import ChunkHit, ChunkRef, NoteHit, SearchHit, SearchResults
-from vaultheat.core.votes import NoteLinks
-from vaultheat.providers.base import Embedder, Generator, Reranker
+from vaultheat.core.view import IndexView, Models, text_key
 
 
-class Context(Protocol):
-    """What the pipeline needs from its host (the Engine): models, settings and a cache."""
-
-    settings: Settings
-    embedder: Embedder
-    query_cache: LRU[str, np.ndarray]
-
-    @property
-    def reranker(self) -> Reranker | None: ...
-
-    @property
-    def generator(self) -> Generator | None: ...
-
-    def text_key(self, text: str) -> str: ...
-
-    def graph_view(self) -> GraphView: ...
-
-    def dense_vectors(self) -> np.ndarray: ...
-
-    def note_links(self) -> NoteLinks: ...
-
-
-def embed_query(ctx: Context, text: str) -> np.ndarray:
-    key = "q:" + ctx.text_key(text)
-    vec = ctx.query_cache.get(key)
+def embed_query(models: Models, text: str) -> np.ndarray:
+    key = "q:" + text_key(text)
+    vec = models.cache.get(key)
     if vec is None:
-        vec = np.asarray(ctx.embedder.embed_query(text), dtype=np.float32)
-        ctx.query_cache[key] = vec
+        vec = np.asarray(models.embedder.embed_query(text), dtype=np.float32)
+        models.cache[key] = vec
     return vec
 
 
@@ -83,8 +59,10 @@ def allowed_chunks(store: StorePort, req: SearchRequest) -> set[int] | None:
     )
 
 
-def make_rerank(ctx: Context, store: StorePort, query: str) -> RerankFn | None:
-    reranker = ctx.reranker
+def make_rerank(
+    models: Models, settings: Settings, store: StorePort, query: str
+) -> RerankFn | None:
+    reranker = models.reranker(settings.rerank)
     if reranker is None:
         return None
 
@@ -97,36 +75,36 @@ def make_rerank(ctx: Context, store: StorePort, query: str) -> RerankFn | None:
     return rerank
 
 
-def run_search(
-    ctx: Context, store: StorePort, vectors: VectorIndexPort, req: SearchRequest
-) -> SearchResults:
+def run_search(view: IndexView, models: Models, s: Settings, req: SearchRequest) -> SearchResults:
+    """``req`` against ``view`` with settings ``s``: embed (and expand) the query, retrieve,
+    re-weight a keyword query toward its words, then the chunk or note rows."""
     t0 = time.perf_counter()
-    s = ctx.settings
-    queries = [QueryVector(embed_query(ctx, req.query), 1.0, "vector")]
+    store, vectors = view.store, view.vectors
+    queries = [QueryVector(embed_query(models, req.query), 1.0, "vector")]
     lexical = [(req.query, 1.0, "lexical")]
     expand = s.expansion.enabled if req.expand is None else req.expand
     if expand:
-        exp = expand_query(ctx.generator, req.query, variants=s.expansion.variants,
-                           hyde=s.expansion.hyde)  # fmt: skip
+        exp = expand_query(models.generator(s.expansion), req.query,
+                           variants=s.expansion.variants, hyde=s.expansion.hyde)  # fmt: skip
         for i, v in enumerate(exp.variants, start=1):
-            queries.append(QueryVector(embed_query(ctx, v), 0.7, f"variant:{i}"))
+            queries.append(QueryVector(embed_query(models, v), 0.7, f"variant:{i}"))
             lexical.append((v, 0.7, f"variant:{i}"))
         if exp.hyde:  # a made-up answer passage: embedded as a document, not as a query
-            hyde_vec = np.asarray(ctx.embedder.embed_documents([exp.hyde])[0], dtype=np.float32)
+            hyde_vec = np.asarray(models.embedder.embed_documents([exp.hyde])[0], dtype=np.float32)
             queries.append(QueryVector(hyde_vec, 0.7, "hyde"))
     plan = plan_for_search(
         s,
         req,
         queries,
         lexical,
-        make_rerank=lambda: make_rerank(ctx, store, req.query),
-        graph=ctx.graph_view(),
-        dense=ctx.dense_vectors(),
+        make_rerank=lambda: make_rerank(models, s, store, req.query),
+        graph=view.graph,
+        dense=view.dense,
         allowed=allowed_chunks(store, req),
     )
     result = retrieve(store, vectors, plan)
     ranked_by = "meaning"
-    if s.search.score_lexical_weak > 0 and _words_lead(ctx, req.query, result):
+    if s.search.score_lexical_weak > 0 and _words_lead(s, req.query, result):
         weights = dataclasses.replace(plan.weights, score_lexical=s.search.score_lexical_weak)
         result = retrieve(store, vectors, dataclasses.replace(plan, weights=weights))
         ranked_by = "words"
@@ -134,7 +112,7 @@ def run_search(
     results: Sequence[SearchHit]
     if req.files_only:
         results = file_results(
-            result, store, ctx.graph_view(), req.top, s.search.files_top_chunks, snippet
+            result, store, view.graph, req.top, s.search.files_top_chunks, snippet
         )
     else:
         ids = result.order[: req.top]
@@ -151,7 +129,7 @@ def run_search(
 KEYWORD_TERMS = 3  # at most this many index terms: a keyword query, not a question
 
 
-def _words_lead(ctx: Context, query: str, r: Retrieval) -> bool:
+def _words_lead(s: Settings, query: str, r: Retrieval) -> bool:
     """A keyword query (a few terms: "ulysses", "textbundle export") whose words were found
     while no vector match is even "good" (the model's search curve, core/relevance.py): then
     the exact matches should decide the order. Longer questions keep the usual weights (with
@@ -163,7 +141,7 @@ def _words_lead(ctx: Context, query: str, r: Retrieval) -> bool:
     if not lexical or not any(v > 0 for v in lexical.values()):
         return False
     best = max((r.raw["vector"] or {}).values(), default=0.0)
-    e = ctx.settings.embeddings
+    e = s.embeddings
     return curve_for(e.provider, e.model, "search")(best) < GOOD
 
 

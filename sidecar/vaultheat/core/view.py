@@ -1,0 +1,71 @@
+"""What one query reads: a frozen view of one index generation, and the models beside it.
+
+Why: core used to call back into its host (a ``Context`` protocol the engine implemented by
+passing itself) for the graph, the dense vectors and the link data, each call re-entering the
+engine's cache logic, and one query could read two index generations while an index run
+committed. Now the host builds one ``IndexView`` per index generation (and graph settings),
+replaces it when the index moves on and never changes it, and hands core that view bound to a
+store snapshot of the same generation (``reading``), with the settings and a ``Models`` object.
+Core reads only these; it never learns where they came from, and a test can hand it an
+in-memory view (``tests/core/fakes.py``).
+
+The trade-off: a view holds everything derived from an index generation, so a new generation
+costs a rebuild of the graph and the link data before the next query (as before, once per
+generation); the vectors are shared with the next view and only changed while no query runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+import xxhash
+
+from vaultheat.config import ExpansionSettings, RerankSettings
+from vaultheat.core.graphview import GraphView
+from vaultheat.core.lru import LRU
+from vaultheat.core.ports import StorePort, VectorIndexPort
+from vaultheat.core.resolve import LinkResolver
+from vaultheat.core.votes import NoteLinks
+from vaultheat.providers.base import Embedder, Generator, Reranker
+
+
+@dataclass(frozen=True)
+class IndexView:
+    """One index generation: its store (a snapshot while a query runs), vectors, chunk graph,
+    dense chunk vectors (rows by chunk id), note links and link resolver."""
+
+    generation: int
+    store: StorePort
+    vectors: VectorIndexPort
+    graph: GraphView
+    dense: np.ndarray
+    links: NoteLinks
+    resolver: LinkResolver
+
+    def reading(self, store: StorePort) -> IndexView:
+        """This view reading ``store`` (a snapshot of the same generation)."""
+        return dataclasses.replace(self, store=store)
+
+
+class Models(Protocol):
+    """The models a query uses, each made for the settings it is given, and their cache."""
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    @property
+    def cache(self) -> LRU[str, np.ndarray]:
+        """Query and unsaved-text chunk vectors by their text (bounded)."""
+        ...
+
+    def reranker(self, settings: RerankSettings) -> Reranker | None: ...
+
+    def generator(self, settings: ExpansionSettings) -> Generator | None: ...
+
+
+def text_key(text: str) -> str:
+    """A short stable key of ``text`` (the embedding cache's keys)."""
+    return xxhash.xxh3_64_hexdigest(text.encode("utf-8", "surrogatepass"))

@@ -1,0 +1,141 @@
+"""What the engine reports about its index: freshness against the disk, status, one note's status.
+
+Kept apart from the engine (which answers queries) because none of it reads a view: these read
+the engine's shared store and the vault on disk, and run while an index run is in progress.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from typing import TYPE_CHECKING, Any
+
+from vaultheat import __version__
+from vaultheat.config import canonical_model
+from vaultheat.core.freshness import IndexFreshness, Pending
+from vaultheat.core.status import ModelInfo, NoteStatus, Skipped, Status
+from vaultheat.indexer import stored_settings
+
+if TYPE_CHECKING:
+    from vaultheat.engine import Engine
+
+
+def backend_label(fingerprint: str) -> str | None:
+    """The backend in a local embedder's fingerprint: torch, onnx/int8, ...; else None."""
+    match = re.search(r"\|backend=(\w+)\|(\w+)", fingerprint)
+    if match is None:
+        return None
+    backend, precision = match.groups()
+    return backend if backend == "torch" else f"{backend}/{precision}"
+
+
+def freshness(engine: Engine) -> IndexFreshness:
+    """The index against the vault on disk (one stat walk, no file read; see
+    ``core.freshness``)."""
+    from vaultheat.core.discovery import discover
+    from vaultheat.core.freshness import compare_with_disk, index_state
+    from vaultheat.storage.lock import holder_pid
+
+    paths, settings = engine.paths, engine.settings
+    disc = discover(paths.vault, settings.vault, index_dir=paths.root)
+    disk = ((e.path, e.mtime_ns, e.size) for e in disc.notes)
+    indexing = holder_pid(paths.lock) is not None
+    pending = Pending()
+    if not paths.db.exists():
+        fresh = compare_with_disk(disk, {})
+        mismatch, finished = False, False
+    else:
+        with engine.snapshot() as store:
+            manifest = store.manifest()
+            stats, skipped = store.note_stats(), [s["path"] for s in store.skipped()]
+            pending = Pending(**store.counts()["pending"])
+        fresh = compare_with_disk(disk, stats, skipped)
+        mismatch = manifest.get("stored") not in (None, stored_settings(settings, engine.embedder))
+        finished = "stored" in manifest and manifest.get("run_complete", True) is True
+    state, detail = index_state(
+        fresh, indexing=indexing, mismatch=mismatch, finished=finished, pending=pending.total
+    )
+    return IndexFreshness(state, detail, fresh, pending)
+
+
+def status(engine: Engine) -> Status:
+    e = engine.settings.embeddings
+    name = canonical_model(e.model)
+    model = ModelInfo(e.provider, name, e.backend, preset=e.model if name != e.model else None)
+    if not engine.paths.db.exists():
+        return _status(engine, model, freshness(engine))
+    with engine.snapshot() as store:
+        counts = store.counts()
+        manifest = store.manifest()
+        skipped = store.skipped() + store.unchunked_notes()
+    fresh = freshness(engine)
+    stored_fp = (manifest.get("stored") or {}).get("fingerprint")
+    if isinstance(stored_fp, str):  # what "auto" became when this index was built
+        model = dataclasses.replace(model, backend=backend_label(stored_fp) or model.backend)
+    return _status(
+        engine,
+        dataclasses.replace(model, dimension=manifest.get("dimension")),
+        fresh,
+        built=True,
+        notes=counts["notes"],
+        excluded=counts["excluded"],
+        chunks=counts["chunks"],
+        links_resolved=counts["links"]["resolved"],
+        links_unresolved=counts["links"]["unresolved"],
+        tags=counts["tags"],
+        edges={"similar": 0, "link": 0, **counts["edges"]},
+        skipped=tuple(
+            Skipped(s["path"], s["reason"]) for s in sorted(skipped, key=lambda s: s["path"])
+        ),
+    )
+
+
+def _status(engine: Engine, model: ModelInfo, fresh: IndexFreshness, **counts: Any) -> Status:
+    return Status(
+        version=__version__,
+        vault=str(engine.paths.vault),
+        index_dir=str(engine.paths.root),
+        model=model,
+        exclude=tuple(engine.settings.vault.exclude),
+        index=fresh,
+        **counts,
+    )
+
+
+def note_status(engine: Engine, path: str) -> NoteStatus:
+    from vaultheat.indexer import content_hash
+    from vaultheat.paths import safe_vault_path
+
+    abs_path = safe_vault_path(engine.paths.vault, path)
+    exists = os.path.isfile(abs_path)  # False, not OSError, for a name too long
+    disk_hash = content_hash(abs_path.read_bytes()) if exists else None
+    absent = NoteStatus(path, exists, indexed=False, reason=None, disk_hash=disk_hash)
+    if not engine.paths.db.exists():
+        return dataclasses.replace(absent, reason="the vault has not been indexed yet")
+    with engine.snapshot() as store:
+        row = store.note_by_path(path)
+        skip = store.skip_reason(path)
+        n_chunks = store.note_chunk_count(row.id) if row else 0
+    if row is None:
+        if skip:
+            reason = f"skipped: {skip}"
+        elif not exists:
+            reason = "no such note in the vault"
+        elif not path.lower().endswith(".md"):
+            reason = "only Markdown (.md) notes are indexed"
+        else:
+            reason = "not indexed yet (new since the last index run)"
+        return dataclasses.replace(absent, reason=reason)
+    note = dataclasses.replace(
+        absent, indexed=not row.excluded, chunks=n_chunks, indexed_hash=row.content_hash
+    )
+    if row.excluded:
+        reason = "opted out by its frontmatter"
+    elif not note.fresh:
+        reason = "changed on disk since it was indexed (re-index pending)"
+    elif n_chunks == 0:
+        reason = "the note has no body text"
+    else:
+        return note
+    return dataclasses.replace(note, reason=reason)

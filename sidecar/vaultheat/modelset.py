@@ -1,0 +1,56 @@
+"""The models a query uses, made for the settings it carries: core's ``Models``.
+
+Models made from the settings are keyed by their settings section, so when the settings change
+(the CLI, the evaluation harness, the sweep) a config naming another model gets that model,
+made on first use (status and no-op indexing never load one). A model given to the constructor
+(tests, the evaluation's injected fakes) stays whatever the settings say. The embedding cache
+of query and unsaved-text vectors lives here, bounded.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from vaultheat.config import ExpansionSettings, RerankSettings
+from vaultheat.core.lru import LRU
+from vaultheat.providers.base import Embedder, Generator, Reranker
+from vaultheat.providers.registry import make_generator, make_reranker
+
+# query and unsaved-text chunk vectors kept by their text (about 1.5 KB each at 384 dimensions):
+# bounded, so a server that only feeds the sidebar does not grow for the whole session
+QUERY_CACHE_SIZE = 4096
+_UNMADE = object()  # no model made yet
+
+
+class ModelSet:
+    def __init__(
+        self,
+        embedder: Embedder,
+        *,
+        reranker: Reranker | None = None,
+        generator: Generator | None = None,
+        cache_size: int = QUERY_CACHE_SIZE,
+    ) -> None:
+        self.embedder = embedder
+        self.cache: LRU[str, np.ndarray] = LRU(cache_size)
+        self._reranker = reranker
+        self._reranker_key: object = None if reranker is not None else _UNMADE
+        self._generator = generator
+        self._generator_key: object = None if generator is not None else _UNMADE
+        self._lock = threading.Lock()  # two query threads never make the same model twice
+
+    def reranker(self, settings: RerankSettings) -> Reranker | None:
+        with self._lock:
+            if self._reranker_key is not None and self._reranker_key != settings:
+                self._reranker = make_reranker(settings)
+                self._reranker_key = settings
+            return self._reranker
+
+    def generator(self, settings: ExpansionSettings) -> Generator | None:
+        with self._lock:
+            if self._generator_key is not None and self._generator_key != settings:
+                self._generator = make_generator(settings) if settings.enabled else None
+                self._generator_key = settings
+            return self._generator

@@ -1,0 +1,262 @@
+"""The engine's read side: builds one ``IndexView`` per index generation and runs queries on it.
+
+A query runs inside a read transaction (``storage/snapshots.py``) whose generation must be the
+view's: when the index child has committed since the view was built, the view is rebuilt from
+that transaction's snapshot and the query runs on the new view within the same transaction, so
+one query reads one generation (at most one rebuild per query, never a retry loop). A view is
+replaced, never changed. The vector index is the one object shared between views (reconciled
+in place from the database, which is cheap, instead of re-read from its file); a readers-writer
+lock keeps that and every rebuild away from running queries, so a query never sees vectors of
+another generation than its rows.
+
+The graph depends on the graph settings (tag edges, kNN) and on ``use_similar_edges`` (the
+sweep's in-memory kNN variants): a change of either gives a new view of the same generation
+that keeps the dense vectors and the link resolver.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import numpy as np
+
+from vaultheat.config import GraphSettings
+from vaultheat.core.graphview import GraphView
+from vaultheat.core.resolve import LinkResolver
+from vaultheat.core.view import IndexView
+from vaultheat.core.votes import NoteLinks
+from vaultheat.errors import IndexMismatchError, IndexMissingError
+from vaultheat.paths import IndexPaths
+from vaultheat.storage.snapshots import Snapshots
+from vaultheat.storage.store import Store
+from vaultheat.storage.vectors import VectorIndex
+from vaultheat.storage.vectorsync import open_vectors, reconcile
+
+log = logging.getLogger("vaultheat.engine")
+T = TypeVar("T")
+Similar = Mapping[int, Sequence[tuple[int, float]]]
+
+
+class RWLock:
+    """Many readers or one writer; a waiting writer holds off new readers (no starvation
+    while clients keep querying)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition(threading.Lock())
+        self._readers = 0
+        self._writer = False
+        self._waiting = 0
+
+    @contextmanager
+    def shared(self) -> Iterator[None]:
+        with self._cond:
+            while self._writer or self._waiting:
+                self._cond.wait()
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._readers -= 1
+                if not self._readers:
+                    self._cond.notify_all()
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        with self._cond:
+            self._waiting += 1
+            while self._writer or self._readers:
+                self._cond.wait()
+            self._waiting -= 1
+            self._writer = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._writer = False
+                self._cond.notify_all()
+
+
+@dataclasses.dataclass(frozen=True)
+class _Key:
+    generation: int
+    graph: GraphSettings
+    similar_version: int
+
+
+class ViewSource:
+    """The current view of one index, for the settings and model fingerprint a call carries."""
+
+    def __init__(self, paths: IndexPaths, fingerprint: str) -> None:
+        self.paths = paths
+        self.fingerprint = fingerprint
+        self._rw = RWLock()
+        self._lock = threading.RLock()  # the shared store (status, freshness, note status)
+        self._store: Store | None = None
+        self._snapshots: Snapshots | None = None
+        self._vectors: VectorIndex | None = None
+        self._vectors_gen = -1
+        self._view: IndexView | None = None
+        self._key: _Key | None = None
+        self._stale = False
+        self._stored: Any = None  # the manifest's stored settings at the view's generation
+        self._similar: Similar | None = None
+        self._similar_version = 0
+
+    # -- the engine's own connection ---------------------------------------------------------
+    def store(self) -> Store:
+        """The shared read-only store (autocommit reads), reopened when the file was replaced."""
+        with self._lock:
+            replaced = self._store is not None and self._store.replaced()
+        if replaced:  # reopened outside the store lock: the view lock always comes first
+            log.info("the index at %s was replaced; reopening it", self.paths.db)
+            self.reopen()
+        return self._open()[0]
+
+    def _open(self) -> tuple[Store, Snapshots]:
+        with self._lock:
+            if self._store is None or self._snapshots is None:
+                if not self.paths.db.exists():
+                    raise IndexMissingError(
+                        f"the index of {self.paths.vault} is empty; run `vaultheat index`"
+                    )
+                self._store = Store(self.paths.db, readonly=True)
+                self._snapshots = Snapshots(self.paths.db)
+            return self._store, self._snapshots
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Store]:
+        """A read-only store in a read transaction of its own (status, freshness)."""
+        self.store()
+        with self._open()[1].read() as snap:
+            yield snap
+
+    # -- queries ------------------------------------------------------------------------------
+    def query(
+        self, graph: GraphSettings, wanted: dict[str, Any], fn: Callable[[IndexView], T]
+    ) -> T:
+        """``fn`` on the current view, bound to a snapshot of the view's generation."""
+        self.store()  # reopens a replaced index file before any snapshot is taken
+        with self._rw.shared():
+            snapshots, view = self._snapshots, self._view
+            if snapshots is not None and view is not None and not self._stale:
+                with snapshots.read() as snap:
+                    key = _Key(snap.generation(), graph, self._similar_version)
+                    if key == self._key:
+                        _check_stored(self._stored, wanted)
+                        return fn(view.reading(snap))
+        with self._rw.exclusive(), self._open()[1].read() as snap:
+            view = self._build(snap, graph, wanted)
+            return fn(view.reading(snap))
+
+    def current(self, graph: GraphSettings, wanted: dict[str, Any]) -> IndexView:
+        """The view for these settings, reading the shared store (single-threaded callers:
+        the evaluation, the sweep, tests)."""
+        view = self.query(graph, wanted, lambda v: v)
+        return view.reading(self.store())
+
+    def _build(self, snap: Store, graph: GraphSettings, wanted: dict[str, Any]) -> IndexView:
+        """The view of ``snap``'s generation (the current one when it still fits)."""
+        manifest = snap.manifest()
+        if "dimension" not in manifest:
+            raise IndexMissingError(
+                f"the index of {self.paths.vault} has no vectors yet; run `vaultheat index`"
+            )
+        self._stored = manifest.get("stored")
+        _check_stored(self._stored, wanted)
+        gen, dim = snap.generation(), int(manifest["dimension"])
+        key = _Key(gen, graph, self._similar_version)
+        old = self._view
+        if old is not None and key == self._key and not self._stale:
+            return old
+        if self._vectors is None or self._vectors.dim != dim:
+            self._vectors = open_vectors(snap, self.paths.vectors, dim, self.fingerprint)
+        elif gen != self._vectors_gen or self._stale:
+            # an index run moved on: catch up in memory from the database (only the chunks
+            # added or removed since), instead of re-reading the vector file
+            reconcile(self._vectors, snap, self.fingerprint)
+        self._vectors_gen = gen
+        same_gen = old is not None and self._key is not None and self._key.generation == gen
+        if old is not None and same_gen and not self._stale:
+            dense, resolver, links = old.dense, old.resolver, old.links
+        else:
+            dense = fill_dense(old.dense if old is not None else None, snap, dim, self.fingerprint)
+            resolver = LinkResolver(list(snap.notes()), snap.attachments(), snap.note_aliases())
+            links = None
+        similar = self._similar
+        if similar is None and graph.knn_k <= 0:
+            similar = {}  # knn_k 0 (the default): an older index's similar edges go unread
+        graph_view = GraphView.from_store(snap, graph, similar)
+        if links is None:
+            links = NoteLinks.from_pairs(snap.note_link_pairs(), graph_view.note_chunks())
+        view = IndexView(gen, snap, self._vectors, graph_view, dense, links, resolver)
+        self._view, self._key, self._stale = view, key, False
+        return view
+
+    # -- changes ------------------------------------------------------------------------------
+    def use_similar_edges(self, lists: Similar | None) -> None:
+        with self._rw.exclusive():
+            self._similar = lists
+            self._similar_version += 1
+
+    def refresh(self) -> None:
+        """Rebuild the view before the next query even if the generation looks the same (an
+        index run in this process just finished)."""
+        self._stale = True
+
+    def reopen(self) -> None:
+        """Forget every view of the index: the next call reads the index files afresh. For an
+        index replaced or rebuilt: its generation may equal the old one's and its chunk ids
+        reuse the old ones (the dense copy of the vectors assumes they never are)."""
+        with self._rw.exclusive(), self._lock:
+            self.close()
+            self._vectors, self._vectors_gen = None, -1
+            self._view, self._key = None, None
+
+    def close(self) -> None:
+        with self._lock:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+            if self._snapshots is not None:
+                self._snapshots.close()
+                self._snapshots = None
+
+
+def _check_stored(stored: Any, wanted: dict[str, Any]) -> None:
+    if stored not in (None, wanted):
+        raise IndexMismatchError(
+            "this index was built with another embedding model or chunking settings; "
+            "run `vaultheat index --full` to rebuild it before querying"
+        )
+
+
+def fill_dense(dense: np.ndarray | None, store: Store, dim: int, fingerprint: str) -> np.ndarray:
+    """A dense copy of the chunk vectors, rows by chunk id: scoring hundreds of candidates per
+    query is one fancy-index + matmul instead of hnswlib's per-item lookups. Ids are never
+    reused, so rows only ever get filled in: a new generation costs only its new rows (filled in
+    place: the previous view is no longer read when this runs, under the exclusive lock)."""
+    keys = store.all_chunk_vectors_keys()
+    if dense is None or dense.shape[1:] != (dim,):
+        dense = np.zeros((0, dim), dtype=np.float32)
+    if not keys:
+        return dense
+    size = max(cid for cid, _ in keys) + 1
+    if dense.shape[0] < size:
+        grown = np.zeros((max(size, int(dense.shape[0] * 1.5)), dim), dtype=np.float32)
+        grown[: dense.shape[0]] = dense
+        dense = grown
+    ids = np.fromiter((cid for cid, _ in keys), dtype=np.int64, count=len(keys))
+    empty = set(ids[~dense[ids].any(axis=1)].tolist())
+    missing = [(cid, h) for cid, h in keys if cid in empty]
+    if missing:
+        cache = store.cached_vectors(fingerprint, [h for _, h in missing])
+        for cid, h in missing:
+            if h in cache:
+                dense[cid] = cache[h]
+    return dense
