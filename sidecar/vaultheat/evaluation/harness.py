@@ -46,9 +46,10 @@ class EvalConfig:
     name: str
     overrides: dict[str, Any] = field(default_factory=dict)
     lexical: bool = True
-    graph: bool = True
+    graph: bool = True  # heat (when hops > 0)
     rerank: bool | None = None  # None = the settings decide (product default)
     note: str = ""
+    votes: bool = True  # link votes (related notes; when related.votes is on)
 
 
 @dataclass
@@ -89,6 +90,7 @@ def builtin_configs(rerank_available: bool) -> dict[str, EvalConfig]:
             lexical=True,
             graph=False,
             rerank=False,
+            votes=False,
             note="FTS5 BM25 only; note = best chunk",
         ),
         "vector": EvalConfig(
@@ -97,9 +99,10 @@ def builtin_configs(rerank_available: bool) -> dict[str, EvalConfig]:
             lexical=False,
             graph=False,
             rerank=False,
+            votes=False,
             note="note = best chunk",
         ),
-        "hybrid": EvalConfig("hybrid", lexical=True, graph=False, rerank=False),
+        "hybrid": EvalConfig("hybrid", lexical=True, graph=False, rerank=False, votes=False),
         "graph": EvalConfig(
             "graph",
             {"search.hops": GRAPH_HOPS, "related.votes": False},
@@ -245,6 +248,7 @@ def related_ranking(
         lexical=cfg.lexical,
         graph=cfg.graph,
         rerank=cfg.rerank,
+        votes=cfg.votes,
     )
     return [r.path for r in engine.related(req, resolver=resolver).results]
 
