@@ -124,7 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--files-only", action="store_true", help="one result per note, not per chunk")
     p.add_argument("--explain", action="store_true", help="attach each result's score trace")
     p.add_argument("--no-lexical", action="store_true", help="skip the BM25 stage")
-    p.add_argument("--no-graph", action="store_true", help="skip the graph stage (if on)")
+    p.add_argument("--no-graph", action="store_true",
+                   help="skip heat propagation (runs only when search.hops > 0)")  # fmt: skip
     p.add_argument("--no-rerank", action="store_true", help="do not rerank even if configured")
     p.add_argument("--rerank", action="store_true", help="rerank even if off in the config")
     p.add_argument("--no-expand", action="store_true", help="no query expansion even if on")
@@ -147,8 +148,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--top", type=int, help="notes to return (default: related.top, 10)")
     p.add_argument("--unlinked-only", action="store_true", help="only notes not linked yet")
     p.add_argument("--explain", action="store_true", help="attach each result's score trace")
-    p.add_argument("--no-graph", action="store_true", help="skip the graph stage")
+    p.add_argument("--no-graph", action="store_true",
+                   help="skip heat propagation (runs only when search.hops > 0)")  # fmt: skip
     p.add_argument("--no-lexical", action="store_true", help="skip the shared-words stage")
+    p.add_argument("--no-votes", action="store_true",
+                   help="skip link votes (notes your closest notes link to rise)")  # fmt: skip
     _common(p)
 
     p = _add(sub, "explain", "why one result is there",

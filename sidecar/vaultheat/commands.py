@@ -332,6 +332,7 @@ def cmd_related(args: argparse.Namespace) -> int:
         explain=args.explain,
         graph=not args.no_graph,
         lexical=not args.no_lexical,
+        votes=not args.no_votes,
     )
     doc = related_document(engine.related(RelatedRequest.from_dict(req.__dict__)))
 

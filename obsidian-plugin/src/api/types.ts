@@ -173,8 +173,11 @@ export interface RelatedRequest {
 	explain?: boolean;
 	/** Beyond docs/api.md, accepted by the server (in its OpenAPI document). */
 	lexical?: boolean;
+	/** Heat propagation (only when search.hops > 0). */
 	graph?: boolean;
 	rerank?: boolean | null;
+	/** Link votes (default true). */
+	votes?: boolean;
 }
 
 export interface RelatedHit {

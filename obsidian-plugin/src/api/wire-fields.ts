@@ -58,6 +58,7 @@ export const WIRE_FIELDS = {
 	SearchDoc: { schema: R, query: R, took_ms: R, files_only: R, ranked_by: R, results: R } satisfies Fields<SearchDoc>,
 	RelatedRequest: {
 		path: R, text: O, cursor: O, top: O, unlinked_only: O, explain: O, lexical: O, graph: O, rerank: O,
+		votes: O,
 	} satisfies Fields<RelatedRequest>,
 	BestChunk: {
 		chunk_id: R, heading_path: R, line_start: R, line_end: R, byte_start: R, byte_end: R, text: R,

@@ -128,6 +128,7 @@ def component_schemas() -> dict[str, Schema]:
         "graph": BOOL,
         "lexical": BOOL,
         "rerank": {"type": ["boolean", "null"]},
+        "votes": BOOL,
     }
     return {
         "ErrorBody": obj(
