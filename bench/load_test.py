@@ -1,9 +1,17 @@
-"""Load test: concurrent clients against a real ``vaultheat serve`` while full re-indexes run.
+"""Load test: concurrent clients against a real ``vaultheat serve`` while re-indexes run.
 
 Why a separate server process: its peak RSS (VmHWM) is what a user's machine sees, and a crash
 is visible as a dead pid. Loopback only; every loop is bounded by --seconds / --soak.
 
+Two kinds of index runs: ``--full`` rebuilds of an unchanged vault (the default), or with
+``--churn`` incremental runs over a vault whose notes are deleted and re-created between runs
+(half of the generated notes go, the next run they come back with new text), so chunk ids die
+and are born while the clients query: the case where one query reading two index generations
+would fail. Related-notes requests name a note that always exists, or send a churned note's
+text (a note being written need not be indexed).
+
     python bench/load_test.py --clients 16 --seconds 60
+    python bench/load_test.py --clients 8 --seconds 30 --churn
     python bench/load_test.py --clients 4 --seconds 10 --soak 3   # RSS sampled every 10 s
 """
 
@@ -42,6 +50,7 @@ class Tally:
     latencies: dict[str, list[float]] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     reindexes: int = 0
+    churned: dict[str, str] = field(default_factory=dict)  # path -> its text, for related
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, kind: str, seconds: float, error: str | None) -> None:
@@ -100,6 +109,7 @@ def wait_ready(client: httpx.Client, url: str, timeout: float = 120) -> None:
 
 
 def client_loop(url: str, token: str, notes: list[str], until: float, seed: int, t: Tally) -> None:
+    """Random search / related / status requests; a churned note is asked for with its text."""
     rng = random.Random(seed)
     headers = {"Authorization": f"Bearer {token}"}
     with httpx.Client(headers=headers, timeout=30) as client:
@@ -111,7 +121,11 @@ def client_loop(url: str, token: str, notes: list[str], until: float, seed: int,
                 if kind == "search":
                     resp = client.post(url + "/v1/search", json={"query": rng.choice(QUERIES)})
                 elif kind == "related":
-                    resp = client.post(url + "/v1/related", json={"path": rng.choice(notes)})
+                    path = rng.choice(notes)
+                    body = {"path": path}
+                    if path in t.churned:
+                        body["text"] = t.churned[path]
+                    resp = client.post(url + "/v1/related", json=body)
                 else:
                     resp = client.get(url + "/v1/status")
                 if resp.status_code != 200:
@@ -135,6 +149,29 @@ def reindex_loop(url: str, token: str, until: float, t: Tally) -> None:
             time.sleep(0.1)
 
 
+def churn_loop(url: str, token: str, vault: Path, churn: list[str], until: float, t: Tally) -> None:
+    """Whenever the index is ready: delete the churned notes (or re-create them with new text)
+    and ask for an incremental run."""
+    headers = {"Authorization": f"Bearer {token}"}
+    present = True
+    with httpx.Client(headers=headers, timeout=30) as client:
+        while time.monotonic() < until:
+            status = client.get(url + "/v1/status").json()
+            if status.get("state") == "ready":
+                for rel in churn:
+                    f = vault / rel
+                    if present:
+                        f.unlink()
+                    else:
+                        f.write_text(t.churned[rel] + f"\nround {t.reindexes}\n", "utf-8")
+                present = not present
+                resp = client.post(url + "/v1/index", json={"full": False})
+                if resp.status_code == 200:
+                    t.reindexes += 1
+                time.sleep(0.3)
+            time.sleep(0.1)
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return 0.0
@@ -143,7 +180,12 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def run_load(
-    *, clients: int, seconds: float, notes: int = 300, soak_minutes: float = 0.0
+    *,
+    clients: int,
+    seconds: float,
+    notes: int = 300,
+    soak_minutes: float = 0.0,
+    churn: bool = False,
 ) -> dict[str, Any]:
     root = Path(tempfile.mkdtemp(prefix="vaultheat-load-"))
     try:
@@ -159,13 +201,21 @@ def run_load(
                 wait_ready(c, url)
             _, base_peak = rss_bytes(proc.pid)
             tally = Tally()
+            churned = paths[::2] if churn else []
+            tally.churned = {p: (vault / p).read_text("utf-8") for p in churned}
             duration = seconds + soak_minutes * 60
             until = time.monotonic() + duration
             threads = [
                 threading.Thread(target=client_loop, args=(url, token, paths, until, i, tally))
                 for i in range(clients)
             ]
-            threads.append(threading.Thread(target=reindex_loop, args=(url, token, until, tally)))
+            if churn:
+                args: tuple[Any, ...] = (url, token, vault, churned, until, tally)
+                threads.append(threading.Thread(target=churn_loop, args=args))
+            else:
+                threads.append(
+                    threading.Thread(target=reindex_loop, args=(url, token, until, tally))
+                )
             for th in threads:
                 th.start()
             samples: list[tuple[float, int]] = []
@@ -204,7 +254,9 @@ def run_load(
             "p50_ms": round(1000 * statistics.median(all_lat), 2) if all_lat else None,
             "p95_ms": round(1000 * percentile(all_lat, 0.95), 2),
             "per_kind": per_kind,
-            "full_reindexes": tally.reindexes,
+            "mode": "churn" if churn else "full",
+            "full_reindexes": 0 if churn else tally.reindexes,
+            "churn_runs": tally.reindexes if churn else 0,
             "server_alive": alive,
             "server_peak_rss_mib_before_load": round(base_peak / 2**20, 1),
             "server_peak_rss_mib": round(peak / 2**20, 1),
@@ -225,9 +277,16 @@ def main() -> int:
         "--notes", type=int, default=300, help="generated notes besides the example"
     )
     parser.add_argument("--soak", type=float, default=0.0, metavar="MINUTES")
+    parser.add_argument(
+        "--churn", action="store_true", help="delete and re-create notes between index runs"
+    )
     args = parser.parse_args()
     doc = run_load(
-        clients=args.clients, seconds=args.seconds, notes=args.notes, soak_minutes=args.soak
+        clients=args.clients,
+        seconds=args.seconds,
+        notes=args.notes,
+        soak_minutes=args.soak,
+        churn=args.churn,
     )
     print(json.dumps(doc, indent=2))
     return 0 if doc["errors"] == 0 and doc["server_alive"] else 1

@@ -1,4 +1,5 @@
-"""Load: 4 clients for 10 s against a real server process while full re-indexes run.
+"""Load: clients against a real server process while re-indexes run (full rebuilds, or notes
+deleted and re-created between incremental runs).
 
 A same-model ``--full`` rebuilds in place, so queries must keep answering 200 throughout (no
 409 index_missing), and the server must be alive at the end. The long run and the soak are
@@ -20,3 +21,13 @@ def test_four_clients_ten_seconds_during_full_reindex_have_no_errors() -> None:
     assert doc["requests"] > 40
     assert doc["full_reindexes"] >= 1
     assert doc["server_peak_rss_mib"] < 1536
+
+
+def test_eight_clients_while_notes_are_deleted_and_recreated_have_no_errors() -> None:
+    """Chunk ids die and are born between index runs while 8 clients query: each query reads
+    one index generation (one frozen view, one read transaction), so none fails."""
+    doc = run_load(clients=8, seconds=10, notes=150, churn=True)
+    assert doc["server_alive"]
+    assert doc["errors"] == 0, doc["error_samples"]
+    assert doc["churn_runs"] >= 2  # at least one deletion and one re-creation
+    assert doc["per_kind"]["related"]["n"] > 10 and doc["per_kind"]["search"]["n"] > 10
