@@ -17,8 +17,12 @@ from vaultheat.core.votes import describe_votes
 
 
 def recompute_final(components: dict[str, Any]) -> float:
-    return sum(
-        components["weights"][k] * v for k, v in components["normalized"].items() if v is not None
+    return float(
+        sum(
+            components["weights"][k] * v
+            for k, v in components["normalized"].items()
+            if v is not None
+        )
     )
 
 

@@ -22,9 +22,11 @@ from vaultheat.config import GraphSettings
 from vaultheat.core.ports import StorePort
 
 KINDS = ("similar", "link")
+# compressed sparse rows: (offsets per node, neighbour, weight, kind index) arrays
+CSR = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
-def _csr(src: np.ndarray, dst: np.ndarray, w: np.ndarray, k: np.ndarray, size: int) -> tuple:
+def _csr(src: np.ndarray, dst: np.ndarray, w: np.ndarray, k: np.ndarray, size: int) -> CSR:
     order = np.lexsort((dst, src))
     src, dst, w, k = src[order], dst[order], w[order], k[order]
     offsets = np.zeros(size + 1, dtype=np.int64)
@@ -36,8 +38,8 @@ def _csr(src: np.ndarray, dst: np.ndarray, w: np.ndarray, k: np.ndarray, size: i
 @dataclass
 class GraphView:
     size: int
-    fwd: tuple
-    rev: tuple
+    fwd: CSR
+    rev: CSR
     chunk_note: np.ndarray  # chunk id -> note id (-1: no such chunk)
     note_path: dict[int, str]
     note_lead: dict[int, int]  # note id -> its first chunk

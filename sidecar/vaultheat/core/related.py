@@ -367,7 +367,7 @@ def _add_votes(
 
     def vectors_of(ids: np.ndarray) -> np.ndarray:
         if len(dense) > int(ids.max()):
-            return dense[ids]
+            return np.asarray(dense[ids])
         return vectors.get_vectors([int(i) for i in ids])
 
     best = best_chunks(result.qmat, fresh, vectors_of)
