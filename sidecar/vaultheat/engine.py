@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -48,6 +48,7 @@ from vaultheat.storage.vectors import VectorIndex
 from vaultheat.views import ViewSource
 
 backend_label = index_status.backend_label  # where callers found it before
+T = TypeVar("T")
 
 
 class Engine:
@@ -130,6 +131,10 @@ class Engine:
         """The current view for the current settings, reading the shared store (for the
         evaluation, the sweep and tests; queries get theirs bound to a snapshot)."""
         return self._views.current(self.settings.graph, self._wanted())
+
+    def read(self, fn: Callable[[IndexView], T]) -> T:
+        """``fn`` on the current view bound to one read transaction: what every query runs in."""
+        return self._views.query(self.settings.graph, self._wanted(), fn)
 
     def view(self) -> tuple[Store, VectorIndex]:
         """The store and a vector index that matches it (reconciled if the file is behind)."""
