@@ -40,7 +40,7 @@ from vaultheat.core.ports import StorePort, VectorIndexPort
 from vaultheat.core.requests import RelatedRequest
 from vaultheat.core.resolve import LinkResolver
 from vaultheat.core.results import RelatedHit, RelatedResults
-from vaultheat.core.search import chunk_ref, make_rerank, note_scores, snippet_fn
+from vaultheat.core.search import NoteScore, chunk_ref, make_rerank, note_scores, snippet_fn
 from vaultheat.core.sizing import chunk_for
 from vaultheat.core.view import IndexView, Models, text_key
 from vaultheat.core.votes import Vote, best_chunks, link_votes, rank_floor, reachable
@@ -267,7 +267,7 @@ def _retrieve(
 
 def note_ranking(
     result: Retrieval, graph: GraphView, req: RelatedRequest, r: RelatedSettings, top_chunks: int
-) -> list[tuple[str, float, int]]:
+) -> list[NoteScore]:
     """(path, score, best chunk) per note, best first: the query note and excluded notes left
     out, damped folders scaled down."""
     ranked = [(p, sc * _damp(p, r), cid) for p, sc, cid in note_scores(result, graph, top_chunks)
@@ -277,7 +277,7 @@ def note_ranking(
 
 
 def _keep(
-    ranked: list[tuple[str, float, int]],
+    ranked: list[NoteScore],
     rows: dict[int, ChunkRow],
     store: StorePort,
     vectors: VectorIndexPort,
@@ -320,9 +320,9 @@ def _add_votes(
     r: RelatedSettings,
     req: RelatedRequest,
     result: Retrieval,
-    ranked: list[tuple[str, float, int]],
+    ranked: list[NoteScore],
     content: dict[str, float],
-) -> tuple[list[tuple[str, float, int]], dict[str, Vote], dict[int, float]]:
+) -> tuple[list[NoteScore], dict[str, Vote], dict[int, float]]:
     """Link votes of the top ``vote_k`` notes (core/votes.py) added to the note scores.
     A note that only votes found joins with its best chunk's content score (cosine scaled and
     clipped, as graph-found chunks are scored, added to ``content``); the query note's own

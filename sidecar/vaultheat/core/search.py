@@ -126,6 +126,7 @@ def run_search(view: IndexView, models: Models, s: Settings, req: SearchRequest)
     return SearchResults(req.query, took_ms, req.files_only, tuple(results), ranked_by)
 
 
+NoteScore = tuple[str, float, int]  # (note path, score, its best chunk id)
 KEYWORD_TERMS = 3  # at most this many index terms: a keyword query, not a question
 
 
@@ -187,7 +188,7 @@ def chunk_ref(row: ChunkRow, snippet: Any) -> ChunkRef:
     )
 
 
-def note_scores(r: Retrieval, graph: GraphView, top_chunks: int) -> list[tuple[str, float, int]]:
+def note_scores(r: Retrieval, graph: GraphView, top_chunks: int) -> list[NoteScore]:
     """(path, score, best chunk) per note: the best chunk's score plus a small bonus for each
     further strong chunk (``top_chunks`` counted), so a note that matches in several places
     edges out one lucky paragraph without letting long notes win by length."""
