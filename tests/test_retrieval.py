@@ -56,8 +56,9 @@ def test_stage_switches_change_components(fake_engine: Engine) -> None:
 
 def test_no_heat_part_without_hops(fake_engine: Engine) -> None:
     """With search.hops = 0 (the default) nothing propagates: no "heat" part is reported (it
-    would be the seeds' fusion score under another name) and the order is what it was with
-    the part's weight at 0."""
+    was the seeds' fusion score under another name); search, whose weight for it was 0, ranks
+    as before, and related notes weigh it as the "fusion" part (golden documents: the same
+    scores, the value moved from "heat" to "fusion")."""
     assert fake_engine.settings.search.hops == 0
     req = SearchRequest(query="roasting first crack", top=8)
     doc = search_doc(fake_engine, req)
@@ -66,6 +67,9 @@ def test_no_heat_part_without_hops(fake_engine: Engine) -> None:
     assert [(r["chunk_id"], r["score"]) for r in doc["results"]] == [
         (r["chunk_id"], r["score"]) for r in off["results"]
     ]
+    related = related_doc(fake_engine, RelatedRequest(path="Garden/Composting.md", top=5))
+    assert related["results"] and all(r["components"]["heat"] is None for r in related["results"])
+    assert any(r["components"]["fusion"] for r in related["results"])  # related.score_fusion
 
 
 @pytest.mark.parametrize(

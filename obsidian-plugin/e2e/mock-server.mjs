@@ -182,7 +182,7 @@ export class MockIndex {
 	}
 }
 
-const WEIGHTS = { vector: 0.8, lexical: 0.1, heat: 0.1, rerank: 0 };
+const WEIGHTS = { vector: 0.8, lexical: 0.1, heat: 0.1, fusion: 0, rerank: 0 };
 
 function finalScore(c) {
 	return WEIGHTS.vector * c.vector + WEIGHTS.lexical * c.lexical + WEIGHTS.heat * c.heat;
@@ -191,7 +191,7 @@ function finalScore(c) {
 function normalize(rows) {
 	const max = Math.max(1e-9, ...rows.map((r) => r.vector));
 	for (const r of rows) {
-		r.raw = { vector: r.vector, lexical: r.lexical, heat: r.heat, rerank: null };
+		r.raw = { vector: r.vector, lexical: r.lexical, heat: r.heat, fusion: null, rerank: null };
 		r.vector = Math.min(1, r.vector / max);
 	}
 	return rows;
@@ -316,7 +316,7 @@ export async function startMockServer({ vault, port = 0, version = "0.1.0-mock",
 					link_status,
 					best_chunk: { chunk_id: c.chunk_id, heading_path: c.heading_path, line_start: c.line_start, line_end: c.line_end, byte_start: c.byte_start, byte_end: c.byte_end, text: snippetOf(c) },
 					duplicates: [],
-					components: { vector: r.vector, lexical: r.lexical, heat: r.heat, rerank: null },
+					components: { vector: r.vector, lexical: r.lexical, heat: r.heat, fusion: null, rerank: null },
 					explain: null,
 				};
 			}),
@@ -362,7 +362,7 @@ export async function startMockServer({ vault, port = 0, version = "0.1.0-mock",
 				score: Number(finalScore(r).toFixed(4)),
 				...relevanceOf(r),
 				found_by: r.lexical > 0 && r.vector > 0 ? "both" : "vector",
-				components: { vector: r.vector, lexical: r.lexical, heat: 0, rerank: null },
+				components: { vector: r.vector, lexical: r.lexical, heat: 0, fusion: null, rerank: null },
 				explain: null,
 			})),
 		};
@@ -392,7 +392,7 @@ export async function startMockServer({ vault, port = 0, version = "0.1.0-mock",
 			seedChunk = sourceChunks[0] ?? target;
 			stage = body.text !== undefined ? "cursor" : "note";
 			seedScore = 0.032;
-			row = { vector: hit.components.vector, lexical: hit.components.lexical, heat: hit.components.heat, raw: { vector: hit.components.vector * 0.71, lexical: hit.components.lexical, heat: hit.components.heat / 20, rerank: null } };
+			row = { vector: hit.components.vector, lexical: hit.components.lexical, heat: hit.components.heat, raw: { vector: hit.components.vector * 0.71, lexical: hit.components.lexical, heat: hit.components.heat / 20, fusion: null, rerank: null } };
 		}
 		const hops = [];
 		if (seedChunk !== target) {
@@ -408,7 +408,7 @@ export async function startMockServer({ vault, port = 0, version = "0.1.0-mock",
 				hops.push({ hop: 1, from_chunk: seedChunk.chunk_id, to_chunk: target.chunk_id, edge: "similar", edge_weight: Number((0.55 + row.vector * 0.4).toFixed(2)), type_weight: 1, decay: 0.5, heat: seedScore * 0.4, path: target.path, text: snippetOf(target) });
 			}
 		}
-		const normalized = { vector: row.vector, lexical: row.lexical, heat: row.heat, rerank: null };
+		const normalized = { vector: row.vector, lexical: row.lexical, heat: row.heat, fusion: null, rerank: null };
 		return {
 			schema: "vaultheat.explain.v1",
 			query: body.query ?? "",

@@ -120,7 +120,10 @@ class SearchSettings:
     score_rerank: float = 0.6
     # measured (docs/eval.md): heat in the final score costs search precision (nDCG@10 0.813
     # with 0.1 vs ~0.84 without) while graph-found candidates still join the ranking
-    score_heat: float = 0.0
+    score_heat: float = 0.0  # read only when hops > 0 (heat runs)
+    # with hops = 0: the candidates' rank-fusion (RRF) seed score as a part of its own (the
+    # part score_heat weighted before heat ran only when hops > 0); 0 = not a part
+    score_fusion: float = 0.0
     score_vector: float = 0.8
     # measured on the help vault (docs/eval.md): lexical evidence helps only as a light touch
     # in search (nDCG@10 tune split: 0.1 -> 0.830, 0.05 -> 0.858, 0 -> 0.858 with lower MRR)
@@ -166,6 +169,10 @@ class RelatedSettings:
     cursor_window_chars: int = 1500
     duplicate_sim: float = 0.97  # notes whose best chunks are this similar collapse to one
     score_heat: float = 0.1  # related notes gain from heat (link prediction nDCG@10 .496->.498)
+    # with hops = 0 (the default) the rank-fusion seed score, the part related.score_heat
+    # weighted then: dropping it cost help-en link prediction nDCG@10 0.649 -> 0.643 (paired
+    # -0.0061, 95% CI -0.0124..+0.0001, docs/measured.md "Honest names")
+    score_fusion: float = 0.1
     # their distinctive words help related notes on every vault (sweeps 2026-11-30: with
     # hops=0, tune nDCG@10 0.1 -> 0.2: help-en .490 -> .493, dendron .176 -> .187)
     score_lexical: float = 0.2

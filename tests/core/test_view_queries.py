@@ -95,6 +95,27 @@ def test_a_chunk_missing_from_the_store_is_left_out(models: FakeModels) -> None:
     assert [h.rank for h in after] == list(range(1, len(after) + 1))
 
 
+def test_without_heat_the_seed_score_is_the_fusion_part(models: FakeModels) -> None:
+    """hops = 0: no heat part; related notes weigh the seeds' rank-fusion score as ``fusion``
+    (related.score_fusion), search leaves it out (search.score_fusion 0); with hops > 0 heat
+    carries the seeds' scores and there is no fusion part."""
+    view = fake_view(NOTES, models)
+    rel = run_related(view, models, S, RelatedRequest("Notes/Espresso.md", top=6, explain=True))
+    assert rel.results and all(h.components["heat"] is None for h in rel.results)
+    assert any(h.components["fusion"] for h in rel.results)
+    found = [h for h in rel.results if h.explain is not None and h.explain.seed.stage != "votes"]
+    for h in found:
+        assert h.explain is not None
+        assert h.explain.components.raw["fusion"] == h.explain.seed.seed_score
+    res = run_search(view, models, S, SearchRequest("coffee grinders", top=5))
+    assert all(h.components["fusion"] is None for h in res.results)
+    hot = S.with_value("search.hops", 2)
+    rel2 = run_related(fake_view(NOTES, models, graph=hot.graph), models, hot,
+                       RelatedRequest("Notes/Espresso.md", top=6))  # fmt: skip
+    assert all(h.components["fusion"] is None for h in rel2.results)
+    assert any(h.components["heat"] is not None for h in rel2.results)
+
+
 def test_related_leaves_out_the_note_and_reads_link_status(models: FakeModels) -> None:
     view = fake_view(NOTES, models)
     res = run_related(view, models, S, RelatedRequest("Notes/Espresso.md", top=6))

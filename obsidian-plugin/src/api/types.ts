@@ -43,7 +43,10 @@ export interface ErrorBody {
 export interface Components {
 	vector: number | null;
 	lexical: number | null;
+	/** Heat along graph edges: only when the server propagates it (search.hops > 0). */
 	heat: number | null;
+	/** Without heat: how high the meaning and keyword searches ranked it (rank fusion). */
+	fusion: number | null;
 	rerank: number | null;
 }
 export type ComponentName = keyof Components;

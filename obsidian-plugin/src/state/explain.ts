@@ -9,6 +9,7 @@ export const COMPONENT_LABELS: Record<ComponentName, { name: string; help: strin
 	vector: { name: "Similar meaning", help: "Says the same thing in other words (embedding similarity)" },
 	lexical: { name: "Matched your words", help: "Shares the words you used (keyword match, BM25)" },
 	heat: { name: "Linked from a match", help: "Reached through links, tags or similar passages of a match" },
+	fusion: { name: "Ranked high by both searches", help: "How high the meaning and keyword searches ranked it, combined (rank fusion)" },
 	rerank: { name: "Reread", help: "A second model reread the pair and judged it (cross-encoder)" },
 };
 
@@ -38,7 +39,7 @@ export interface Contribution {
 	value: number | null;
 }
 
-const ORDER: ComponentName[] = ["vector", "lexical", "heat", "rerank"];
+const ORDER: ComponentName[] = ["vector", "lexical", "heat", "fusion", "rerank"];
 
 export function contributions(doc: ExplainDoc): Contribution[] {
 	const { raw, normalized, weights } = doc.components;

@@ -108,8 +108,9 @@ describe("explain in words", () => {
 	it("contributions add up to the final score", () => {
 		const doc = explainDoc();
 		const items = contributions(doc);
-		expect(items.map((c) => c.component)).toEqual(["vector", "lexical", "heat", "rerank"]);
+		expect(items.map((c) => c.component)).toEqual(["vector", "lexical", "heat", "fusion", "rerank"]);
 		expect(items[3]).toMatchObject({ value: null, normalized: null });
+		expect(items[4]).toMatchObject({ value: null, normalized: null });
 		expect(contributionTotal(items)).toBeCloseTo(doc.components.final, 10);
 	});
 	it.each([
@@ -118,9 +119,9 @@ describe("explain in words", () => {
 			"no dominant component",
 			explainDoc({
 				components: {
-					raw: { vector: 0.5, lexical: 0.5, heat: 0, rerank: null },
-					normalized: { vector: 0.5, lexical: 0.5, heat: 0, rerank: null },
-					weights: { vector: 0.5, lexical: 0.5, heat: 0.1, rerank: 0 },
+					raw: { vector: 0.5, lexical: 0.5, heat: 0, fusion: null, rerank: null },
+					normalized: { vector: 0.5, lexical: 0.5, heat: 0, fusion: null, rerank: null },
+					weights: { vector: 0.5, lexical: 0.5, heat: 0.1, fusion: 0, rerank: 0 },
 					final: 0.5,
 				},
 			}),
@@ -128,7 +129,7 @@ describe("explain in words", () => {
 		],
 		[
 			"nothing",
-			explainDoc({ components: { raw: { vector: null, lexical: null, heat: null, rerank: null }, normalized: { vector: null, lexical: null, heat: null, rerank: null }, weights: { vector: 1, lexical: 1, heat: 1, rerank: 1 }, final: 0 } }),
+			explainDoc({ components: { raw: { vector: null, lexical: null, heat: null, fusion: null, rerank: null }, normalized: { vector: null, lexical: null, heat: null, fusion: null, rerank: null }, weights: { vector: 1, lexical: 1, heat: 1, fusion: 1, rerank: 1 }, final: 0 } }),
 			"No component added to the score.",
 		],
 	])("%s", (_n, doc, want) => expect(scoreSentence(doc)).toBe(want));

@@ -48,11 +48,12 @@ describe("explain rendering", () => {
 			["Similar meaning", "0.90", "0.700", "× 0.80", "+ 0.72"],
 			["Matched your words", "0.00", "0.000", "× 0.10", "+ 0.00"],
 			["Linked from a match", "0.50", "0.016", "× 0.10", "+ 0.05"],
+			["Ranked high by both searches", "Not used", "–", "× 0.00", "–"],
 			["Reread", "Not used", "–", "× 0.00", "–"],
 			["Final score", "", "", "", "= 0.77"],
 		]);
 		expect(text(el.querySelector(".vaultheat-breakdown-help"))).toBe("Says the same thing in other words (embedding similarity)");
-		expect(el.querySelectorAll(".is-unused")).toHaveLength(1);
+		expect(el.querySelectorAll(".is-unused")).toHaveLength(2);
 		expect(el.querySelector(".vaultheat-explain-passage")).toBeNull();
 	});
 

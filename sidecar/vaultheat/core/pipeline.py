@@ -3,8 +3,8 @@
 query vectors (+ lexical query) → hnswlib top-N per vector and FTS5 BM25 → weighted RRF into
 seeds → heat propagation over the typed chunk graph (only when ``hops`` > 0) → candidates =
 seeds ∪ heated nodes → components per candidate (vector = true cosine to the query, lexical =
-BM25, heat, rerank) → min-max normalization and a weighted sum (weights renormalized over the
-stages that ran).
+BM25, heat, or without heat the seeds' RRF score as ``fusion``, rerank) → min-max normalization
+and a weighted sum (weights renormalized over the stages that ran).
 
 Every candidate's vector component is its real cosine to the query, also for nodes that only
 the graph found: the graph widens the candidate set (recall) and the final order still rests
@@ -136,16 +136,20 @@ def retrieve(store: StorePort, vectors: VectorIndexPort, plan: RetrievalPlan) ->
         candidates = sorted(seeds)
 
     vec = query_sim(candidates)
+    # without heat (hops = 0) the seeds' fusion score is a part of its own, named for what it is
+    fusion = heat is None and settings.hops <= 0 and settings.score_fusion > 0
     raw: dict[str, dict[int, float] | None] = {
         "vector": vec,
         "lexical": {c: lexical_raw.get(c, 0.0) for c in candidates} if stages.lexical else None,
         "heat": {c: heat.heat.get(c, 0.0) for c in candidates} if heat is not None else None,
+        "fusion": {c: seeds.get(c, 0.0) for c in candidates} if fusion else None,
         "rerank": None,
     }
     score_weights = {
         "vector": settings.score_vector,
         "lexical": settings.score_lexical,
         "heat": settings.score_heat,
+        "fusion": settings.score_fusion,
         "rerank": settings.score_rerank,
     }
     first = combine(candidates, raw, score_weights)

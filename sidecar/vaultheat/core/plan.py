@@ -84,6 +84,7 @@ def plan_for_related(
 ) -> RetrievalPlan:
     """``text`` is the note's title and body (its script decides the fallback)."""
     fusion = dataclasses.replace(settings.search, score_heat=settings.related.score_heat,
+                                 score_fusion=settings.related.score_fusion,
                                  score_lexical=settings.related.score_lexical)  # fmt: skip
     return build_plan(settings, fusion, text, queries, lexical,
                       rerank=req.rerank, lexical_stage=req.lexical, graph_stage=req.graph,

@@ -82,6 +82,7 @@ def builtin_configs(rerank_available: bool) -> dict[str, EvalConfig]:
         "search.score_vector": 0.0,
         "search.score_heat": 0.0,
         "search.files_top_chunks": 1,
+        "related.score_fusion": 0.0,
     }
     return {
         "lexical": EvalConfig(
@@ -95,14 +96,22 @@ def builtin_configs(rerank_available: bool) -> dict[str, EvalConfig]:
         ),
         "vector": EvalConfig(
             "vector",
-            {"search.files_top_chunks": 1},
+            {"search.files_top_chunks": 1, "related.score_fusion": 0.0},
             lexical=False,
             graph=False,
             rerank=False,
             votes=False,
             note="note = best chunk",
         ),
-        "hybrid": EvalConfig("hybrid", lexical=True, graph=False, rerank=False, votes=False),
+        "hybrid": EvalConfig(
+            "hybrid",
+            {"related.score_fusion": 0.0},
+            lexical=True,
+            graph=False,
+            rerank=False,
+            votes=False,
+            note="no heat, no fusion part, no votes",
+        ),
         "graph": EvalConfig(
             "graph",
             {"search.hops": GRAPH_HOPS, "related.votes": False},

@@ -94,7 +94,7 @@ def tag(value: str) -> Schema:
 
 def component_schemas() -> dict[str, Schema]:
     """Every named schema of the API (the plugin's wire types), by name."""
-    components = obj({k: NUM_OR_NULL for k in ("vector", "lexical", "heat", "rerank")})
+    components = obj({k: NUM_OR_NULL for k in ("vector", "lexical", "heat", "fusion", "rerank")})
     best_chunk = obj(
         {
             "chunk_id": INT,
@@ -334,7 +334,7 @@ def component_schemas() -> dict[str, Schema]:
             {
                 "raw": ref("Components"),
                 "normalized": ref("Components"),
-                "weights": obj({k: NUM for k in ("vector", "lexical", "heat", "rerank")}),
+                "weights": obj({k: NUM for k in ("vector", "lexical", "heat", "fusion", "rerank")}),
                 "final": NUM,
             }
         ),
