@@ -16,6 +16,7 @@ from vaultheat.core.requests import RelatedRequest, SearchRequest
 from vaultheat.core.results import NoteHit
 from vaultheat.documents import (
     explain_document,
+    missing_document,
     related_document,
     search_document,
     status_document,
@@ -379,6 +380,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
             results = engine.related(req).results
             target = _at_rank(results, args.rank, f"related to {args.related}").path
         doc = explain_document(engine.explain_related(req, target))
+    elif args.path is not None:
+        return _explain_missing(args, engine)
     else:
         if not args.query:
             raise InputError("explain needs a QUERY (or --related NOTE)")
@@ -393,6 +396,20 @@ def cmd_explain(args: argparse.Namespace) -> int:
                 chunk = hit.chunk_id
         doc = explain_document(engine.explain_search(sreq, chunk))
     emit(args, doc, lambda: render_text(doc) + _note_score_line(doc, note_score))
+    return EXIT_OK
+
+
+def _explain_missing(args: argparse.Namespace, engine: Any) -> int:
+    from vaultheat.core.missing import render_missing
+
+    if not args.query:
+        raise InputError("explain --path needs a QUERY: the search the note is missing from")
+    if args.chunk is not None or args.rank is not None or args.target is not None:
+        raise InputError("--path explains one note: it takes no --chunk, --rank or --target")
+    top = engine.settings.search.top if args.top is None else args.top
+    sreq = SearchRequest(query=args.query, top=top, files_only=args.files_only)
+    doc = missing_document(engine.explain_missing(sreq, args.path))
+    emit(args, doc, lambda: render_missing(doc))
     return EXIT_OK
 
 
