@@ -351,7 +351,8 @@ def render_missing(doc: dict[str, Any]) -> str:
     if chunk:
         heading = " > ".join(chunk["heading_path"]) or "(top)"
         span = f"lines {chunk['line_start']}-{chunk['line_end']}"
-        lines.append(f"best chunk {chunk['chunk_id']} [{heading}] {span}: {' '.join(chunk['text'].split())[:120]}")
+        text = " ".join(chunk["text"].split())[:120]
+        lines.append(f"best chunk {chunk['chunk_id']} [{heading}] {span}: {text}")
     comp = doc.get("components")
     if comp:
         parts = [
