@@ -48,7 +48,11 @@ CLI_CASES: dict[str, list[str]] = {
     "explain-related": ["explain", "--related", NOTE, "--rank", "1"],
     "explain-missing": ["explain", "compost garden", "--path", MISSING, "--top", "5"],
     "explain-missing-files-only": [
-        "explain", "compost garden", "--path", "Finance/Budget.md", "--files-only",
+        "explain",
+        "compost garden",
+        "--path",
+        "Finance/Budget.md",
+        "--files-only",
     ],
 }
 HTTP_CASES: dict[str, tuple[str, dict[str, Any]]] = {
@@ -60,8 +64,10 @@ HTTP_CASES: dict[str, tuple[str, dict[str, Any]]] = {
     "related-text": ("/v1/related", {"path": DRAFT, "text": DRAFT_TEXT, "top": 4, "cursor": 20}),
     "explain": ("/v1/explain", {"query": "coffee roasting", "chunk_id": 0}),  # id filled in
     "explain-related": ("/v1/explain", {"path": NOTE, "target": ""}),  # target filled in
-    "explain-missing": ("/v1/explain/missing", {"query": "compost garden", "path": MISSING,
-                                                "top": 5}),
+    "explain-missing": (
+        "/v1/explain/missing",
+        {"query": "compost garden", "path": MISSING, "top": 5},
+    ),
 }
 AGENT_CASES: dict[str, tuple[str, dict[str, Any]]] = {
     "search": ("search", {"query": "coffee roasting", "top": 5}),
