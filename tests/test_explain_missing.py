@@ -153,3 +153,5 @@ def test_cli_explain_path(vault: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert code == 2 and out["error"]["code"] == "not_found"
     code, _, err = _cli(vault, capsys, "explain", "espresso", "--path", "Home.md", "--rank", "2")
     assert code == 2 and "--path" in err
+    code, _, err = _cli(vault, capsys, "explain", "espresso", "--top", "3")
+    assert code == 2 and "--top goes with --path" in err

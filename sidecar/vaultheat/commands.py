@@ -373,6 +373,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
     engine = _engine(args)
     note_score: float | None = None
+    if args.path is not None:
+        return _explain_missing(args, engine)
+    if args.top is not None:
+        raise InputError("--top goes with --path (the results the search shows)")
     if args.related:
         req = RelatedRequest(path=args.related, top=100)
         target = args.target
@@ -380,8 +384,6 @@ def cmd_explain(args: argparse.Namespace) -> int:
             results = engine.related(req).results
             target = _at_rank(results, args.rank, f"related to {args.related}").path
         doc = explain_document(engine.explain_related(req, target))
-    elif args.path is not None:
-        return _explain_missing(args, engine)
     else:
         if not args.query:
             raise InputError("explain needs a QUERY (or --related NOTE)")
@@ -404,8 +406,10 @@ def _explain_missing(args: argparse.Namespace, engine: Any) -> int:
 
     if not args.query:
         raise InputError("explain --path needs a QUERY: the search the note is missing from")
-    if args.chunk is not None or args.rank is not None or args.target is not None:
-        raise InputError("--path explains one note: it takes no --chunk, --rank or --target")
+    if any(v is not None for v in (args.chunk, args.rank, args.target, args.related)):
+        raise InputError(
+            "--path explains one note: it takes no --chunk, --rank, --related or --target"
+        )
     top = engine.settings.search.top if args.top is None else args.top
     sreq = SearchRequest(query=args.query, top=top, files_only=args.files_only)
     doc = missing_document(engine.explain_missing(sreq, args.path))
