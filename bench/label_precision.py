@@ -141,7 +141,13 @@ def main() -> None:
         args.out.write_text(json.dumps(doc), encoding="utf-8")
         print(f"{args.name}: {len(doc['rows'])} queries -> {args.out}")
     else:
-        print(json.dumps(report(args.files), indent=1))
+        out = report(args.files)
+        for name, c in out.pop("curves").items():
+            print(f"curve {name}: {json.dumps(c)}")
+        for name, v in out.items():
+            print(f"{name}: queries {v.pop('queries')}, Hit@1 {v.pop('hit1')}")
+            for curve, p in v.items():
+                print(f"  {curve}: {json.dumps(p)}")
 
 
 if __name__ == "__main__":
