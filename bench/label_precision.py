@@ -25,6 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import numpy as np
 from calibrate_relevance import OFF_TOPIC
 
 from vaultheat.core.relevance import CURVES, GOOD, STRONG, Curve, fit_isotonic, model_family
@@ -88,6 +89,44 @@ def precision(curve: Curve, rows: list[dict[str, Any]]) -> dict[str, Any]:
         "top10_strong_share": _share(
             sum(label_of(curve, c) == "strong" for c in top10), len(top10)
         ),
+        # calibration of the number itself over every top-1 point (off-topic ones too)
+        "log_loss": round(log_loss(curve, rows), 4),
+        "brier": round(brier(curve, rows), 4),
+    }
+
+
+def log_loss(curve: Curve, rows: list[dict[str, Any]]) -> float:
+    p = np.clip([curve(r["cosine"]) for r in rows], 0.01, 0.99)
+    y = np.array([int(r["relevant"]) for r in rows])
+    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+
+
+def brier(curve: Curve, rows: list[dict[str, Any]]) -> float:
+    p = np.array([curve(r["cosine"]) for r in rows])
+    y = np.array([int(r["relevant"]) for r in rows])
+    return float(np.mean((p - y) ** 2))
+
+
+def cross_validated(pooled: list[dict[str, Any]], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """``precision`` of the pooled fit with each of ``rows`` predicted by a fit without it
+    (the shared off-topic rows are keyed by query, so each is left out everywhere)."""
+    per_row = []
+    for r in rows:
+        rest = [
+            p for p in pooled if p is not r and not (r["off_topic"] and p["query"] == r["query"])
+        ]
+        per_row.append((r, fit(rest)))
+    # precision() reads one curve: fake it with each row's own by scoring rows one at a time
+    parts = [precision(c, [r]) for r, c in per_row]
+    labelled = [(r, c) for r, c in per_row if not r["off_topic"]]
+    strong = [r for r, c in labelled if label_of(c, r["cosine"]) == "strong"]
+    off = [r for r, c in per_row if r["off_topic"] and label_of(c, r["cosine"]) == "strong"]
+    return {
+        "strong": f"{sum(r['relevant'] for r in strong)}/{len(strong)}",
+        "strong_precision": _share(sum(r["relevant"] for r in strong), len(strong)),
+        "off_topic_strong": f"{len(off)}/{sum(r['off_topic'] for r in rows)}",
+        "log_loss": round(float(np.mean([p["log_loss"] for p in parts])), 4),
+        "brier": round(float(np.mean([p["brier"] for p in parts])), 4),
     }
 
 
@@ -120,6 +159,7 @@ def report(files: list[Path]) -> dict[str, Any]:
             "shipped": precision(shipped, rows),
             "pooled (in sample)": precision(curves["pooled"], rows),
             "fit without this vault (out of sample)": precision(loo, rows) if loo else None,
+            "pooled, leave one query out": cross_validated(pooled, rows),
         }
     return out
 
