@@ -44,8 +44,10 @@ if TYPE_CHECKING:
 
 _CHUNK_COLS = (
     "c.id, c.note_id, n.path, n.title, c.ordinal, c.byte_start, c.byte_end, c.line_start, "
-    "c.line_end, c.heading_path, c.text, c.embed_hash"
+    "c.line_end, c.heading_path, c.text, c.embed_hash, c.page, c.page_end, c.card_id"
 )
+# a schema-1 index (before chunk locators) read by a reader, which cannot migrate it
+_CHUNK_COLS_V1 = _CHUNK_COLS.replace("c.page, c.page_end, c.card_id", "NULL, NULL, NULL")
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,9 @@ def _chunk(row: sqlite3.Row) -> ChunkRow:
         heading_path=tuple(json.loads(row[9])),
         text=row[10],
         embed_hash=row[11],
+        page=row[12],
+        page_end=row[13],
+        card_id=row[14],
     )
 
 
@@ -105,6 +110,8 @@ class Store:
         self.readonly = readonly
         self.db = connect(path, readonly=readonly)
         self._identity = _file_identity(path)
+        cols = {r[1] for r in self.db.execute("PRAGMA table_info(chunks)")}
+        self._chunk_cols = _CHUNK_COLS if "card_id" in cols else _CHUNK_COLS_V1
 
     def replaced(self) -> bool:
         """Whether the index file at ``path`` is gone or another file than the one opened."""
@@ -345,7 +352,8 @@ class Store:
     def insert_chunk(self, note_id: int, d: ChunkDraft, embed_hash: str, header: str) -> int:
         cur = self.db.execute(
             "INSERT INTO chunks(note_id, ordinal, byte_start, byte_end, line_start, line_end, "
-            "heading_path, text, embed_hash) VALUES (?,?,?,?,?,?,?,?,?)",
+            "heading_path, text, embed_hash, page, page_end, card_id) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 note_id,
                 d.ordinal,
@@ -356,6 +364,9 @@ class Store:
                 _clean_json(list(d.heading_path)),
                 clean(d.text),
                 embed_hash,
+                d.page,
+                d.page_end,
+                d.card_id,
             ),
         )
         cid = int(cur.lastrowid or 0)
@@ -368,7 +379,7 @@ class Store:
     def update_chunk_position(self, chunk_id: int, d: ChunkDraft) -> None:
         self.db.execute(
             "UPDATE chunks SET ordinal=?, byte_start=?, byte_end=?, line_start=?, line_end=?, "
-            "heading_path=?, text=? WHERE id=?",
+            "heading_path=?, text=?, page=?, page_end=?, card_id=? WHERE id=?",
             (
                 d.ordinal,
                 d.byte_start,
@@ -377,6 +388,9 @@ class Store:
                 d.line_end,
                 _clean_json(list(d.heading_path)),
                 clean(d.text),
+                d.page,
+                d.page_end,
+                d.card_id,
                 chunk_id,
             ),
         )
@@ -403,7 +417,7 @@ class Store:
         for part in _batches(list(ids), 500):
             marks = ",".join("?" * len(part))
             for r in self.db.execute(
-                f"SELECT {_CHUNK_COLS} FROM chunks c JOIN notes n ON n.id = c.note_id "
+                f"SELECT {self._chunk_cols} FROM chunks c JOIN notes n ON n.id = c.note_id "
                 f"WHERE c.id IN ({marks})",
                 part,
             ):
@@ -414,7 +428,7 @@ class Store:
         return [
             _chunk(r)
             for r in self.db.execute(
-                f"SELECT {_CHUNK_COLS} FROM chunks c JOIN notes n ON n.id = c.note_id "
+                f"SELECT {self._chunk_cols} FROM chunks c JOIN notes n ON n.id = c.note_id "
                 "WHERE c.note_id = ? ORDER BY c.ordinal",
                 (note_id,),
             )
