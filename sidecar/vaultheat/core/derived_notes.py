@@ -96,6 +96,8 @@ def read_document(
     kind = document_kind(entry.path)
     title = entry.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     links: list[Link] = []
+    if entry.size == 0:
+        return "empty file"
     if kind == "pdf":
         i = settings.index
         pdf = extract_pdf(entry.abs_path, entry.path, max_bytes=i.pdf_max_bytes,
