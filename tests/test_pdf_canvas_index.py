@@ -100,8 +100,10 @@ def test_related_notes_of_a_note_on_the_canvas_include_the_canvas(engine: Any) -
 
 
 def test_the_broken_pdf_is_skipped_with_its_reason(engine: Any) -> None:
-    skipped = {s["path"]: s["reason"] for s in status_doc(engine)["skipped"]}
+    status = status_doc(engine)
+    skipped = {s["path"]: s["reason"] for s in status["skipped"]}
     assert skipped["Docs/Broken.pdf"].startswith("broken PDF")
+    assert status["state"] == "ready"  # the PDF and canvas count as indexed files
     assert "Docs/Manual.pdf" not in skipped and "Boards/Kitchen.canvas" not in skipped
 
 
