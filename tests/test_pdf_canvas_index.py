@@ -132,3 +132,33 @@ def test_an_unchanged_pdf_is_not_read_again(engine: Any, monkeypatch: pytest.Mon
     assert report.notes["modified"] == 1
     doc = search_doc(engine, SearchRequest(query="second page about tulips"))
     assert (doc["results"][0]["path"], doc["results"][0]["page"]) == ("Docs/Manual.pdf", 2)
+
+
+def test_the_cli_prints_the_page_and_the_card(
+    engine: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vaultheat.cli import main
+
+    vault = str(engine.paths.vault)
+    assert main(["search", "harden zinnia seedlings outdoors", "--vault", vault]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "Docs/Manual.pdf p. 2  [" in first
+    assert main(["search", "sourdough starter rye", "--vault", vault, "--files-only"]) == 0
+    assert "Boards/Kitchen.canvas card c-sourdough" in capsys.readouterr().out.splitlines()[0]
+    assert main(["inspect", "note", "Docs/Manual.pdf", "--vault", vault]) == 0
+    out = capsys.readouterr().out
+    assert "p. 1" in out and "p. 2" in out and "lines" not in out.split("\n", 1)[1]
+
+
+def test_agents_open_a_pdf_result_at_its_page(engine: Any) -> None:
+    from vaultheat.agents.notes import OpenRequest, open_note, render_open
+
+    hit = search_doc(engine, SearchRequest(query="harden zinnia seedlings outdoors"))["results"][0]
+    doc = open_note(engine.paths, engine.settings, engine.store(),
+                    OpenRequest(chunk_id=hit["chunk_id"]))  # fmt: skip
+    assert (doc["path"], doc["page"], doc["page_end"]) == ("Docs/Manual.pdf", 2, 2)
+    assert "zinnia" in doc["text"] and doc["fresh"] is True
+    assert render_open(doc).startswith("Docs/Manual.pdf p. 2\n")
+    whole = open_note(engine.paths, engine.settings, engine.store(),
+                      OpenRequest(path="Boards/Kitchen.canvas"))  # fmt: skip
+    assert set(whole["card_ids"]) == {"c-sourdough", "c-other"} and not whole["truncated"]
