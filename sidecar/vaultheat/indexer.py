@@ -337,6 +337,8 @@ class Indexer:
                     diff.deleted.append(diff.stored[w.entry.path])
                     report.notes["modified"] -= 1
                     report.notes["deleted"] += 1
+                elif document_kind(w.entry.path) is not None:
+                    report.notes["added"] -= 1  # a PDF or canvas skipped: never added
                 continue
             if w.note_id is None:
                 changed_keys.add(name_key(note.path))

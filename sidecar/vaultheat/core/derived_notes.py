@@ -66,6 +66,9 @@ def find_documents(
     keep: dict[str, list[Any]] = {}
     docs = []
     for e in entries:
+        if e.size == 0:  # nothing to read (Obsidian writes "{}" for a new canvas)
+            disc.skipped.append(Skip(e.path, "empty file"))
+            continue
         memo = remembered.get(e.path)
         kind = document_kind(e.path) or ""
         if (
