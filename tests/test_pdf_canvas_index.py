@@ -162,3 +162,23 @@ def test_agents_open_a_pdf_result_at_its_page(engine: Any) -> None:
     whole = open_note(engine.paths, engine.settings, engine.store(),
                       OpenRequest(path="Boards/Kitchen.canvas"))  # fmt: skip
     assert set(whole["card_ids"]) == {"c-sourdough", "c-other"} and not whole["truncated"]
+
+
+def test_index_kinds_choose_what_is_read(engine: Any) -> None:
+    import dataclasses
+
+    from vaultheat.config import Settings
+    from vaultheat.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="markdown, pdf, canvas"):
+        Settings().with_value("index.kinds", "markdown,docx")
+    engine.settings = dataclasses.replace(
+        engine.settings, index=dataclasses.replace(engine.settings.index, kinds=("markdown",))
+    )
+    report = engine.index()
+    assert report.notes["deleted"] == 2  # the PDF and the canvas leave the index
+    paths = [
+        r["path"] for r in search_doc(engine, SearchRequest(query="zinnia seedlings"))["results"]
+    ]
+    assert "Docs/Manual.pdf" not in paths
+    assert status_doc(engine)["state"] == "ready"
