@@ -182,3 +182,18 @@ def test_index_kinds_choose_what_is_read(engine: Any) -> None:
     ]
     assert "Docs/Manual.pdf" not in paths
     assert status_doc(engine)["state"] == "ready"
+
+
+def test_a_fixed_pdf_named_by_a_file_event_is_indexed_and_no_longer_skipped(engine: Any) -> None:
+    pdf = engine.paths.vault / "Docs/Broken.pdf"
+    write(pdf, build_pdf([text_page(["Mended at last: a page about lighthouse keepers.", FILLER]
+                                    + [FILLER] * 3)]))  # fmt: skip
+    report = engine.index(only=["Docs/Broken.pdf"])  # as the server's file events run it
+    assert report.notes["added"] == 1
+    assert "Docs/Broken.pdf" not in {s["path"] for s in status_doc(engine)["skipped"]}
+    doc = search_doc(engine, SearchRequest(query="lighthouse keepers mended"))
+    assert (doc["results"][0]["path"], doc["results"][0]["page"]) == ("Docs/Broken.pdf", 1)
+    pdf.unlink()
+    report = engine.index(only=["Docs/Broken.pdf"])
+    assert report.notes["deleted"] == 1
+    assert status_doc(engine)["state"] == "ready"

@@ -62,6 +62,9 @@ def find_documents(
         kinds=kinds,
         max_bytes={"pdf": settings.index.pdf_max_bytes, "canvas": MAX_CANVAS_BYTES},
     )
+    # a skip carried over from the stored view (the server's partial runs) is decided anew here
+    fresh = {e.path for e in entries} | {s.path for s in skipped}
+    disc.skipped = [s for s in disc.skipped if s.path not in fresh]
     disc.skipped.extend(skipped)
     keep: dict[str, list[Any]] = {}
     docs = []
