@@ -197,3 +197,31 @@ def test_a_fixed_pdf_named_by_a_file_event_is_indexed_and_no_longer_skipped(engi
     report = engine.index(only=["Docs/Broken.pdf"])
     assert report.notes["deleted"] == 1
     assert status_doc(engine)["state"] == "ready"
+
+
+@pytest.mark.parametrize(
+    ("doc", "want"),
+    [
+        ({"page": 2, "page_end": 2}, "p. 2"),
+        ({"page": 2, "page_end": 4}, "pp. 2-4"),
+        ({"page": 3}, "p. 3"),
+        ({"card_id": "c1"}, "card c1"),
+        ({"line_start": 3, "heading_path": ["A"]}, ""),
+    ],
+    ids=["one page", "page range", "no page_end", "card", "note"],
+)
+def test_locator_text(doc: dict[str, Any], want: str) -> None:
+    from vaultheat.core.explain import locator_text
+
+    assert locator_text(doc) == want
+
+
+def test_explain_names_the_seed_page(engine: Any) -> None:
+    from vaultheat.core.explain import render_text
+    from vaultheat.documents import explain_document
+
+    req = SearchRequest(query="harden zinnia seedlings outdoors")
+    first = engine.search(req).results[0]
+    doc = explain_document(engine.explain_search(req, first.chunk_id))
+    assert doc["seed"]["page"] == 2
+    assert "seed: Docs/Manual.pdf [p. 2]" in render_text(doc)
