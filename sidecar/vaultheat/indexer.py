@@ -713,6 +713,7 @@ class Indexer:
         edges: dict[tuple[int, int], float] = {}
         target_chunks: dict[str, list[Any]] = {}
         self_path = chunks[0].path
+        derived = document_kind(self_path) is not None  # a canvas: its links are not in bytes
         for _raw, _t, subpath, kind, b0, _b1, _line, resolved in store.outgoing_links(note_id):
             if resolved is None or resolved == self_path:
                 continue
@@ -723,7 +724,6 @@ class Indexer:
                 target_chunks[resolved] = store.note_chunks(row.id) if row else []
             targets = _pick_targets(target_chunks[resolved], subpath)
             # a property link, or a canvas's (file card, link in a card): from the first chunk
-            derived = document_kind(self_path) is not None
             src = chunks[0] if kind == "property" or derived else _chunk_at(chunks, b0)
             for t in targets:
                 edges[(src.id, t.id)] = 1.0
