@@ -225,3 +225,20 @@ def test_explain_names_the_seed_page(engine: Any) -> None:
     doc = explain_document(engine.explain_search(req, first.chunk_id))
     assert doc["seed"]["page"] == 2
     assert "seed: Docs/Manual.pdf [p. 2]" in render_text(doc)
+
+
+def test_a_link_to_a_pdf_page_points_at_that_page(engine: Any) -> None:
+    write(
+        engine.paths.vault / "Notes/Reading.md", b"# Reading\n\nSee [[Docs/Manual.pdf#page=2]].\n"
+    )
+    engine.index()
+    store = engine.store()
+    note = store.note_by_path("Notes/Reading.md")
+    pdf = store.note_by_path("Docs/Manual.pdf")
+    assert note is not None and pdf is not None
+    pages = {c.id: c.page for c in store.note_chunks(pdf.id)}
+    targets = {
+        dst for c in store.note_chunks(note.id) for dst, kind, _ in store.edges_from(c.id)
+        if kind == "link"
+    }  # fmt: skip
+    assert targets and {pages[t] for t in targets} == {2}

@@ -751,6 +751,10 @@ def _pick_targets(chunks: list[Any], subpath: str | None) -> list[Any]:
     if not chunks:
         return []
     if subpath:
+        if subpath.startswith("page=") and subpath[5:].isdigit():  # [[Manual.pdf#page=3]]
+            n = int(subpath[5:])
+            hits = [c for c in chunks if c.page is not None and c.page <= n <= (c.page_end or n)]
+            return hits[:1] or chunks
         if subpath.startswith("^"):
             marker = subpath
             hits = [c for c in chunks if marker in c.text]
