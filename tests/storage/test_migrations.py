@@ -20,6 +20,7 @@ from vaultheat.engine import Engine
 from vaultheat.errors import IndexCorruptError
 from vaultheat.providers.fake import FakeEmbedder
 from vaultheat.storage import db as dbmod
+from vaultheat.storage import store as store_mod
 from vaultheat.storage.store import Store
 
 TABLES = ("notes", "chunks", "links", "tags", "edges", "embeddings", "manifest", "attachments")
@@ -142,11 +143,9 @@ def test_a_schema_1_index_keeps_answering_and_is_upgraded_by_the_next_index_run(
     assert version(db_path) == 1
     before = dump(db_path)
     reader = Store(db_path, readonly=True)  # the server, say, before the next index run
-    try:
-        rows = reader.note_chunks(next(iter(reader.notes().values())).id)
-        assert rows and all(r.page is None and r.card_id is None for r in rows)
-    finally:
-        reader.close()
+    note_id = next(iter(reader.notes().values())).id
+    rows = reader.note_chunks(note_id)
+    assert rows and all(r.page is None and r.card_id is None for r in rows)
     assert version(db_path) == 1  # reading changed nothing
     engine = Engine.open(vault, embedder=FakeEmbedder())
     try:
@@ -155,6 +154,11 @@ def test_a_schema_1_index_keeps_answering_and_is_upgraded_by_the_next_index_run(
         assert report.notes["unchanged"] == len(before["notes"]) and report.notes["added"] == 0
     finally:
         engine.close()
+    try:  # the reader opened before the upgrade reads the new columns now
+        assert reader._cols() == store_mod._CHUNK_COLS
+        assert [r.id for r in reader.note_chunks(note_id)] == [r.id for r in rows]
+    finally:
+        reader.close()
     assert version(db_path) == dbmod.SCHEMA_VERSION
     cols = {r[1] for r in sqlite3.connect(db_path).execute("PRAGMA table_info(chunks)")}
     assert {"page", "page_end", "card_id"} <= cols

@@ -110,8 +110,17 @@ class Store:
         self.readonly = readonly
         self.db = connect(path, readonly=readonly)
         self._identity = _file_identity(path)
-        cols = {r[1] for r in self.db.execute("PRAGMA table_info(chunks)")}
-        self._chunk_cols = _CHUNK_COLS if "card_id" in cols else _CHUNK_COLS_V1
+        self._chunk_cols = _CHUNK_COLS if self._has_locators() else _CHUNK_COLS_V1
+
+    def _has_locators(self) -> bool:
+        return any(r[1] == "card_id" for r in self.db.execute("PRAGMA table_info(chunks)"))
+
+    def _cols(self) -> str:
+        """The chunk columns to read: a reader of a schema-1 index looks again until a writer
+        (the next index run) has added the locator columns under it, then reads them."""
+        if self._chunk_cols is _CHUNK_COLS_V1 and self._has_locators():
+            self._chunk_cols = _CHUNK_COLS
+        return self._chunk_cols
 
     def replaced(self) -> bool:
         """Whether the index file at ``path`` is gone or another file than the one opened."""
@@ -417,7 +426,7 @@ class Store:
         for part in _batches(list(ids), 500):
             marks = ",".join("?" * len(part))
             for r in self.db.execute(
-                f"SELECT {self._chunk_cols} FROM chunks c JOIN notes n ON n.id = c.note_id "
+                f"SELECT {self._cols()} FROM chunks c JOIN notes n ON n.id = c.note_id "
                 f"WHERE c.id IN ({marks})",
                 part,
             ):
@@ -428,7 +437,7 @@ class Store:
         return [
             _chunk(r)
             for r in self.db.execute(
-                f"SELECT {self._chunk_cols} FROM chunks c JOIN notes n ON n.id = c.note_id "
+                f"SELECT {self._cols()} FROM chunks c JOIN notes n ON n.id = c.note_id "
                 "WHERE c.note_id = ? ORDER BY c.ordinal",
                 (note_id,),
             )
