@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from vaultheat.config import Settings, load_settings, save_settings, settings_to_dict
 from vaultheat.console import EXIT_EMPTY, EXIT_ERROR, EXIT_OK, ProgressBar, emit, parse_property
+from vaultheat.core.explain import locator_text
 from vaultheat.core.freshness import plural
 from vaultheat.core.requests import RelatedRequest, SearchRequest
 from vaultheat.core.results import NoteHit
@@ -304,8 +305,12 @@ def cmd_search(args: argparse.Namespace) -> int:
         out = []
         for r in doc["results"]:
             head = f"{r['rank']:>2}. {r['score']:.3f}  {_relevance(r)}  {r['path']}"
+            loc = locator_text(r.get("best_chunk") or r)  # a PDF's page, a canvas's card
             if doc["files_only"]:
-                out.append(head)
+                out.append(f"{head} {loc}" if loc else head)
+            elif loc:
+                out.append(f"{head} {loc}  [{r['found_by']}]")
+                out.append("      " + r["text"][:160].replace("\n", " "))
             else:
                 where = " > ".join(r["heading_path"]) or "(top)"  # as explain says it
                 out.append(f"{head}:{r['line_start']}-{r['line_end']}  {where}  [{r['found_by']}]")
@@ -344,7 +349,8 @@ def cmd_related(args: argparse.Namespace) -> int:
         lines = []
         for r in doc["results"]:
             head = f"{r['rank']:>2}. {r['score']:.3f}  {_relevance(r)}  {r['path']}"
-            lines.append(f"{head}  ({r['link_status']})")
+            loc = locator_text(r["best_chunk"])
+            lines.append(f"{head}{' ' + loc if loc else ''}  ({r['link_status']})")
             if r.get("explain"):  # the trace has the votes line, with every voter
                 lines += _trace_lines(r, f"related to {doc['path']}")
             elif r.get("votes"):

@@ -138,6 +138,7 @@ def chunk_hit(h: ChunkHit) -> Doc:
         "line_end": h.line_end,
         "byte_start": h.byte_start,
         "byte_end": h.byte_end,
+        **locator_doc(h),
         "text": h.text,
         "text_truncated": h.text_truncated,
         "score": round(h.score, 6),
@@ -190,8 +191,21 @@ def chunk_ref(c: ChunkRef) -> Doc:
         "line_end": c.line_end,
         "byte_start": c.byte_start,
         "byte_end": c.byte_end,
+        **locator_doc(c),
         "text": c.text,
     }
+
+
+def locator_doc(c: ChunkHit | ChunkRef | SeedTrace) -> Doc:
+    """Where a chunk of derived text comes from: ``page`` and ``page_end`` (a PDF, 1-based) or
+    ``card_id`` (a canvas). Absent for a note's chunk, which its lines and bytes place."""
+    doc: Doc = {}
+    if c.page is not None:
+        doc["page"] = c.page
+        doc["page_end"] = c.page_end if c.page_end is not None else c.page
+    if c.card_id is not None:
+        doc["card_id"] = c.card_id
+    return doc
 
 
 def trace_doc(t: Trace, votes: Doc | None = None) -> Doc:
@@ -214,6 +228,7 @@ def seed_doc(s: SeedTrace) -> Doc:
         "chunk_id": s.chunk_id,
         "path": s.path,
         "heading_path": list(s.heading_path),
+        **locator_doc(s),
         "text": s.text,
         "stage": s.stage,
         "seed_score": s.seed_score,

@@ -320,12 +320,14 @@ class Engine:
     def freshness(self) -> IndexFreshness:
         """The index against the vault on disk (one stat walk, no file read; see
         ``core.freshness``)."""
+        from vaultheat.core.derived_notes import find_documents
         from vaultheat.core.discovery import discover
         from vaultheat.core.freshness import compare_with_disk, index_state
         from vaultheat.storage.lock import holder_pid
 
         disc = discover(self.paths.vault, self.settings.vault, index_dir=self.paths.root)
-        disk = ((e.path, e.mtime_ns, e.size) for e in disc.notes)
+        find_documents(self.paths.vault, self.settings, disc, {})  # PDFs, canvases: as notes
+        disk = ((e.path, e.mtime_ns, e.size) for e in [*disc.notes, *disc.documents])
         indexing = holder_pid(self.paths.lock) is not None
         pending = Pending()
         if not self.paths.db.exists():
@@ -411,8 +413,8 @@ class Engine:
                 reason = f"skipped: {skip}"
             elif not exists:
                 reason = "no such note in the vault"
-            elif not path.lower().endswith(".md"):
-                reason = "only Markdown (.md) notes are indexed"
+            elif not path.lower().endswith((".md", ".pdf", ".canvas")):
+                reason = "only Markdown notes, PDFs and canvases are indexed"
             else:
                 reason = "not indexed yet (new since the last index run)"
             return dataclasses.replace(absent, reason=reason)

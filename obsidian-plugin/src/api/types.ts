@@ -133,6 +133,11 @@ export interface SearchHit {
 	line_end: number;
 	byte_start: number;
 	byte_end: number;
+	/** A PDF's chunk: its first and last page (1-based); absent on notes and older servers. */
+	page?: number;
+	page_end?: number;
+	/** A canvas's chunk: the card (JSON Canvas node id) it comes from. */
+	card_id?: string;
 	text: string;
 	text_truncated: boolean;
 	score: number;
@@ -161,6 +166,10 @@ export interface BestChunk {
 	line_end: number;
 	byte_start: number;
 	byte_end: number;
+	/** As on SearchHit: a PDF's pages or a canvas's card, for derived text only. */
+	page?: number;
+	page_end?: number;
+	card_id?: string;
 	text: string;
 }
 
@@ -229,6 +238,9 @@ export interface ExplainSeed {
 	chunk_id: number;
 	path: string;
 	heading_path: string[];
+	page?: number;
+	page_end?: number;
+	card_id?: string;
 	text: string;
 	stage: string;
 	seed_score: number;

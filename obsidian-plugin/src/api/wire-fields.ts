@@ -57,7 +57,7 @@ export const WIRE_FIELDS = {
 	SearchHit: {
 		rank: R, chunk_id: R, path: R, title: R, heading_path: R, line_start: R, line_end: R,
 		byte_start: R, byte_end: R, text: R, text_truncated: R, score: R, found_by: R,
-		components: R, explain: R, relevance: P, relevance_label: P,
+		components: R, explain: R, relevance: P, relevance_label: P, page: O, page_end: O, card_id: O,
 	} satisfies Fields<SearchHit>,
 	SearchDoc: { schema: R, query: R, took_ms: R, files_only: R, ranked_by: R, results: R } satisfies Fields<SearchDoc>,
 	RelatedRequest: {
@@ -65,6 +65,7 @@ export const WIRE_FIELDS = {
 	} satisfies Fields<RelatedRequest>,
 	BestChunk: {
 		chunk_id: R, heading_path: R, line_start: R, line_end: R, byte_start: R, byte_end: R, text: R,
+		page: O, page_end: O, card_id: O,
 	} satisfies Fields<BestChunk>,
 	RelatedHit: {
 		rank: R, path: R, title: R, folder: R, score: R, link_status: R, best_chunk: R,
@@ -74,6 +75,7 @@ export const WIRE_FIELDS = {
 	Components: { vector: R, lexical: R, heat: R, rerank: R } satisfies Fields<Components>,
 	ExplainSeed: {
 		chunk_id: R, path: R, heading_path: R, text: R, stage: R, seed_score: R,
+		page: O, page_end: O, card_id: O,
 	} satisfies Fields<ExplainSeed>,
 	ExplainHop: {
 		hop: R, from_chunk: R, to_chunk: R, edge: R, edge_weight: R, type_weight: R, decay: R,

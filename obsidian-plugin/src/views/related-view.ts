@@ -21,7 +21,7 @@ import type { NoteContext, NoteSource, RelatedState } from "../state/related";
 import type { AppStatus } from "../state/status";
 import { renderDiagnosis, renderProgress } from "./dom";
 import { openExplain } from "./explain-modal";
-import { insertLink, linkList, linkTo, openNoteAtLine, sectionSubpath } from "./navigation";
+import { insertLink, linkList, linkTo, openResult, sectionSubpath } from "./navigation";
 import { renderRelatedRow } from "./related-row";
 import { VIEW_TYPE_RELATED, type ViewContext } from "./context";
 
@@ -78,7 +78,7 @@ export class RelatedView extends ItemView {
 	private act(hit: RelatedHit, action: ReturnType<typeof rowAction>): void {
 		if (action === "insert-link") this.insert(hit);
 		else if (action === "explain") this.explain(hit);
-		else if (action) void openNoteAtLine(this.app, hit.path, hit.best_chunk.line_start, action === "open-tab" ? "tab" : action === "open-split" ? "split" : false);
+		else if (action) void openResult(this.app, hit.path, hit.best_chunk, action === "open-tab" ? "tab" : action === "open-split" ? "split" : false);
 	}
 
 	/** Keyboard focus into the list (the "Focus related notes" command). */
@@ -280,8 +280,8 @@ export class RelatedView extends ItemView {
 	private contextMenu(hit: RelatedHit, evt: MouseEvent): void {
 		const source = this.ctx.related.current?.path ?? "";
 		const menu = new Menu();
-		menu.addItem((i) => i.setTitle("Open in new tab").setIcon("file-plus").onClick(() => void openNoteAtLine(this.app, hit.path, hit.best_chunk.line_start, "tab")));
-		menu.addItem((i) => i.setTitle("Open to the right").setIcon("separator-vertical").onClick(() => void openNoteAtLine(this.app, hit.path, hit.best_chunk.line_start, "split")));
+		menu.addItem((i) => i.setTitle("Open in new tab").setIcon("file-plus").onClick(() => void openResult(this.app, hit.path, hit.best_chunk, "tab")));
+		menu.addItem((i) => i.setTitle("Open to the right").setIcon("separator-vertical").onClick(() => void openResult(this.app, hit.path, hit.best_chunk, "split")));
 		menu.addSeparator();
 		menu.addItem((i) => i.setTitle("Insert link").setIcon("link").onClick(() => this.insert(hit)));
 		menu.addItem((i) =>
@@ -420,7 +420,7 @@ export class RelatedView extends ItemView {
 		this.listEl = list;
 		const rows = results.map((hit) =>
 			renderRelatedRow(list, hit, {
-				open: (h, evt) => void openNoteAtLine(this.app, h.path, h.best_chunk.line_start, Keymap.isModEvent(evt)),
+				open: (h, evt) => void openResult(this.app, h.path, h.best_chunk, Keymap.isModEvent(evt)),
 				insertLink: (h) => this.insert(h),
 				explain: (h) => this.explain(h),
 				hover: (h, evt, el) => this.hover(h, evt, el),

@@ -20,7 +20,7 @@ import type { ViewContext } from "./context";
 import { headingTrail, iconButton, renderDiagnosis, renderHighlighted, renderRelevance } from "./dom";
 import { openExplain } from "./explain-modal";
 import { openMissing } from "./missing-modal";
-import { insertLink, lastMarkdownView, openNoteAtLine, sectionSubpath } from "./navigation";
+import { insertLink, lastMarkdownView, openResult, sectionSubpath } from "./navigation";
 
 /** A row: a note (its best passage), or one of its other passages once opened. */
 interface SearchRow {
@@ -198,7 +198,7 @@ export class SearchModal extends SuggestModal<SearchRow> {
 			case "open-tab":
 			case "open-split":
 			case "open":
-				void openNoteAtLine(this.app, hit.path, hit.line_start, action === "open-tab" ? "tab" : action === "open-split" ? "split" : false);
+				void openResult(this.app, hit.path, hit, action === "open-tab" ? "tab" : action === "open-split" ? "split" : false);
 				return;
 		}
 	}

@@ -90,12 +90,17 @@ PATH = {"type": "string", "minLength": 1, "maxLength": 4096,
         "description": "vault-relative path of a note, e.g. 'Projects/Ideas.md'"}  # fmt: skip
 TOP = {"type": "integer", "minimum": 1, "maximum": MAX_TOP, "default": 10}
 LABEL = {"enum": ["strong", "good", "weak"]}
+# PDF and canvas chunks: lines 0, bytes the whole file, and where the text comes from instead
+LOCATOR = {"page": {"type": "integer", "minimum": 1, "description": "PDF: first page"},
+           "page_end": {"type": "integer", "minimum": 1, "description": "PDF: last page"},
+           "card_id": {"type": "string", "description": "canvas: the card's node id"}}
 CHUNK = _obj({"chunk_id": INT, "heading_path": {"type": "array", "items": STR},
               "line_start": INT, "line_end": INT, "byte_start": INT, "byte_end": INT,
-              "text": STR}, ("chunk_id", "line_start", "line_end"), closed=False)  # fmt: skip
+              **LOCATOR, "text": STR}, ("chunk_id", "line_start", "line_end"),
+             closed=False)  # fmt: skip
 RESULT = _obj(
     {"rank": INT, "path": STR, "title": STR, "score": NUM, "chunk_id": INT,
-     "line_start": INT, "line_end": INT, "byte_start": INT, "byte_end": INT,
+     "line_start": INT, "line_end": INT, "byte_start": INT, "byte_end": INT, **LOCATOR,
      "relevance": NUM, "relevance_label": LABEL, "best_chunk": CHUNK},
     ("rank", "path", "score"), closed=False,
 )  # fmt: skip
@@ -294,7 +299,9 @@ TOOLS: tuple[Tool, ...] = (
         "Read a note's exact text with line numbers: the whole note (up to max_lines), a "
         "line range, or the lines of a search result's `chunk_id`. The frontmatter comes as "
         "parsed `frontmatter` properties. Long answers are cut at a line boundary: "
-        "`truncated` is true and `next_line` says where to continue. Read-only.",
+        "`truncated` is true and `next_line` says where to continue. A PDF or canvas gives "
+        "its indexed text (a `chunk_id`'s, or all of it up to max_bytes) with `page`/"
+        "`page_end` or `card_ids` saying where it is; its lines are 0. Read-only.",
         _obj({"path": PATH, "chunk_id": INT,
               "line_start": {"type": "integer", "minimum": 1},
               "line_end": {"type": "integer", "minimum": 1},
@@ -304,7 +311,9 @@ TOOLS: tuple[Tool, ...] = (
                             "default": 65536}}),
         _doc("vaultheat.open.v1", {"path": STR, "title": STR, "frontmatter": {"type": "object"},
              "line_start": INT, "line_end": INT, "total_lines": INT, "byte_start": INT,
-             "byte_end": INT, "truncated": BOOL, "next_line": NULL_INT, "text": STR},
+             "byte_end": INT, "truncated": BOOL, "next_line": NULL_INT, "text": STR,
+             "page": NULL_INT, "page_end": NULL_INT,
+             "card_ids": {"type": "array", "items": STR}},
              ("path", "frontmatter", "line_start", "line_end", "truncated", "text")),
         _open,
         render=render_open,

@@ -204,6 +204,9 @@ def chunk_result(
         found_by=found_by(r, row.id),
         components=components_of(r, row.id),
         explain=explain_chunk(r, row.id, store, snippet, decay) if explain else None,
+        page=row.page,
+        page_end=row.page_end,
+        card_id=row.card_id,
     )
 
 
@@ -217,6 +220,9 @@ def chunk_ref(row: ChunkRow, snippet: Any) -> ChunkRef:
         byte_start=row.byte_start,
         byte_end=row.byte_end,
         text=snippet(row.text),
+        page=row.page,
+        page_end=row.page_end,
+        card_id=row.card_id,
     )
 
 

@@ -87,6 +87,14 @@ RELEVANCE: Schema = {
     "description": "calibrated probability that the result is relevant (docs/api.md)",
 }
 RELEVANCE_LABELS = ["strong", "good", "weak"]
+# Where a chunk of derived text comes from (a PDF's pages, a canvas's card): present only on
+# such chunks, whose text is the extracted text, lines 0 and bytes the whole file (docs/api.md)
+PAGE: Schema = {"type": "integer", "minimum": 1, "description": "PDF: first page, 1-based"}
+LOCATOR: dict[str, Schema] = {
+    "page": PAGE,
+    "page_end": {"type": "integer", "minimum": 1, "description": "PDF: last page"},
+    "card_id": {"type": "string", "description": "canvas: the JSON Canvas node id"},
+}
 
 
 def tag(value: str) -> Schema:
@@ -105,7 +113,8 @@ def component_schemas() -> dict[str, Schema]:
             "byte_start": INT,
             "byte_end": INT,
             "text": STR,
-        }
+        },
+        LOCATOR,
     )
     search_options: dict[str, Schema] = {
         "top": {"type": "integer", "minimum": 1, "maximum": MAX_TOP, "default": 10},
@@ -230,7 +239,8 @@ def component_schemas() -> dict[str, Schema]:
                 "found_by": STR,
                 "components": ref("Components"),
                 "explain": nullable(ref("Explanation")),
-            }
+            },
+            LOCATOR,
         ),
         "FileHit": obj(
             {
@@ -314,7 +324,8 @@ def component_schemas() -> dict[str, Schema]:
                 "text": STR,
                 "stage": STR,
                 "seed_score": NUM,
-            }
+            },
+            LOCATOR,
         ),
         "ExplainHop": obj(
             {
