@@ -13,6 +13,9 @@ import type {
 	HealthDoc,
 	NoteStatusDoc,
 	Progress,
+	RelatedBatchDoc,
+	RelatedBatchNote,
+	RelatedBatchRequest,
 	RelatedDoc,
 	RelatedHit,
 	RelatedRequest,
@@ -67,6 +70,9 @@ export const WIRE_FIELDS = {
 		duplicates: R, components: R, explain: R, relevance: P, relevance_label: P, votes: P,
 	} satisfies Fields<RelatedHit>,
 	RelatedDoc: { schema: R, path: R, took_ms: R, results: R } satisfies Fields<RelatedDoc>,
+	RelatedBatchRequest: { paths: R, top: O } satisfies Fields<RelatedBatchRequest>,
+	RelatedBatchNote: { path: R, results: R } satisfies Fields<RelatedBatchNote>,
+	RelatedBatchDoc: { schema: R, took_ms: R, notes: R, missing: R } satisfies Fields<RelatedBatchDoc>,
 	Components: { vector: R, lexical: R, heat: R, rerank: R } satisfies Fields<Components>,
 	ExplainSeed: {
 		chunk_id: R, path: R, heading_path: R, text: R, stage: R, seed_score: R,
@@ -94,6 +100,7 @@ export const SCHEMA_TAGS = {
 	NoteStatusDoc: "vaultheat.note_status.v1",
 	SearchDoc: "vaultheat.search.v1",
 	RelatedDoc: "vaultheat.related.v1",
+	RelatedBatchDoc: "vaultheat.related_batch.v1",
 	ExplainDoc: "vaultheat.explain.v1",
 	AckDoc: "vaultheat.ack.v1",
 } as const;

@@ -25,6 +25,10 @@ export interface SettingsHost {
 	obsidianExcludes?: () => string[];
 	/** Whether a file exists (desktop); used by "Find the sidecar". */
 	commandExists?: (path: string) => boolean;
+	/** process.platform on desktop ("darwin", "win32", "linux"), "mobile" in the mobile app. */
+	platformName?: string;
+	/** The mobile app: no sidecar here, only a server at an address, or the snapshot. */
+	mobile?: boolean;
 }
 
 export const MODEL_PRESETS = {
@@ -50,9 +54,19 @@ export class VaultheatSettingTab extends PluginSettingTab {
 		containerEl.addClass("vaultheat-settings");
 
 		new Setting(containerEl).setName("Connection").setHeading();
+		if (this.host.mobile) {
+			containerEl.createDiv({
+				cls: "setting-item-description",
+				text: "On this device Vaultheat cannot run its sidecar. Give the address and token of one running elsewhere (vaultheat serve --allow-remote on your desktop or a home server) for search and live related notes; without one, the sidebar shows the related notes snapshot your desktop wrote.",
+			});
+		}
 		new Setting(containerEl)
 			.setName("Sidecar address")
-			.setDesc(`Leave empty to use the address in ${DISCOVERY_PATH}, else ${DEFAULT_URL}.`)
+			.setDesc(
+				this.host.mobile
+					? "The server's address, e.g. https://homebox.tailnet:51764 (serve --allow-remote). Empty: no server, the snapshot only."
+					: `Leave empty to use the address in ${DISCOVERY_PATH}, else ${DEFAULT_URL}.`,
+			)
 			.addText((text) =>
 				text
 					.setPlaceholder(DEFAULT_URL)
@@ -61,7 +75,11 @@ export class VaultheatSettingTab extends PluginSettingTab {
 			);
 		new Setting(containerEl)
 			.setName("Token")
-			.setDesc(`Leave empty to read it from ${DISCOVERY_PATH} when the sidecar runs on this computer.`)
+			.setDesc(
+				this.host.mobile
+					? "The token from server.json in the server's index folder."
+					: `Leave empty to read it from ${DISCOVERY_PATH} when the sidecar runs on this computer.`,
+			)
 			.addText((text) => {
 				text.inputEl.type = "password";
 				text.inputEl.autocomplete = "off";
@@ -71,6 +89,15 @@ export class VaultheatSettingTab extends PluginSettingTab {
 					.onChange((value) => save({ token: value.trim() }));
 			})
 			.addButton((button) => button.setButtonText("Reconnect").onClick(() => this.host.fix("retry")));
+
+		new Setting(containerEl)
+			.setName("Keep a snapshot for mobile")
+			.setDesc(
+				this.host.mobile
+					? "Written by the desktop app: each note's related notes, read here when no server answers."
+					: "After each index pass, write each note's top related notes to the plugin's folder (about 1 KB a note), so Obsidian on a phone shows them without a model or a server.",
+			)
+			.addToggle((toggle) => toggle.setValue(s.keepSnapshot).setDisabled(Boolean(this.host.mobile)).onChange((value) => save({ keepSnapshot: value })));
 
 		new Setting(containerEl).setName("Sidecar").setHeading();
 		if (!this.host.canSpawn) {
@@ -107,7 +134,7 @@ export class VaultheatSettingTab extends PluginSettingTab {
 				text.inputEl.addEventListener("change", () => {
 					const folder = text.getValue().trim();
 					if (!folder) return;
-					const command = venvCommand(folder, typeof process === "undefined" ? "linux" : process.platform);
+					const command = venvCommand(folder, this.host.platformName ?? "linux");
 					if (this.host.commandExists && !this.host.commandExists(command)) {
 						new Notice(`No vaultheat at ${command}. Run scripts/setup.sh in that checkout first.`);
 						return;

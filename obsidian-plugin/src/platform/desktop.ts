@@ -1,0 +1,46 @@
+/**
+ * The desktop half of the platform seam: the only module that imports Node built-ins. Loaded
+ * by `loadDesktopPlatform` (a dynamic import) on the desktop app only; see ./index.ts.
+ */
+import * as childProcess from "child_process";
+import * as crypto from "crypto";
+import * as fs from "fs";
+import * as http from "http";
+import * as https from "https";
+import * as os from "os";
+import { FileSystemAdapter } from "obsidian";
+import { nodeEventStream } from "../api/events";
+import type { SpawnFn } from "../sidecar";
+import type { DesktopPlatform } from "./index";
+
+export function desktopPlatform(): DesktopPlatform {
+	return {
+		spawn: childProcess.spawn as unknown as SpawnFn,
+		events: nodeEventStream((url, options, callback) =>
+			String(url).startsWith("https:") ? https.request(url, options, callback) : http.request(url, options, callback),
+		),
+		env: process.env,
+		pid: process.pid,
+		os: process.platform,
+		home: os.homedir(),
+		exists: (p) => fs.existsSync(p),
+		realpath: (p) => fs.realpathSync(p),
+		readdir: (p) => fs.readdirSync(p),
+		readFile: async (absPath) => {
+			try {
+				return await fs.promises.readFile(absPath, "utf8");
+			} catch {
+				return null;
+			}
+		},
+		basePath: (adapter) => (adapter instanceof FileSystemAdapter ? adapter.getBasePath() : ""),
+		vaultId: (vaultPath) => {
+			try {
+				const resolved = fs.realpathSync(vaultPath);
+				return crypto.createHash("sha256").update(resolved, "utf8").digest("hex").slice(0, 16);
+			} catch {
+				return null;
+			}
+		},
+	};
+}
