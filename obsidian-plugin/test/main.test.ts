@@ -46,7 +46,7 @@ describe("plugin lifecycle", () => {
 		plugin.load();
 		await sleep(0);
 		expect(Object.keys(app.commands.commands).sort()).toEqual(
-			["open-related-notes", "focus-related-notes", "related-notes-for-selection", "semantic-search", "show-status", "start-sidecar", "stop-sidecar", "update-index"].map((id) => `vaultheat:${id}`).sort(),
+			["open-related-notes", "focus-related-notes", "related-notes-for-selection", "semantic-search", "show-status", "start-sidecar", "stop-sidecar", "update-index", "rebuild-related-snapshot"].map((id) => `vaultheat:${id}`).sort(),
 		);
 		for (const cmd of Object.values(app.commands.commands)) {
 			expect(cmd.hotkeys).toBeUndefined();
@@ -180,7 +180,7 @@ describe("plugin lifecycle", () => {
 	});
 
 	it("manifest.json matches what Obsidian's review asks for", () => {
-		expect(manifest).toMatchObject({ id: "vaultheat", name: "Vaultheat", version: "0.1.0", author: "vaultheat developers", isDesktopOnly: true });
+		expect(manifest).toMatchObject({ id: "vaultheat", name: "Vaultheat", version: "0.1.0", author: "vaultheat developers", isDesktopOnly: false });
 		expect(manifest.id).not.toMatch(/obsidian/);
 	});
 });

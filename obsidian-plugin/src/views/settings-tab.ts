@@ -100,6 +100,65 @@ export class VaultheatSettingTab extends PluginSettingTab {
 			.addToggle((toggle) => toggle.setValue(s.keepSnapshot).setDisabled(Boolean(this.host.mobile)).onChange((value) => save({ keepSnapshot: value })));
 
 		new Setting(containerEl).setName("Sidecar").setHeading();
+		if (this.host.mobile) {
+			containerEl.createDiv({
+				cls: "setting-item-description",
+				text: "Starting, stopping and configuring a sidecar needs the desktop app; on this device Vaultheat uses the server above, or the snapshot.",
+			});
+		} else {
+			this.sidecarSettings(containerEl, s, save);
+		}
+
+		new Setting(containerEl).setName("Results").setHeading();
+		const count = new Setting(containerEl)
+			.setName("Result count")
+			.setDesc("How many related notes and search results to show.");
+		count.addSlider((slider) => {
+			slider
+				.setLimits(LIMITS.resultCount.min, LIMITS.resultCount.max, 1)
+				.setValue(s.resultCount)
+				.onChange((value) => save({ resultCount: value }));
+			showValue(count, slider, s.resultCount, (v) => String(v));
+		});
+		const pause = new Setting(containerEl)
+			.setName("Typing pause")
+			.setDesc("Milliseconds without typing before related notes refresh (search asks at once).");
+		pause.addSlider((slider) => {
+			slider
+				.setLimits(LIMITS.debounceMs.min, LIMITS.debounceMs.max, 50)
+				.setValue(s.debounceMs)
+				.onChange((value) => save({ debounceMs: value }));
+			showValue(pause, slider, s.debounceMs, (v) => `${v} ms`);
+		});
+		new Setting(containerEl)
+			.setName("Hide weak matches")
+			.setDesc("Relevance is absolute (the same scale for every note and query), so a list can honestly be empty: hide matches below the level you pick.")
+			.addDropdown((dropdown) =>
+				dropdown
+					.addOptions({ all: "Show all matches", good: "Hide weak matches", strong: "Strong matches only" })
+					.setValue(s.threshold)
+					.onChange((value) => save({ threshold: value as RelevanceThreshold })),
+			);
+		new Setting(containerEl)
+			.setName("Unlinked only by default")
+			.setDesc("Open the sidebar showing only notes that are not linked yet.")
+			.addToggle((toggle) => toggle.setValue(s.unlinkedOnlyDefault).onChange((value) => save({ unlinkedOnlyDefault: value })));
+		new Setting(containerEl)
+			.setName("Rerank results")
+			.setDesc("A cross-encoder rereads the top search results and related notes: better order, slower answers.")
+			.addDropdown((dropdown) =>
+				dropdown
+					.addOptions({ server: "Use the sidecar's setting", on: "On", off: "Off" })
+					.setValue(s.rerank)
+					.onChange((value) => save({ rerank: value as RerankMode })),
+			);
+		this.displayHidden(containerEl);
+		this.displayModel(containerEl);
+		this.displayExclusions(containerEl);
+	}
+
+	/** Starting the sidecar and what it is started with (desktop only). */
+	private sidecarSettings(containerEl: HTMLElement, s: VaultheatSettings, save: (patch: Partial<VaultheatSettings>) => void): void {
 		if (!this.host.canSpawn) {
 			containerEl.createDiv({ cls: "setting-item-description", text: "Starting the sidecar from Obsidian needs the desktop app." });
 		}
@@ -164,53 +223,6 @@ export class VaultheatSettingTab extends PluginSettingTab {
 				.onChange((value) => save({ indexCores: value }));
 			showValue(cores, slider, s.indexCores, (v) => (v === 0 ? "all" : String(v)));
 		});
-
-		new Setting(containerEl).setName("Results").setHeading();
-		const count = new Setting(containerEl)
-			.setName("Result count")
-			.setDesc("How many related notes and search results to show.");
-		count.addSlider((slider) => {
-			slider
-				.setLimits(LIMITS.resultCount.min, LIMITS.resultCount.max, 1)
-				.setValue(s.resultCount)
-				.onChange((value) => save({ resultCount: value }));
-			showValue(count, slider, s.resultCount, (v) => String(v));
-		});
-		const pause = new Setting(containerEl)
-			.setName("Typing pause")
-			.setDesc("Milliseconds without typing before related notes refresh (search asks at once).");
-		pause.addSlider((slider) => {
-			slider
-				.setLimits(LIMITS.debounceMs.min, LIMITS.debounceMs.max, 50)
-				.setValue(s.debounceMs)
-				.onChange((value) => save({ debounceMs: value }));
-			showValue(pause, slider, s.debounceMs, (v) => `${v} ms`);
-		});
-		new Setting(containerEl)
-			.setName("Hide weak matches")
-			.setDesc("Relevance is absolute (the same scale for every note and query), so a list can honestly be empty: hide matches below the level you pick.")
-			.addDropdown((dropdown) =>
-				dropdown
-					.addOptions({ all: "Show all matches", good: "Hide weak matches", strong: "Strong matches only" })
-					.setValue(s.threshold)
-					.onChange((value) => save({ threshold: value as RelevanceThreshold })),
-			);
-		new Setting(containerEl)
-			.setName("Unlinked only by default")
-			.setDesc("Open the sidebar showing only notes that are not linked yet.")
-			.addToggle((toggle) => toggle.setValue(s.unlinkedOnlyDefault).onChange((value) => save({ unlinkedOnlyDefault: value })));
-		new Setting(containerEl)
-			.setName("Rerank results")
-			.setDesc("A cross-encoder rereads the top search results and related notes: better order, slower answers.")
-			.addDropdown((dropdown) =>
-				dropdown
-					.addOptions({ server: "Use the sidecar's setting", on: "On", off: "Off" })
-					.setValue(s.rerank)
-					.onChange((value) => save({ rerank: value as RerankMode })),
-			);
-		this.displayHidden(containerEl);
-		this.displayModel(containerEl);
-		this.displayExclusions(containerEl);
 	}
 
 	/** Suggestions hidden from a note's list ("Hide this suggestion for this note"), to undo. */
