@@ -65,7 +65,7 @@ export default class VaultheatPlugin extends Plugin {
 				: null;
 
 		const adapter = this.app.vault.adapter;
-		const snapshotPath = `${this.manifest.dir ?? `${this.app.vault.configDir ?? ".obsidian"}/plugins/${this.manifest.id}`}/${SNAPSHOT_FILE}`;
+		const snapshotPath = `${this.manifest.dir ?? `${this.app.vault.configDir}/plugins/${this.manifest.id}`}/${SNAPSHOT_FILE}`;
 		const services = createServices({
 			app: this.app,
 			transport: requestUrlTransport(requestUrl),

@@ -52,6 +52,11 @@ function runBundle(nodeRequire: NodeJS.Require | null): { Plugin: new (app: unkn
 }
 
 describe("the bundle (main.js)", () => {
+	it("loads Node modules only by require (Obsidian's loader is CommonJS: no import() of a module)", () => {
+		expect(code).not.toMatch(/\bimport\(\s*["'`]/);
+		expect(code).toMatch(/require\("child_process"\)/);
+	});
+
 	it("on a phone requires nothing but obsidian, and the sidebar opens", async () => {
 		Object.assign(platform, { isDesktop: false, isDesktopApp: false, isMobile: true, isMobileApp: true, isPhone: true });
 		const { Plugin, required } = runBundle(null);

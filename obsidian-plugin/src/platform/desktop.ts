@@ -1,6 +1,10 @@
 /**
  * The desktop half of the platform seam: the only module that imports Node built-ins. Loaded
- * by `loadDesktopPlatform` (a dynamic import) on the desktop app only; see ./index.ts.
+ * by `loadDesktopPlatform` (a dynamic import) on the desktop app only; see ./index.ts. The
+ * imports stay static on purpose: esbuild turns them into `require` calls inside this module's
+ * lazy initializer, which runs only when the dynamic import does. (A dynamic `import("fs")` of
+ * an external module would be left as a real ES import, which Obsidian's CommonJS loader does
+ * not provide.)
  */
 import * as childProcess from "child_process";
 import * as crypto from "crypto";
@@ -8,14 +12,14 @@ import * as fs from "fs";
 import * as http from "http";
 import * as https from "https";
 import * as os from "os";
+import process from "process";
 import { FileSystemAdapter } from "obsidian";
 import { nodeEventStream } from "../api/events";
-import type { SpawnFn } from "../sidecar";
 import type { DesktopPlatform } from "./index";
 
 export function desktopPlatform(): DesktopPlatform {
 	return {
-		spawn: childProcess.spawn as unknown as SpawnFn,
+		spawn: childProcess.spawn,
 		events: nodeEventStream((url, options, callback) =>
 			String(url).startsWith("https:") ? https.request(url, options, callback) : http.request(url, options, callback),
 		),

@@ -18,6 +18,7 @@ import { hiddenNote } from "../state/relevance";
 import { folderOf } from "../state/text";
 import { diagnoseQueryError, diagnoseStatus, type Diagnosis } from "../state/diagnosis";
 import type { NoteContext, NoteSource, RelatedState } from "../state/related";
+import { NO_ADDRESS } from "../state/connection";
 import { asOf } from "../state/snapshot";
 import type { AppStatus } from "../state/status";
 import { renderDiagnosis, renderProgress } from "./dom";
@@ -372,9 +373,9 @@ export class RelatedView extends ItemView {
 		if (snapshot.noteChanged) parts.push("This note changed since, so the list may be out of date.");
 		const n = snapshot.changed.length;
 		if (n > 0) parts.push(`${n} listed ${n === 1 ? "note" : "notes"} changed since.`);
-		const why = status.connection.phase === "online" ? "" : this.ctx.canSpawn || status.connection.url ? "No server answers." : "No server on this device: search and explain need one (settings).";
-		if (why) parts.push(why);
-		if (parts.length > 0) body.createDiv({ cls: "vaultheat-state-detail", text: parts.join(" ") });
+		// Shown only because no server answered: on a phone with no address set, say what that costs.
+		parts.push(status.connection.message === NO_ADDRESS ? "No server on this device: search and explain need one (settings)." : "The sidecar does not answer.");
+		body.createDiv({ cls: "vaultheat-state-detail", text: parts.join(" ") });
 	}
 
 	private renderBody(state: RelatedState, status: AppStatus): void {
