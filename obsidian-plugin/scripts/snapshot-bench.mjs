@@ -1,0 +1,131 @@
+#!/usr/bin/env node
+// Measures the related-notes snapshot with the plugin's own code (src/state/snapshot-keeper.ts
+// and the API client, bundled here with esbuild) against a running `vaultheat serve`:
+//   1. build: every note's list through POST /v1/related/batch, then the file is encoded;
+//   2. one edit: a line appended to one note, POST /v1/notes/changed, wait for the index to
+//      take it, then the keeper's incremental update.
+// Prints one JSON document. The vault is written (step 2): point it at a throwaway copy.
+//   node scripts/snapshot-bench.mjs --vault DIR --index-dir DIR [--batch 100] [--out snap.json]
+import { appendFileSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import esbuild from "esbuild";
+
+const arg = (name, fallback) => {
+	const i = process.argv.indexOf(`--${name}`);
+	return i === -1 ? fallback : process.argv[i + 1];
+};
+const vault = arg("vault");
+const indexDir = arg("index-dir");
+const batch = Number(arg("batch", "100"));
+const out = arg("out", "");
+if (!vault || !indexDir) {
+	console.error("usage: snapshot-bench.mjs --vault DIR --index-dir DIR [--batch N] [--out FILE]");
+	process.exit(2);
+}
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const built = await esbuild.build({
+	stdin: {
+		contents: `export { SnapshotKeeper } from "./src/state/snapshot-keeper";
+export { VaultheatClient } from "./src/api/client";
+export { encodeSnapshot } from "./src/state/snapshot";`,
+		resolveDir: root,
+		loader: "ts",
+	},
+	bundle: true,
+	format: "esm",
+	platform: "node",
+	write: false,
+	logLevel: "silent",
+});
+const mod = await import(`data:text/javascript;base64,${Buffer.from(built.outputFiles[0].text).toString("base64")}`);
+
+const discovery = JSON.parse(readFileSync(join(indexDir, "server.json"), "utf8"));
+const transport = {
+	async request(req) {
+		const res = await fetch(req.url, { method: req.method, headers: { ...req.headers, "Content-Type": "application/json" }, body: req.body, signal: AbortSignal.timeout(req.timeoutMs) });
+		return { status: res.status, text: await res.text() };
+	},
+};
+const client = new mod.VaultheatClient(transport, () => ({ url: discovery.url, token: discovery.token }), { timeoutMs: 600000 });
+globalThis.window ??= globalThis; // withTimeout uses window.setTimeout
+
+function listNotes() {
+	const files = [];
+	const walk = (dir) => {
+		for (const entry of readdirSync(dir, { withFileTypes: true })) {
+			if (entry.name.startsWith(".")) continue;
+			const full = join(dir, entry.name);
+			if (entry.isDirectory()) walk(full);
+			else if (entry.name.endsWith(".md")) files.push({ path: relative(vault, full).split(sep).join("/"), mtime: statSync(full).mtimeMs });
+		}
+	};
+	walk(vault);
+	return files;
+}
+
+let saved = "";
+const clock = { now: () => Date.now(), setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (id) => clearTimeout(id) };
+const keeper = new mod.SnapshotKeeper({
+	relatedMany: async (paths, top) => {
+		const doc = await client.relatedBatch({ paths, top });
+		return { notes: doc.notes, missing: doc.missing };
+	},
+	listNotes,
+	load: async () => null,
+	save: async (text) => {
+		saved = text;
+	},
+	clock,
+	batchSize: batch,
+});
+
+const t0 = performance.now();
+const build = await keeper.update();
+const buildS = (performance.now() - t0) / 1000;
+const bytes = Buffer.byteLength(saved, "utf8");
+const gz = gzipSync(saved).length;
+const notes = keeper.snapshot.notes.size;
+const hits = [...keeper.snapshot.notes.values()].reduce((n, e) => n + e.hits.length, 0);
+const t1 = performance.now();
+mod.encodeSnapshot(keeper.snapshot);
+const encodeMs = performance.now() - t1;
+if (out) writeFileSync(out, saved);
+
+// One edit: the note at the middle of the list gets a new paragraph.
+const files = listNotes().sort((a, b) => a.path.localeCompare(b.path));
+const edited = files[Math.floor(files.length / 2)].path;
+const statusOf = async () => client.status();
+const before = await statusOf();
+appendFileSync(join(vault, edited), "\n\nA new paragraph about espresso grinders, burr sizes and tamping pressure.\n");
+const tEdit = performance.now();
+await client.notesChanged([{ type: "modify", path: edited }]);
+// The index took the edit once the note's stored hash matches the file again.
+for (;;) {
+	const s = await client.noteStatus(edited);
+	if (s.indexed && s.fresh) break;
+	if (performance.now() - tEdit > 600000) throw new Error("the edit was not indexed within 10 minutes");
+	await new Promise((r) => setTimeout(r, 100));
+}
+const indexS = (performance.now() - tEdit) / 1000;
+const t2 = performance.now();
+const update = await keeper.update();
+const updateS = (performance.now() - t2) / 1000;
+
+console.log(
+	JSON.stringify(
+		{
+			vault,
+			notes_in_vault: files.length,
+			index_notes: before.notes,
+			model: before.model,
+			batch,
+			build: { seconds: +buildS.toFixed(2), notes, related_hits: hits, bytes, gzip_bytes: gz, bytes_per_note: Math.round(bytes / Math.max(1, notes)), encode_ms: +encodeMs.toFixed(1), report: build },
+			one_edit: { note: edited, index_seconds: +indexS.toFixed(2), snapshot_update_seconds: +updateS.toFixed(2), refreshed: update?.refreshed ?? 0, report: update },
+		},
+		null,
+		2,
+	),
+);
