@@ -127,7 +127,7 @@ export class SnapshotKeeper {
 		this.snapshot.updated = clock.now();
 		const text = encodeSnapshot(this.snapshot);
 		await this.deps.save(text);
-		return { refreshed: fetched + more, removed: work.remove.length, bytes: text.length, ms: clock.now() - started };
+		return { refreshed: fetched + more, removed: work.remove.length, bytes: new TextEncoder().encode(text).length, ms: clock.now() - started };
 	}
 
 	/** Fetches and stores the lists of `paths`; null when disposed midway. */
