@@ -42,7 +42,7 @@ export default class VaultheatPlugin extends Plugin {
 
 	async onload(): Promise<void> {
 		this.config = loadSettings(await this.loadData());
-		const node = Platform.isDesktopApp ? await this.loadDesktop() : null;
+		const node = Platform.isDesktopApp ? await this.loadDesktop().catch((err: unknown) => desktopMissing(err)) : null;
 		const vaultPath = node ? node.basePath(this.app.vault.adapter) : "";
 		const desktop = node !== null && vaultPath !== "";
 
@@ -219,6 +219,12 @@ export default class VaultheatPlugin extends Plugin {
 		if (!found) return null;
 		return { command: found, version: installedVersion(found, node, node.os) };
 	}
+}
+
+/** The desktop half did not load (a host without a Node module): go on as on a phone. */
+function desktopMissing(err: unknown): null {
+	console.error("Vaultheat: the desktop features did not load; continuing without them (no sidecar from Obsidian).", err);
+	return null;
 }
 
 /** The port of an explicit loopback address in settings, to start the sidecar on it. */

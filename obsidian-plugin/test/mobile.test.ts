@@ -21,7 +21,6 @@ vi.mock("http", async (original) => (loaded.push("http"), original()));
 vi.mock("https", async (original) => (loaded.push("https"), original()));
 vi.mock("crypto", async (original) => (loaded.push("crypto"), original()));
 vi.mock("path", async (original) => (loaded.push("path"), original()));
-vi.mock("process", async (original) => (loaded.push("process"), original()));
 
 const SNAPSHOT_PATH = `.obsidian/plugins/vaultheat/${SNAPSHOT_FILE}`;
 const MOBILE = { isDesktop: false, isDesktopApp: false, isMobile: true, isMobileApp: true, isPhone: true };
@@ -173,7 +172,7 @@ describe("on the desktop app (the control)", () => {
 		Object.assign(platform, saved);
 		const { plugin } = world(new FileSystemAdapter("/vault"));
 		plugin.load();
-		await vi.waitFor(() => expect(loaded).toEqual(expect.arrayContaining(["child_process", "fs", "os", "http", "https", "crypto", "process"])), { timeout: 3000, interval: 10 });
+		await vi.waitFor(() => expect(loaded).toEqual(expect.arrayContaining(["child_process", "fs", "os", "http", "https", "crypto"])), { timeout: 3000, interval: 10 });
 		plugin.unload();
 	});
 });

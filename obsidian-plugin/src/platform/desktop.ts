@@ -12,20 +12,21 @@ import * as fs from "fs";
 import * as http from "http";
 import * as https from "https";
 import * as os from "os";
-import process from "process";
 import { FileSystemAdapter } from "obsidian";
 import { nodeEventStream } from "../api/events";
 import type { DesktopPlatform } from "./index";
 
 export function desktopPlatform(): DesktopPlatform {
+	// Electron's global (no `import "process"`: a host's require may not list it).
+	const proc = typeof process === "undefined" ? null : process;
 	return {
 		spawn: childProcess.spawn,
 		events: nodeEventStream((url, options, callback) =>
 			String(url).startsWith("https:") ? https.request(url, options, callback) : http.request(url, options, callback),
 		),
-		env: process.env,
-		pid: process.pid,
-		os: process.platform,
+		env: proc?.env ?? {},
+		pid: proc?.pid ?? null,
+		os: proc?.platform ?? "linux",
 		home: os.homedir(),
 		exists: (p) => fs.existsSync(p),
 		realpath: (p) => fs.realpathSync(p),
