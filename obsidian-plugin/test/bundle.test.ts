@@ -78,13 +78,25 @@ describe("the bundle (main.js)", () => {
 		plugin.unload();
 	});
 
-	it("on the desktop requires the Node half (the control)", async () => {
-		const { Plugin, required } = runBundle(createRequire(resolve(root, "package.json")));
+	it("on the desktop requires the Node half, and no module beyond the usual ones (the control)", async () => {
+		// The built-ins Electron always has and the e2e page provides; `process` is a global there.
+		const allowed = new Set(["child_process", "crypto", "fs", "http", "https", "os"]);
+		const node = createRequire(resolve(root, "package.json"));
+		const only = ((name: string) => {
+			if (!allowed.has(name)) throw new Error(`Cannot find module '${name}'`);
+			return node(name);
+		}) as NodeJS.Require;
+		const { Plugin, required } = runBundle(only);
+		const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
 		const vault = new Vault(new FileSystemAdapter("/vault"));
 		const app = new App(document, vault);
 		const plugin = new Plugin(app, manifest);
 		plugin.load();
-		await vi.waitFor(() => expect(required).toContain("child_process"), { timeout: 3000, interval: 10 });
+		await vi.waitFor(() => expect(app.commands.commands["vaultheat:start-sidecar"]).toBeDefined(), { timeout: 3000, interval: 10 });
+		expect(required).toContain("child_process");
+		expect(required.filter((m) => !allowed.has(m))).toEqual([]);
+		expect(errors).not.toHaveBeenCalled(); // the desktop half loaded (no fallback to phone mode)
+		errors.mockRestore();
 		plugin.unload();
 	});
 });
