@@ -5,7 +5,10 @@
 //   2. one edit: a line appended to one note, POST /v1/notes/changed, wait for the index to
 //      take it, then the keeper's incremental update.
 // Prints one JSON document. The vault is written (step 2): point it at a throwaway copy.
-//   node scripts/snapshot-bench.mjs --vault DIR --index-dir DIR [--batch 100] [--out snap.json]
+// --sample N builds the lists of N notes only (every k-th by path, of the whole index), for a
+// machine too slow for all of them; the document then says what is measured and what is
+// extrapolated from it.
+//   node scripts/snapshot-bench.mjs --vault DIR --index-dir DIR [--batch 100] [--sample N] [--out snap.json]
 import { appendFileSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,6 +23,7 @@ const vault = arg("vault");
 const indexDir = arg("index-dir");
 const batch = Number(arg("batch", "100"));
 const out = arg("out", "");
+const sample = Number(arg("sample", "0"));
 if (!vault || !indexDir) {
 	console.error("usage: snapshot-bench.mjs --vault DIR --index-dir DIR [--batch N] [--out FILE]");
 	process.exit(2);
@@ -52,7 +56,7 @@ const transport = {
 const client = new mod.VaultheatClient(transport, () => ({ url: discovery.url, token: discovery.token }), { timeoutMs: 600000 });
 globalThis.window ??= globalThis; // withTimeout uses window.setTimeout
 
-function listNotes() {
+function allNotes() {
 	const files = [];
 	const walk = (dir) => {
 		for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -63,7 +67,14 @@ function listNotes() {
 		}
 	};
 	walk(vault);
-	return files;
+	return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+function listNotes() {
+	const files = allNotes();
+	if (!sample || sample >= files.length) return files;
+	const step = files.length / sample;
+	return Array.from({ length: sample }, (_, i) => files[Math.floor(i * step)]);
 }
 
 let saved = "";
@@ -87,6 +98,10 @@ const build = await keeper.update();
 const buildS = (performance.now() - t0) / 1000;
 const bytes = Buffer.byteLength(saved, "utf8");
 const gz = gzipSync(saved).length;
+// The paths table: in a full snapshot it holds (about) every note's path once.
+const doc = JSON.parse(saved);
+const pathsBytes = Buffer.byteLength(JSON.stringify(doc.paths), "utf8");
+const allPathsBytes = Buffer.byteLength(JSON.stringify(allNotes().map((f) => f.path)), "utf8");
 const notes = keeper.snapshot.notes.size;
 const hits = [...keeper.snapshot.notes.values()].reduce((n, e) => n + e.hits.length, 0);
 const t1 = performance.now();
@@ -94,8 +109,8 @@ mod.encodeSnapshot(keeper.snapshot);
 const encodeMs = performance.now() - t1;
 if (out) writeFileSync(out, saved);
 
-// One edit: the note at the middle of the list gets a new paragraph.
-const files = listNotes().sort((a, b) => a.path.localeCompare(b.path));
+// One edit: the note at the middle of the (sampled) list gets a new paragraph.
+const files = listNotes();
 const edited = files[Math.floor(files.length / 2)].path;
 const statusOf = async () => client.status();
 const before = await statusOf();
@@ -118,11 +133,14 @@ console.log(
 	JSON.stringify(
 		{
 			vault,
-			notes_in_vault: files.length,
+			notes_in_vault: allNotes().length,
+			sampled_notes: files.length,
 			index_notes: before.notes,
 			model: before.model,
 			batch,
-			build: { seconds: +buildS.toFixed(2), notes, related_hits: hits, bytes, gzip_bytes: gz, bytes_per_note: Math.round(bytes / Math.max(1, notes)), encode_ms: +encodeMs.toFixed(1), report: build },
+			build: { seconds: +buildS.toFixed(2), notes, related_hits: hits, bytes, gzip_bytes: gz, bytes_per_note: Math.round(bytes / Math.max(1, notes)), encode_ms: +encodeMs.toFixed(1), seconds_per_note: +(buildS / Math.max(1, notes)).toFixed(3), report: build },
+			// Extrapolated to every note (only with --sample): per-note lists as measured, the paths table of the whole vault.
+			extrapolated_full: sample ? { notes: allNotes().length, bytes: Math.round(((bytes - pathsBytes) / Math.max(1, notes)) * allNotes().length + allPathsBytes), build_seconds: Math.round((buildS / Math.max(1, notes)) * allNotes().length) } : null,
 			one_edit: { note: edited, index_seconds: +indexS.toFixed(2), snapshot_update_seconds: +updateS.toFixed(2), refreshed: update?.refreshed ?? 0, report: update },
 		},
 		null,
