@@ -9,7 +9,7 @@
 // machine too slow for all of them; the document then says what is measured and what is
 // extrapolated from it.
 //   node scripts/snapshot-bench.mjs --vault DIR --index-dir DIR [--batch 100] [--sample N] [--out snap.json]
-import { appendFileSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -85,6 +85,7 @@ const keeper = new mod.SnapshotKeeper({
 		return { notes: doc.notes, missing: doc.missing };
 	},
 	listNotes,
+	exists: (p) => existsSync(join(vault, p)),
 	load: async () => null,
 	save: async (text) => {
 		saved = text;

@@ -441,6 +441,7 @@ function newKeeper(deps: ServiceDeps, client: VaultheatClient, excluded: () => P
 				.filter((f) => !skip(f.path))
 				.map((f) => ({ path: f.path, mtime: f.stat.mtime }));
 		},
+		exists: (path) => deps.app.vault.getAbstractFileByPath(path) !== null,
 		load: () => deps.snapshotFile!.load(),
 		save: (text) => deps.snapshotFile!.save(text),
 		clock: deps.clock,

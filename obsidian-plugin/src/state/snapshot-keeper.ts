@@ -30,6 +30,8 @@ export interface KeeperDeps {
 	relatedMany(paths: string[], top: number): Promise<RelatedBatch>;
 	/** The vault's notes as they are now (excluded ones left out). */
 	listNotes(): NoteFile[];
+	/** Whether a listed path is still in the vault (default: among listNotes()). */
+	exists?: (path: string) => boolean;
 	load(): Promise<string | null>;
 	save(text: string): Promise<void>;
 	clock: Clock;
@@ -104,7 +106,7 @@ export class SnapshotKeeper {
 		const started = clock.now();
 		const files = this.deps.listNotes();
 		const mtimes = new Map(files.map((f) => [f.path, f.mtime]));
-		const work = planRefresh(this.snapshot, files);
+		const work = planRefresh(this.snapshot, files, this.deps.exists);
 		for (const path of work.remove) this.snapshot.notes.delete(path);
 		const own = new Set(work.refresh.filter((p) => {
 			const entry = this.snapshot.notes.get(p);

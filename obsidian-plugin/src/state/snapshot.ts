@@ -170,12 +170,15 @@ export function changedSince(entry: SnapshotEntry, mtime: number): boolean {
 
 /**
  * What to fetch after the index moved on. A note's list can change when the note itself changed,
- * or when a note it lists changed or went away; those are refreshed. (A changed note can also
+ * or when a note it lists changed or went away (`exists` says whether a listed path is still in
+ * the vault; by default, whether it is among `files`); those are refreshed. (A changed note can also
  * enter a list it was not in: the keeper refreshes the notes a changed note's new list names,
  * which catches most of those, since similarity is symmetric; a full rebuild catches the rest.)
  */
-export function planRefresh(snapshot: Snapshot, files: readonly NoteFile[]): SnapshotWork {
+export function planRefresh(snapshot: Snapshot, files: readonly NoteFile[], exists?: (path: string) => boolean): SnapshotWork {
 	const present = new Map(files.map((f) => [f.path, f.mtime]));
+	// A listed note need not be one whose list is kept (a PDF, an excluded note): ask the vault.
+	const there = exists ?? ((path: string) => present.has(path));
 	const changed = new Set<string>();
 	for (const f of files) {
 		const entry = snapshot.notes.get(f.path);
@@ -186,7 +189,7 @@ export function planRefresh(snapshot: Snapshot, files: readonly NoteFile[]): Sna
 	const refresh = new Set(changed);
 	for (const [source, entry] of snapshot.notes) {
 		if (gone.has(source) || refresh.has(source)) continue;
-		if (entry.hits.some((h) => changed.has(h.path) || gone.has(h.path) || !present.has(h.path))) refresh.add(source);
+		if (entry.hits.some((h) => changed.has(h.path) || gone.has(h.path) || !there(h.path))) refresh.add(source);
 	}
 	return { refresh: [...refresh], remove };
 }

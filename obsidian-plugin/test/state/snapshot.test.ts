@@ -110,6 +110,13 @@ describe("planRefresh", () => {
 		expect(planRefresh(s, files).refresh.sort()).toEqual(["A.md", "C.md", "D.md"]);
 	});
 
+	it("a listed note whose own list is not kept (a PDF, say) is not read as gone", () => {
+		const withPdf = snap({ "A.md": { mtime: 1000, hits: ["Paper.pdf", "B.md"] }, "B.md": { mtime: 1000, hits: ["A.md"] } });
+		const files = ["A.md", "B.md"].map((path) => ({ path, mtime: 1000 }));
+		expect(planRefresh(withPdf, files).refresh).toEqual(["A.md"]); // by default: not among the files
+		expect(planRefresh(withPdf, files, (p) => p !== "Gone.md").refresh).toEqual([]);
+	});
+
 	it("a new note is fetched; a deleted one is removed and its referrers refreshed", () => {
 		const files = [
 			{ path: "A.md", mtime: 1000 },
