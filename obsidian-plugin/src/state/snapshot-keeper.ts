@@ -2,7 +2,7 @@
  * Keeps the related-notes snapshot current on the desktop: loads it, and after each index pass
  * fetches the lists that may have changed (planRefresh: new or edited notes, and the notes that
  * list one of them or a deleted one; then one hop further, the notes an edited note now lists)
- * in batches, and writes the file once at the end. One update runs at a time; asking again while
+ * in batches, and writes the file at the end (and every CHECKPOINT_BATCHES batches of a long one). One update runs at a time; asking again while
  * one runs queues exactly one more. Reading and writing go through injected functions
  * (Obsidian's adapter in the plugin's folder in production), so nothing here touches a file.
  */
@@ -20,6 +20,9 @@ import {
 	type Snapshot,
 } from "./snapshot";
 
+/** Write the file every this many batches during a long update (a first build). */
+const CHECKPOINT_BATCHES = 20;
+
 export interface RelatedBatch {
 	notes: { path: string; results: RelatedHit[] }[];
 	/** Paths the index does not hold (not indexed yet, excluded): no list for them. */
@@ -35,7 +38,7 @@ export interface KeeperDeps {
 	load(): Promise<string | null>;
 	save(text: string): Promise<void>;
 	clock: Clock;
-	/** Notes per request (default 100). */
+	/** Notes per request (default 50: one request holds one of the sidecar's query threads). */
 	batchSize?: number;
 }
 
@@ -125,16 +128,21 @@ export class SnapshotKeeper {
 		if (fetched + more === 0 && work.remove.length === 0 && this.snapshot.updated !== 0) {
 			return { refreshed: 0, removed: 0, bytes: 0, ms: clock.now() - started };
 		}
+		const text = await this.write();
+		return { refreshed: fetched + more, removed: work.remove.length, bytes: new TextEncoder().encode(text).length, ms: clock.now() - started };
+	}
+
+	private async write(): Promise<string> {
 		boundSnapshot(this.snapshot);
-		this.snapshot.updated = clock.now();
+		this.snapshot.updated = this.deps.clock.now();
 		const text = encodeSnapshot(this.snapshot);
 		await this.deps.save(text);
-		return { refreshed: fetched + more, removed: work.remove.length, bytes: new TextEncoder().encode(text).length, ms: clock.now() - started };
+		return text;
 	}
 
 	/** Fetches and stores the lists of `paths`; null when disposed midway. */
 	private async fetch(paths: readonly string[], mtimes: ReadonlyMap<string, number>): Promise<number | null> {
-		const size = this.deps.batchSize ?? 100;
+		const size = this.deps.batchSize ?? 50;
 		let count = 0;
 		for (let i = 0; i < paths.length; i += size) {
 			if (this.disposed) return null;
@@ -146,6 +154,8 @@ export class SnapshotKeeper {
 				count++;
 			}
 			for (const path of answer.missing) this.snapshot.notes.delete(path);
+			// A first build of a large vault takes a while: keep what is fetched if it is cut short.
+			if ((i / size + 1) % CHECKPOINT_BATCHES === 0 && i + size < paths.length) await this.write();
 		}
 		return count;
 	}

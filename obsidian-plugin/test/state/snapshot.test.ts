@@ -215,6 +215,13 @@ describe("SnapshotKeeper", () => {
 		expect(k.snapshot.notes.get("A.md")?.hits).toEqual([]);
 	});
 
+	it("a long build writes what it has every 20 batches, so a cut-short one keeps it", async () => {
+		const files = Array.from({ length: 90 }, (_, i) => ({ path: `N${i}.md`, mtime: 1000 }));
+		const { k, writes } = keeper(files, Object.fromEntries(files.map((f) => [f.path, []])));
+		await k.update(); // 45 batches of 2: checkpoints after batch 20 and 40, then the end
+		expect(writes.map((w) => decodeSnapshot(w)!.notes.size)).toEqual([40, 80, 90]);
+	});
+
 	it("starts from the file written last time", async () => {
 		const previous = encodeSnapshot(snap({ "A.md": { mtime: 1000, hits: ["B.md"] }, "B.md": { mtime: 1000, hits: ["A.md"] } }));
 		const files = ["A.md", "B.md"].map((path) => ({ path, mtime: 1000 }));
