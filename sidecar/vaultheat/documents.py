@@ -23,6 +23,7 @@ from typing import Any
 
 from vaultheat.core.freshness import Freshness, IndexFreshness
 from vaultheat.core.missing import MissingExplanation, RetrieverPlace, Rival
+from vaultheat.core.related_batch import RelatedBatch
 from vaultheat.core.results import (
     ChunkHit,
     ChunkRef,
@@ -42,6 +43,7 @@ from vaultheat.errors import VaultheatError
 
 SEARCH = "vaultheat.search.v1"
 RELATED = "vaultheat.related.v1"
+RELATED_BATCH = "vaultheat.related_batch.v1"
 EXPLAIN = "vaultheat.explain.v1"
 MISSING = "vaultheat.missing.v1"
 STATUS = "vaultheat.status.v1"
@@ -71,6 +73,18 @@ def related_document(res: RelatedResults) -> Doc:
         "path": res.path,
         "took_ms": res.took_ms,
         "results": [related_hit(h) for h in res.results],
+    }
+
+
+def related_batch_document(batch: RelatedBatch) -> Doc:
+    return {
+        "schema": RELATED_BATCH,
+        "took_ms": batch.took_ms,
+        "notes": [
+            {"path": res.path, "results": [related_hit(h) for h in res.results]}
+            for res in batch.notes
+        ],
+        "missing": list(batch.missing),
     }
 
 

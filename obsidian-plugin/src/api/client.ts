@@ -18,6 +18,8 @@ import type {
 	MissingDoc,
 	MissingRequest,
 	NoteStatusDoc,
+	RelatedBatchDoc,
+	RelatedBatchRequest,
 	RelatedDoc,
 	RelatedRequest,
 	SearchDoc,
@@ -37,6 +39,8 @@ export interface ClientOptions {
 }
 
 const HEALTH_TIMEOUT_MS = 3000;
+/** A batch runs one related query per note: give a busy machine room. */
+const BATCH_TIMEOUT_MS = 120000;
 
 export class VaultheatClient {
 	private readonly transport: Transport;
@@ -68,6 +72,11 @@ export class VaultheatClient {
 
 	related(request: RelatedRequest): Promise<RelatedDoc> {
 		return this.call<RelatedDoc>("POST", "/v1/related", request, SCHEMA_TAGS.RelatedDoc);
+	}
+
+	/** Related notes of many saved notes at once (the snapshot's fetches); 404 on an older server. */
+	relatedBatch(request: RelatedBatchRequest): Promise<RelatedBatchDoc> {
+		return this.call<RelatedBatchDoc>("POST", "/v1/related/batch", request, SCHEMA_TAGS.RelatedBatchDoc, BATCH_TIMEOUT_MS);
 	}
 
 	explain(request: ExplainRequest): Promise<ExplainDoc> {

@@ -230,6 +230,25 @@ export interface RelatedDoc {
 	results: RelatedHit[];
 }
 
+/** POST /v1/related/batch: the saved notes' related notes, many at once (the snapshot). */
+export interface RelatedBatchRequest {
+	paths: string[];
+	top?: number;
+}
+
+export interface RelatedBatchNote {
+	path: string;
+	results: RelatedHit[];
+}
+
+export interface RelatedBatchDoc {
+	schema: "vaultheat.related_batch.v1";
+	took_ms: number;
+	notes: RelatedBatchNote[];
+	/** Asked-for paths the index does not hold (not indexed, excluded, not a note). */
+	missing: string[];
+}
+
 export type ExplainRequest =
 	| { query: string; chunk_id: number }
 	| { path: string; text?: string; cursor?: number; target: string };

@@ -93,6 +93,14 @@ def _paths() -> dict[str, Any]:
                 "responses": {"200": _json("RelatedDoc"), **_errors(*QUERY_ERRORS, 404)},
             }
         },
+        "/v1/related/batch": {
+            "post": {
+                "operationId": "relatedBatch",
+                "summary": "Related notes of many saved notes at once (the plugin's snapshot)",
+                "requestBody": _body("RelatedBatchRequest"),
+                "responses": {"200": _json("RelatedBatchDoc"), **_errors(*QUERY_ERRORS)},
+            }
+        },
         "/v1/explain": {
             "post": {
                 "operationId": "explain",

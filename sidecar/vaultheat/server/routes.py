@@ -15,11 +15,13 @@ from typing import Any
 
 from aiohttp import web
 
+from vaultheat.core.related_batch import RelatedBatchRequest, related_batch
 from vaultheat.core.requests import RelatedRequest, SearchRequest, with_default_top
 from vaultheat.documents import (
     explain_document,
     missing_document,
     note_status_document,
+    related_batch_document,
     related_document,
     search_document,
 )
@@ -103,6 +105,18 @@ async def related(request: web.Request) -> web.Response:
     req = RelatedRequest.from_dict(with_default_top(await read_json(request), top))
     req = dataclasses.replace(req, path=vault_relative(state, req.path))
     return web.json_response(related_document(await state.call(state.engine.related, req)))
+
+
+@routes.post("/v1/related/batch")
+async def related_many(request: web.Request) -> web.Response:
+    """``{paths: [...], top?}``: each saved note's related notes (the plugin's snapshot)."""
+    state = _state(request)
+    top = state.engine.settings.related.top
+    req = RelatedBatchRequest.from_dict(with_default_top(await read_json(request), top))
+    paths = tuple(dict.fromkeys(vault_relative(state, p) for p in req.paths))
+    req = dataclasses.replace(req, paths=paths)
+    batch = await state.call(related_batch, state.engine.related, req)
+    return web.json_response(related_batch_document(batch))
 
 
 @routes.post("/v1/explain")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from vaultheat.core.missing import STATUSES as MISSING_STATUSES
+from vaultheat.core.related_batch import MAX_BATCH_PATHS
 from vaultheat.core.requests import MAX_QUERY_CHARS, MAX_TEXT_CHARS, MAX_TOP
 
 Schema = dict[str, Any]
@@ -309,6 +310,31 @@ def component_schemas() -> dict[str, Schema]:
                 "took_ms": NUM,
                 "results": {"type": "array", "items": ref("RelatedHit")},
             }
+        ),
+        "RelatedBatchRequest": obj(
+            {
+                "paths": {
+                    "type": "array",
+                    "items": STR,
+                    "minItems": 1,
+                    "maxItems": MAX_BATCH_PATHS,
+                }
+            },
+            {"top": {"type": "integer", "minimum": 1, "maximum": MAX_TOP, "default": 10}},
+            closed=True,
+        ),
+        "RelatedBatchNote": obj(
+            {"path": STR, "results": {"type": "array", "items": ref("RelatedHit")}}
+        ),
+        "RelatedBatchDoc": obj(
+            {
+                "schema": tag("vaultheat.related_batch.v1"),
+                "took_ms": NUM,
+                "notes": {"type": "array", "items": ref("RelatedBatchNote")},
+                "missing": STR_LIST,
+            },
+            description="Related notes of saved notes, in the order asked; paths the index "
+            "does not hold are in missing",
         ),
         "ExplainRequest": {
             "oneOf": [
