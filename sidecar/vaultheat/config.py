@@ -131,7 +131,18 @@ class SearchSettings:
     # 60 rare-word queries, help-en MRR 0.354 -> 0.920, dendron-site 0.160 -> 0.785; the 28
     # help-en questions unchanged (0.871 nDCG@10). 0 = off (score_lexical throughout)
     score_lexical_weak: float = 1.5
+    # a query that names a note (title, alias, file name; exact, else a rarity-weighted word
+    # overlap: core/titles.py) adds score_title x that name score (absolute, in [0, 1]) to the
+    # note's best chunk; the note's best chunk also joins the candidates (RRF weight
+    # title_weight, the title_top best names). 0 = off. Measured: docs/eval.md "Note names"
+    score_title: float = 0.3
+    title_weight: float = 1.0
+    title_top: int = 20
     files_top_chunks: int = 3
+    # files only, a note's further chunks add 5% of their scores; scaled by files_top_chunks /
+    # the note's chunk count when on, so a long digest or list page does not win by volume
+    # (docs/eval.md "Note names"). False: the plain 5% bonus
+    files_bonus_by_length: bool = True
     snippet_chars: int = 300
     # text mostly in a non-Latin script + an English-only model: weight vector and lexical
     # evidence evenly (measured on help/ja: related nDCG@10 0.329 -> 0.451; core/language.py)

@@ -45,6 +45,8 @@ export interface Components {
 	lexical: number | null;
 	heat: number | null;
 	rerank: number | null;
+	/** The query named the note (its title, an alias or its file name): 1 exact, less partial. */
+	title: number | null;
 }
 export type ComponentName = keyof Components;
 

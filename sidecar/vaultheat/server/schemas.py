@@ -86,6 +86,8 @@ RELEVANCE: Schema = {
     "description": "calibrated probability that the result is relevant (docs/api.md)",
 }
 RELEVANCE_LABELS = ["strong", "good", "weak"]
+# the score parts (core/pipeline.py); "title" is the note-name score (core/titles.py)
+COMPONENT_NAMES = ("vector", "lexical", "heat", "rerank", "title")
 
 
 def tag(value: str) -> Schema:
@@ -94,7 +96,7 @@ def tag(value: str) -> Schema:
 
 def component_schemas() -> dict[str, Schema]:
     """Every named schema of the API (the plugin's wire types), by name."""
-    components = obj({k: NUM_OR_NULL for k in ("vector", "lexical", "heat", "rerank")})
+    components = obj({k: NUM_OR_NULL for k in COMPONENT_NAMES})
     best_chunk = obj(
         {
             "chunk_id": INT,
@@ -333,7 +335,7 @@ def component_schemas() -> dict[str, Schema]:
             {
                 "raw": ref("Components"),
                 "normalized": ref("Components"),
-                "weights": obj({k: NUM for k in ("vector", "lexical", "heat", "rerank")}),
+                "weights": obj({k: NUM for k in COMPONENT_NAMES}),
                 "final": NUM,
             }
         ),
