@@ -121,8 +121,9 @@ def test_a_long_note_does_not_win_by_volume() -> None:
     r = _retrieval(final)
     plain = note_scores(r, graph, 3)
     assert plain[0][0] == "list.md"  # best 0.79 + 5% of 0.789 + 0.788 beats 0.80 + 5% of 0.5
-    scaled = note_scores(r, graph, 3, by_length=True)
+    assert note_scores(r, graph, 3, long_note=40)[0][0] == "list.md"  # not long enough
+    scaled = note_scores(r, graph, 3, long_note=10)
     assert scaled[0][0] == "prose.md"
     # a note with no more chunks than counted keeps the whole bonus
     assert scaled[0][1] == pytest.approx(0.80 + 0.05 * (0.30 + 0.20))
-    assert scaled[1][1] == pytest.approx(0.79 + 0.05 * (0.789 + 0.788) * 3 / 40)
+    assert scaled[1][1] == pytest.approx(0.79 + 0.05 * (0.789 + 0.788) * 10 / 40)

@@ -139,10 +139,11 @@ class SearchSettings:
     title_weight: float = 1.0
     title_top: int = 20
     files_top_chunks: int = 3
-    # files only, a note's further chunks add 5% of their scores; scaled by files_top_chunks /
-    # the note's chunk count when on, so a long digest or list page does not win by volume
-    # (docs/eval.md "Note names"). False: the plain 5% bonus
-    files_bonus_by_length: bool = True
+    # files only, a note's further chunks add 5% of their scores; a note of more than
+    # files_bonus_chunks chunks gets that bonus x files_bonus_chunks / its chunk count, so a
+    # long digest or list page does not win by volume (docs/eval.md "Note names"). 0: the plain
+    # 5% bonus whatever the length
+    files_bonus_chunks: int = 30
     snippet_chars: int = 300
     # text mostly in a non-Latin script + an English-only model: weight vector and lexical
     # evidence evenly (measured on help/ja: related nDCG@10 0.329 -> 0.451; core/language.py)

@@ -138,7 +138,7 @@ def run_search(
     results: Sequence[SearchHit]
     if req.files_only:
         results = file_results(result, store, ctx.graph_view(), req.top, s.search.files_top_chunks,
-                               snippet, by_length=s.search.files_bonus_by_length)  # fmt: skip
+                               snippet, long_note=s.search.files_bonus_chunks)  # fmt: skip
     else:
         ids = result.order[: req.top]
         rows = store.chunks(ids)
@@ -224,19 +224,19 @@ def chunk_ref(row: ChunkRow, snippet: Any) -> ChunkRef:
 
 
 def note_scores(
-    r: Retrieval, graph: GraphView, top_chunks: int, *, by_length: bool = False
+    r: Retrieval, graph: GraphView, top_chunks: int, *, long_note: int = 0
 ) -> list[tuple[str, float, int]]:
     """(path, score, best chunk) per note: the best chunk's score plus a small bonus for each
     further strong chunk (``top_chunks`` counted), so a note that matches in several places
-    edges out one lucky paragraph. ``by_length``: the bonus is scaled by ``top_chunks`` / the
-    note's chunk count (at most 1): a 279 KB list page has many dense chunks to offer, and the
-    plain bonus made it win by volume (issue #22)."""
+    edges out one lucky paragraph. ``long_note`` > 0: a note of more chunks than that gets
+    the bonus x ``long_note`` / its chunk count: a 279 KB list page has many dense chunks to
+    offer, and the plain bonus made it win by volume (issue #22)."""
     per: dict[str, list[tuple[float, int]]] = {}
     for cid in r.order:
         path = graph.path_of(cid)
         if path is not None:
             per.setdefault(path, []).append((r.final[cid], cid))
-    sizes = _chunk_counts(graph) if by_length else None
+    sizes = _chunk_counts(graph) if long_note > 0 else None
     out = []
     for path, scored in per.items():
         scored.sort(key=lambda x: (-x[0], x[1]))
@@ -244,7 +244,7 @@ def note_scores(
         bonus = sum(sc for sc, _ in scored[1:top_chunks]) * 0.05
         if sizes is not None:
             nid = graph.note_of(scored[0][1])
-            bonus *= min(1.0, top_chunks / max(int(sizes[nid]) if 0 <= nid < len(sizes) else 1, 1))
+            bonus *= min(1.0, long_note / max(int(sizes[nid]) if 0 <= nid < len(sizes) else 1, 1))
         out.append((path, best + bonus, scored[0][1]))
     out.sort(key=lambda x: (-x[1], x[0]))
     return out
@@ -264,9 +264,9 @@ def file_results(
     top_chunks: int,
     snippet: Any,
     *,
-    by_length: bool = False,
+    long_note: int = 0,
 ) -> list[NoteHit]:
-    ranked = note_scores(r, graph, top_chunks, by_length=by_length)[:top]
+    ranked = note_scores(r, graph, top_chunks, long_note=long_note)[:top]
     rows = store.chunks([cid for _, _, cid in ranked])
     # a chunk deleted by a re-index since retrieval has no row: its note is left out, not a 500
     present = [(path, score, cid) for path, score, cid in ranked if cid in rows]
