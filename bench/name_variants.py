@@ -60,6 +60,17 @@ def main(argv: list[str] | None = None) -> int:
     for v in a.variant:
         name, _, js = v.partition("=")
         variants[name] = json.loads(js) if js else {}
+    import vaultheat.core.titles as titles_mod
+
+    module_defaults = {k: getattr(titles_mod, k) for k in ("FUZZY_CAP", "FUZZY_POWER")}
+
+    def use(ov: dict[str, Any]) -> Any:
+        """The settings of a variant; ``_titles.NAME`` keys set core/titles.py's constants."""
+        for k, v in module_defaults.items():
+            setattr(titles_mod, k, ov.get(f"_titles.{k}", v))
+        ov = {k: v for k, v in ov.items() if not k.startswith("_titles.")}
+        return settings.with_overrides(ov) if ov else settings
+
     base = a.base or next(iter(variants))
     em = _load("eval_messy")
     engine = Engine.open(a.vault)
@@ -75,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
             rows: dict[str, list[dict[str, float]]] = {}
             rankings: dict[str, list[list[str]]] = {}
             for name, ov in variants.items():
-                engine.settings = settings.with_overrides(ov) if ov else settings
+                engine.settings = use(ov)
                 rk = [[r.path for r in engine.search(SearchRequest(query=it.query, top=10,
                                                                    files_only=True)).results]
                       for it in items]  # fmt: skip
@@ -108,8 +119,12 @@ def main(argv: list[str] | None = None) -> int:
                               f"Hit@1 {c['hit_at_1']:.3f} junk {c['junk_share']:.3f}")  # fmt: skip
         if a.curated:
             sitems = [it for it in load_search_set(a.curated)]
-            configs = [EvalConfig(name, ov) for name, ov in variants.items()]
-            results = {r.name: r for r in run_search_eval(engine, sitems, configs)}
+            results = {}
+            for name, ov in variants.items():
+                use(ov)  # the module constants; the settings go through the harness
+                engine.settings = settings
+                cfg = EvalConfig(name, {k: v for k, v in ov.items() if not k.startswith("_")})
+                results[name] = run_search_eval(engine, sitems, [cfg])[0]
             doc["curated"] = {}
             for name, r in results.items():
                 m = {k: round(v, 4) for k, v in mean_scores(r.ranks).items()}
@@ -126,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
                 names = sorted(random.Random(0).sample(names, a.names))
             doc["names"] = {}
             for name, ov in variants.items():
-                engine.settings = settings.with_overrides(ov) if ov else settings
+                engine.settings = use(ov)
                 first = 0
                 misses = []
                 for nm, path in names:

@@ -32,6 +32,7 @@ from pathlib import PurePosixPath
 from vaultheat.core.lexical import lexical_text
 
 FUZZY_CAP = 0.9  # a partial match never ties an exact name
+FUZZY_POWER = 1.0  # the overlap's exponent: above 1, partial matches weigh less
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)  # snake_case and kebab-case split into words
 _STOP = frozenset(
     "a an and are as at be by do does for from how i in is it my of on or the to what when "
@@ -117,7 +118,7 @@ class TitleIndex:
         weight = self.weight
         shared = math.fsum(weight(w) for w in inter)
         union = math.fsum(weight(w) for w in q_set | n_set)
-        return FUZZY_CAP * shared / union if union > 0 else 0.0
+        return FUZZY_CAP * (shared / union) ** FUZZY_POWER if union > 0 else 0.0
 
     def weight(self, word: str) -> float:
         return self.idf.get(word, self.unknown_idf)
