@@ -85,12 +85,21 @@ def main(argv: list[str] | None = None) -> int:
             doc["bm25"] = em.summary(items, b_rows)
             rows: dict[str, list[dict[str, float]]] = {}
             rankings: dict[str, list[list[str]]] = {}
+            chunk_mode: dict[str, dict[str, float]] = {}
             for name, ov in variants.items():
                 engine.settings = use(ov)
                 rk = [[r.path for r in engine.search(SearchRequest(query=it.query, top=10,
                                                                    files_only=True)).results]
                       for it in items]  # fmt: skip
                 rankings[name] = rk
+                # chunk mode: how much of the top 10 the most frequent note holds
+                held = []
+                for it in items:
+                    res = engine.search(SearchRequest(query=it.query, top=10, files_only=False))
+                    paths = [r.path for r in res.results]
+                    held.append(max((paths.count(x) for x in set(paths)), default=0))
+                chunk_mode[name] = {"mean_max_per_note": sum(held) / len(held),
+                                    "queries_5_plus": sum(h >= 5 for h in held)}  # fmt: skip
                 rows[name] = [em.score(it, r) for it, r in zip(items, rk, strict=True)]
             keys = (*em.METRICS, "junk_share")
             doc["messy"] = {
@@ -99,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
                     "vs_bm25": {k: em.paired(rs, b_rows, k) for k in keys},
                     "vs_base": {k: em.paired(rs, rows[base], k) for k in keys},
                     "rankings": rankings[name],
+                    "chunk_mode": chunk_mode[name],
                 }
                 for name, rs in rows.items()
             }
@@ -107,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
             for name, d in doc["messy"].items():
                 s = d["summary"]["all"]
                 print(f"{name}: nDCG@5 {s['ndcg_at_5']:.3f} MRR {s['mrr']:.3f} Hit@1 "
-                      f"{s['hit_at_1']:.3f} R@10 {s['recall_at_10']:.3f} junk {s['junk_share']:.3f}")  # fmt: skip
+                      f"{s['hit_at_1']:.3f} R@10 {s['recall_at_10']:.3f} junk {s['junk_share']:.3f}; "
+                      f"chunk mode: {d['chunk_mode']}")  # fmt: skip
                 for rel in ("vs_bm25", "vs_base"):
                     print(f"   {rel}: " + "; ".join(f"{k} {em.fmt(v)}" for k, v in d[rel].items()
                                                     if k in ("ndcg_at_5", "mrr", "hit_at_1",

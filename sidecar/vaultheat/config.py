@@ -144,6 +144,9 @@ class SearchSettings:
     # long digest or list page does not win by volume (docs/eval.md "Note names"). 0: the plain
     # 5% bonus whatever the length
     files_bonus_chunks: int = 30
+    # chunk results: at most this many chunks of one note before every other note's chunks
+    # (the rest move down, core/shape.py); 0 = off. Measured: docs/eval.md "Note names"
+    chunks_per_note: int = 0
     snippet_chars: int = 300
     # text mostly in a non-Latin script + an English-only model: weight vector and lexical
     # evidence evenly (measured on help/ja: related nDCG@10 0.329 -> 0.451; core/language.py)

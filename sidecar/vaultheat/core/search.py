@@ -27,6 +27,7 @@ from vaultheat.core.ports import StorePort, VectorIndexPort
 from vaultheat.core.relevance import GOOD, curve_for
 from vaultheat.core.requests import SearchRequest
 from vaultheat.core.results import ChunkHit, ChunkRef, NoteHit, SearchHit, SearchResults
+from vaultheat.core.shape import diversify
 from vaultheat.core.titles import TitleIndex
 from vaultheat.core.votes import NoteLinks
 from vaultheat.providers.base import Embedder, Generator, Reranker
@@ -140,7 +141,8 @@ def run_search(
         results = file_results(result, store, ctx.graph_view(), req.top, s.search.files_top_chunks,
                                snippet, long_note=s.search.files_bonus_chunks)  # fmt: skip
     else:
-        ids = result.order[: req.top]
+        per_note = s.search.chunks_per_note
+        ids = diversify(result.order, ctx.graph_view().note_of, per_note)[: req.top]
         rows = store.chunks(ids)
         present = [cid for cid in ids if cid in rows]  # ranks stay 1..n if a chunk went
         results = [
