@@ -118,9 +118,9 @@ describe("explain in words", () => {
 			"no dominant component",
 			explainDoc({
 				components: {
-					raw: { vector: 0.5, lexical: 0.5, heat: 0, rerank: null },
-					normalized: { vector: 0.5, lexical: 0.5, heat: 0, rerank: null },
-					weights: { vector: 0.5, lexical: 0.5, heat: 0.1, rerank: 0 },
+					raw: { vector: 0.5, lexical: 0.5, heat: 0, rerank: null, title: null },
+					normalized: { vector: 0.5, lexical: 0.5, heat: 0, rerank: null, title: null },
+					weights: { vector: 0.5, lexical: 0.5, heat: 0.1, rerank: 0, title: 0 },
 					final: 0.5,
 				},
 			}),
@@ -128,7 +128,7 @@ describe("explain in words", () => {
 		],
 		[
 			"nothing",
-			explainDoc({ components: { raw: { vector: null, lexical: null, heat: null, rerank: null }, normalized: { vector: null, lexical: null, heat: null, rerank: null }, weights: { vector: 1, lexical: 1, heat: 1, rerank: 1 }, final: 0 } }),
+			explainDoc({ components: { raw: { vector: null, lexical: null, heat: null, rerank: null, title: null }, normalized: { vector: null, lexical: null, heat: null, rerank: null, title: null }, weights: { vector: 1, lexical: 1, heat: 1, rerank: 1, title: 1 }, final: 0 } }),
 			"No component added to the score.",
 		],
 	])("%s", (_n, doc, want) => expect(scoreSentence(doc)).toBe(want));

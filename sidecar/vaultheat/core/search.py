@@ -28,6 +28,7 @@ from vaultheat.core.relevance import GOOD, curve_for
 from vaultheat.core.requests import SearchRequest
 from vaultheat.core.results import ChunkHit, ChunkRef, NoteHit, SearchHit, SearchResults
 from vaultheat.core.shape import diversify
+from vaultheat.core import titles
 from vaultheat.core.titles import TitleIndex
 from vaultheat.core.votes import NoteLinks
 from vaultheat.providers.base import Embedder, Generator, Reranker
@@ -132,7 +133,11 @@ def run_search(
     result = retrieve(store, vectors, plan)
     ranked_by = "meaning"
     if s.search.score_lexical_weak > 0 and _words_lead(ctx, req.query, result):
-        weights = dataclasses.replace(plan.weights, score_lexical=s.search.score_lexical_weak)
+        weak = s.search.score_lexical_weak
+        # the exact matches decide: a name match is one too, weighed at least as the words
+        title = max(plan.weights.score_title, weak) if titles.WORDS_LEAD_TITLE else None
+        weights = dataclasses.replace(plan.weights, score_lexical=weak,
+                                      score_title=title or plan.weights.score_title)  # fmt: skip
         result = retrieve(store, vectors, dataclasses.replace(plan, weights=weights))
         ranked_by = "words"
     snippet = snippet_fn(s.search.snippet_chars)

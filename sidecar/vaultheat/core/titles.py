@@ -33,6 +33,7 @@ from vaultheat.core.lexical import lexical_text
 
 FUZZY_CAP = 0.9  # a partial match never ties an exact name
 FUZZY_POWER = 1.0  # the overlap's exponent: above 1, partial matches weigh less
+WORDS_LEAD_TITLE = True  # when the words lead (search.score_lexical_weak), names weigh as much
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)  # snake_case and kebab-case split into words
 _STOP = frozenset(
     "a an and are as at be by do does for from how i in is it my of on or the to what when "
