@@ -67,7 +67,7 @@ export const WIRE_FIELDS = {
 		duplicates: R, components: R, explain: R, relevance: P, relevance_label: P, votes: P,
 	} satisfies Fields<RelatedHit>,
 	RelatedDoc: { schema: R, path: R, took_ms: R, results: R } satisfies Fields<RelatedDoc>,
-	Components: { vector: R, lexical: R, heat: R, rerank: R } satisfies Fields<Components>,
+	Components: { vector: R, lexical: R, heat: R, rerank: R, title: R } satisfies Fields<Components>,
 	ExplainSeed: {
 		chunk_id: R, path: R, heading_path: R, text: R, stage: R, seed_score: R,
 	} satisfies Fields<ExplainSeed>,

@@ -108,9 +108,22 @@ describe("explain in words", () => {
 	it("contributions add up to the final score", () => {
 		const doc = explainDoc();
 		const items = contributions(doc);
-		expect(items.map((c) => c.component)).toEqual(["vector", "lexical", "heat", "rerank"]);
+		expect(items.map((c) => c.component)).toEqual(["vector", "lexical", "heat", "rerank", "title"]);
 		expect(items[3]).toMatchObject({ value: null, normalized: null });
+		expect(items[4]).toMatchObject({ value: null, normalized: null });
 		expect(contributionTotal(items)).toBeCloseTo(doc.components.final, 10);
+	});
+	it("a note-name match reads as its own part", () => {
+		const doc = explainDoc({
+			components: {
+				raw: { vector: 0.4, lexical: 0, heat: 0, rerank: null, title: 1 },
+				normalized: { vector: 0.5, lexical: 0, heat: 0, rerank: null, title: 1 },
+				weights: { vector: 0.7, lexical: 0.04, heat: 0, rerank: 0, title: 0.26 },
+				final: 0.61,
+			},
+		});
+		expect(contributions(doc).find((c) => c.component === "title")?.value).toBeCloseTo(0.26, 10);
+		expect(scoreSentence(doc)).toContain("named the note (0.26)");
 	});
 	it.each([
 		["dominant component", explainDoc(), "Mostly: similar meaning (0.72 of 0.77), then linked from a match (0.05)."],
