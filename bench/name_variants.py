@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--messy", type=Path)
     p.add_argument("--curated", type=Path)
     p.add_argument("--names", type=int, default=0, help="unique names to try (0: none)")
-    p.add_argument("--variant", action="append", default=[], help='NAME=JSON overrides')
+    p.add_argument("--variant", action="append", default=[], help="NAME=JSON overrides")
     p.add_argument("--base", default="", help="the variant the others are paired against")
     p.add_argument("--out", type=Path)
     a = p.parse_args(argv)
@@ -62,7 +62,9 @@ def main(argv: list[str] | None = None) -> int:
         variants[name] = json.loads(js) if js else {}
     import vaultheat.core.titles as titles_mod
 
-    module_defaults = {k: getattr(titles_mod, k) for k in ("FUZZY_CAP", "FUZZY_POWER", "WORDS_LEAD_TITLE")}
+    module_defaults = {
+        k: getattr(titles_mod, k) for k in ("FUZZY_CAP", "FUZZY_POWER", "WORDS_LEAD_TITLE")
+    }
 
     def use(ov: dict[str, Any]) -> Any:
         """The settings of a variant; ``_titles.NAME`` keys set core/titles.py's constants."""
@@ -116,9 +118,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"BM25: {json.dumps(doc['bm25']['all'])}")
             for name, d in doc["messy"].items():
                 s = d["summary"]["all"]
-                print(f"{name}: nDCG@5 {s['ndcg_at_5']:.3f} MRR {s['mrr']:.3f} Hit@1 "
-                      f"{s['hit_at_1']:.3f} R@10 {s['recall_at_10']:.3f} junk {s['junk_share']:.3f}; "
-                      f"chunk mode: {d['chunk_mode']}")  # fmt: skip
+                print(
+                    f"{name}: nDCG@5 {s['ndcg_at_5']:.3f} MRR {s['mrr']:.3f} "
+                    f"Hit@1 {s['hit_at_1']:.3f} R@10 {s['recall_at_10']:.3f} "
+                    f"junk {s['junk_share']:.3f}; chunk mode: {d['chunk_mode']}"
+                )
                 for rel in ("vs_bm25", "vs_base"):
                     print(f"   {rel}: " + "; ".join(f"{k} {em.fmt(v)}" for k, v in d[rel].items()
                                                     if k in ("ndcg_at_5", "mrr", "hit_at_1",
@@ -156,8 +160,8 @@ def main(argv: list[str] | None = None) -> int:
                 first = 0
                 misses = []
                 for nm, path in names:
-                    got = [r.path for r in engine.search(SearchRequest(query=nm, top=10,
-                                                                       files_only=True)).results]  # fmt: skip
+                    req = SearchRequest(query=nm, top=10, files_only=True)
+                    got = [r.path for r in engine.search(req).results]
                     if got[:1] == [path]:
                         first += 1
                     else:

@@ -19,14 +19,14 @@ from vaultheat.engine import Engine
 from vaultheat.paths import index_paths
 from vaultheat.providers.fake import FakeEmbedder
 
-NAMED = "---\naliases: [Whiteboard]\n---\n# Excalidraw\n\nSketch diagrams by hand, then embed the drawing.\n"
-DIGEST = (
-    "# Weekly digest 12\n\n"
-    + "".join(
-        f"## Week {i}\n\n- excalidraw excalidraw release {i}\n- excalidraw scripts, excalidraw libraries\n\n"
-        for i in range(6)
-    )
+NAMED = (
+    "---\naliases: [Whiteboard]\n---\n# Excalidraw\n\n"
+    "Sketch diagrams by hand, then embed the drawing.\n"
 )
+WEEK = (
+    "## Week {i}\n\n- excalidraw excalidraw release {i}\n- excalidraw scripts, excalidraw libs\n\n"
+)
+DIGEST = "# Weekly digest 12\n\n" + "".join(WEEK.format(i=i) for i in range(6))
 
 
 def _engine(tmp_path: Path, **values: object) -> Engine:
@@ -77,8 +77,9 @@ def test_explain_shows_the_title_part_and_adds_up(tmp_path: Path) -> None:
     try:
         res = engine.search(SearchRequest(query="Excalidraw", files_only=False))
         top = res.results[0]
-        doc = explain_document(engine.explain_search(SearchRequest(query="Excalidraw"),
-                                                     top.chunk_id))  # type: ignore[union-attr]
+        doc = explain_document(
+            engine.explain_search(SearchRequest(query="Excalidraw"), top.chunk_id)
+        )  # type: ignore[union-attr]
         parts = doc["components"]
         assert doc["seed"]["stage"] in ("vector", "lexical", "title")
         assert parts["raw"]["title"] == 1.0 and parts["normalized"]["title"] == 1.0

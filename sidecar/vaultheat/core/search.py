@@ -10,6 +10,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from vaultheat.config import Settings
+from vaultheat.core import titles
 from vaultheat.core.expansion import expand_query
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.lexical import query_terms
@@ -28,7 +29,6 @@ from vaultheat.core.relevance import GOOD, curve_for
 from vaultheat.core.requests import SearchRequest
 from vaultheat.core.results import ChunkHit, ChunkRef, NoteHit, SearchHit, SearchResults
 from vaultheat.core.shape import diversify
-from vaultheat.core import titles
 from vaultheat.core.titles import TitleIndex
 from vaultheat.core.votes import NoteLinks
 from vaultheat.providers.base import Embedder, Generator, Reranker
