@@ -62,9 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         variants[name] = json.loads(js) if js else {}
     import vaultheat.core.titles as titles_mod
 
-    module_defaults = {
-        k: getattr(titles_mod, k) for k in ("FUZZY_CAP", "FUZZY_POWER", "WORDS_LEAD_TITLE")
-    }
+    module_defaults = {k: getattr(titles_mod, k) for k in ("FUZZY_CAP",)}
 
     def use(ov: dict[str, Any]) -> Any:
         """The settings of a variant; ``_titles.NAME`` keys set core/titles.py's constants."""

@@ -128,3 +128,18 @@ def test_a_long_note_does_not_win_by_volume() -> None:
     # a note with no more chunks than counted keeps the whole bonus
     assert scaled[0][1] == pytest.approx(0.80 + 0.05 * (0.30 + 0.20))
     assert scaled[1][1] == pytest.approx(0.79 + 0.05 * (0.789 + 0.788) * 10 / 40)
+
+
+def test_a_query_naming_no_note_scores_as_without_the_stage(tmp_path: Path) -> None:
+    on = _engine(tmp_path / "on")
+    off = _engine(tmp_path / "off", **{"search.score_title": 0.0})
+    try:
+        req = SearchRequest(query="tomatoes need sun", files_only=False)
+        a, b = search_doc(on, req), search_doc(off, req)
+        assert all(r["components"]["title"] is None for r in a["results"])
+        assert [(r["path"], r["score"]) for r in a["results"]] == [
+            (r["path"], r["score"]) for r in b["results"]
+        ]
+    finally:
+        on.close()
+        off.close()

@@ -148,7 +148,8 @@ def retrieve(store: StorePort, vectors: VectorIndexPort, plan: RetrievalPlan) ->
         "lexical": {c: lexical_raw.get(c, 0.0) for c in candidates} if stages.lexical else None,
         "heat": {c: heat.heat.get(c, 0.0) for c in candidates} if heat is not None else None,
         "rerank": None,
-        "title": {c: names_raw.get(c, 0.0) for c in candidates} if names_raw is not None else None,
+        # no name matched: the part is off, so the scores read exactly as without the stage
+        "title": {c: names_raw.get(c, 0.0) for c in candidates} if names_raw else None,
     }
     score_weights = {
         "vector": settings.score_vector,

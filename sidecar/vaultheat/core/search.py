@@ -10,7 +10,6 @@ from typing import Any, Protocol
 import numpy as np
 
 from vaultheat.config import Settings
-from vaultheat.core import titles
 from vaultheat.core.expansion import expand_query
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.lexical import query_terms
@@ -135,9 +134,8 @@ def run_search(
     if s.search.score_lexical_weak > 0 and _words_lead(ctx, req.query, result):
         weak = s.search.score_lexical_weak
         # the exact matches decide: a name match is one too, weighed at least as the words
-        title = max(plan.weights.score_title, weak) if titles.WORDS_LEAD_TITLE else None
-        weights = dataclasses.replace(plan.weights, score_lexical=weak,
-                                      score_title=title or plan.weights.score_title)  # fmt: skip
+        title = max(plan.weights.score_title, weak)
+        weights = dataclasses.replace(plan.weights, score_lexical=weak, score_title=title)
         result = retrieve(store, vectors, dataclasses.replace(plan, weights=weights))
         ranked_by = "words"
     snippet = snippet_fn(s.search.snippet_chars)

@@ -9,7 +9,8 @@ chunks. This module scores notes by their names alone, one number in [0, 1] per 
   ignored) scores 1.0;
 - otherwise a rarity-weighted overlap of the two word sets (weighted Jaccard, each word
   weighted by its inverse document frequency over the notes' names, as BM25 over a title field
-  weighs it), times ``FUZZY_CAP`` so that no partial match ties an exact one.
+  weighs it) times the share of the query's words the name has, times ``FUZZY_CAP`` (0.1):
+  partial matches are a light touch, an exact name is decisive.
 
 Why weighted Jaccard and not "every title word is in the query": on a real vault many titles
 are generic words ("Python", "Characters", "Next"); a naive replay of that rule lowered Hit@1
@@ -31,9 +32,9 @@ from pathlib import PurePosixPath
 
 from vaultheat.core.lexical import lexical_text
 
-FUZZY_CAP = 0.9  # a partial match never ties an exact name
-FUZZY_POWER = 1.0  # the overlap's exponent: above 1, partial matches weigh less
-WORDS_LEAD_TITLE = True  # when the words lead (search.score_lexical_weak), names weigh as much
+# a partial match scores at most this: with search.score_title 3 it weighs like a 0.3 part,
+# while an exact name (1.0) decides (measured: docs/eval.md "Note names")
+FUZZY_CAP = 0.1
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)  # snake_case and kebab-case split into words
 _STOP = frozenset(
     "a an and are as at be by do does for from how i in is it my of on or the to what when "
@@ -88,7 +89,7 @@ class TitleIndex:
         by_word = {w: tuple(sorted(ps)) for w, ps in holders.items()}
         return cls(names=names, by_word=by_word, idf=idf, unknown_idf=_idf(n, 0))
 
-    def match(self, query: str, *, limit: int = 20, floor: float = 0.2) -> dict[str, float]:
+    def match(self, query: str, *, limit: int = 20, floor: float = 0.02) -> dict[str, float]:
         """path -> name score in [0, 1] of the ``limit`` best notes scoring at least
         ``floor`` (best first; ties by path)."""
         q_words = name_words(query)
@@ -109,7 +110,8 @@ class TitleIndex:
     def name_score(
         self, q_words: Sequence[str], q_set: frozenset[str], words: Sequence[str]
     ) -> float:
-        """1.0 for the exact name, else ``FUZZY_CAP`` x the rarity-weighted Jaccard overlap."""
+        """1.0 for the exact name, else ``FUZZY_CAP`` x the rarity-weighted Jaccard overlap x
+        the share of the query's words found in the name."""
         if tuple(q_words) == tuple(words):
             return 1.0
         n_set = content_words(words)
@@ -119,7 +121,10 @@ class TitleIndex:
         weight = self.weight
         shared = math.fsum(weight(w) for w in inter)
         union = math.fsum(weight(w) for w in q_set | n_set)
-        return FUZZY_CAP * (shared / union) ** FUZZY_POWER if union > 0 else 0.0
+        if union <= 0:
+            return 0.0
+        # x the share of the query's words the name has: "thought 109" is not "gratitude 109"
+        return FUZZY_CAP * shared / union * len(inter) / len(q_set)
 
     def weight(self, word: str) -> float:
         return self.idf.get(word, self.unknown_idf)
