@@ -60,15 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     for v in a.variant:
         name, _, js = v.partition("=")
         variants[name] = json.loads(js) if js else {}
-    import vaultheat.core.titles as titles_mod
-
-    module_defaults = {k: getattr(titles_mod, k) for k in ("FUZZY_CAP",)}
 
     def use(ov: dict[str, Any]) -> Any:
-        """The settings of a variant; ``_titles.NAME`` keys set core/titles.py's constants."""
-        for k, v in module_defaults.items():
-            setattr(titles_mod, k, ov.get(f"_titles.{k}", v))
-        ov = {k: v for k, v in ov.items() if not k.startswith("_titles.")}
         return settings.with_overrides(ov) if ov else settings
 
     base = a.base or next(iter(variants))
@@ -132,12 +125,8 @@ def main(argv: list[str] | None = None) -> int:
                               f"Hit@1 {c['hit_at_1']:.3f} junk {c['junk_share']:.3f}")  # fmt: skip
         if a.curated:
             sitems = [it for it in load_search_set(a.curated)]
-            results = {}
-            for name, ov in variants.items():
-                use(ov)  # the module constants; the settings go through the harness
-                engine.settings = settings
-                cfg = EvalConfig(name, {k: v for k, v in ov.items() if not k.startswith("_")})
-                results[name] = run_search_eval(engine, sitems, [cfg])[0]
+            configs = [EvalConfig(name, ov) for name, ov in variants.items()]
+            results = {r.name: r for r in run_search_eval(engine, sitems, configs)}
             doc["curated"] = {}
             for name, r in results.items():
                 m = {k: round(v, 4) for k, v in mean_scores(r.ranks).items()}

@@ -131,14 +131,16 @@ class SearchSettings:
     # 60 rare-word queries, help-en MRR 0.354 -> 0.920, dendron-site 0.160 -> 0.785; the 28
     # help-en questions unchanged (0.871 nDCG@10). 0 = off (score_lexical throughout)
     score_lexical_weak: float = 1.5
-    # a query that names a note (title, alias, file name: 1.0 exact, at most 0.1 for a partial,
-    # rarity-weighted word overlap; core/titles.py) adds score_title x that name score
-    # (absolute, not min-max normalized) to the note's best chunk, which also joins the
-    # candidates (RRF weight title_weight, the title_top best names); a query naming no note
-    # is scored as without it. Measured (docs/eval.md "Note names"): an exact unique name first
-    # 0.680 -> 1.000 on waylonwalker, 0.800 -> 1.000 on help-en, the labelled sets unchanged.
-    # 0 = off
+    # a query that names a note (its title, an alias, its file name: 1.0 exact; a partial,
+    # rarity-weighted word overlap scores at most title_partial; core/titles.py) adds
+    # score_title x that name score (absolute, not min-max normalized) to the note's best chunk,
+    # which also joins the candidates (RRF weight title_weight, the title_top best names); a
+    # query naming no note is scored as without it. Measured (docs/eval.md "Note names"): an
+    # exact unique name first 0.680 -> 1.000 on waylonwalker, 0.800 -> 1.000 on help-en, the
+    # labelled sets unchanged; partial matches (0.1, 0.3) neutral on help-en, nDCG@5 -0.004 to
+    # -0.001 (ties) on waylonwalker, hence 0. score_title 0 = off
     score_title: float = 3.0
+    title_partial: float = 0.0
     title_weight: float = 1.0
     title_top: int = 20
     files_top_chunks: int = 3

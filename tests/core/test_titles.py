@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from vaultheat.core.titles import FUZZY_CAP, TitleIndex, name_words
+from vaultheat.core.titles import TitleIndex, name_words
+
+PARTIAL = 0.5
 
 TITLES = {
     "tools/Excalidraw.md": "Excalidraw",
@@ -57,15 +59,20 @@ def test_an_exact_name_scores_one_and_leads(index: TitleIndex, query: str, path:
 
 
 def test_a_partial_match_never_ties_an_exact_one(index: TitleIndex) -> None:
-    got = index.match("python")
+    got = index.match("python", partial=PARTIAL)
     assert got["blog/python.md"] == 1.0
-    assert all(s <= FUZZY_CAP for p, s in got.items() if p != "blog/python.md")
+    assert len(got) > 1 and all(s < PARTIAL for p, s in got.items() if p != "blog/python.md")
+
+
+def test_exact_names_only_by_default(index: TitleIndex) -> None:
+    assert index.match("python") == {"blog/python.md": 1.0}
+    assert index.match("kanban plugin for obsidian") == {}
 
 
 def test_rare_shared_words_outweigh_generic_ones(index: TitleIndex) -> None:
     # "kanban" is in one name, "obsidian" and "plugin" in three: the Kanban note leads, the
     # other plugin notes (sharing only the generic words) score far lower or not at all
-    got = index.match("kanban plugin for obsidian")
+    got = index.match("kanban plugin for obsidian", partial=PARTIAL)
     first, *rest = got.items()
     assert first[0] == "plugins/obsidian-kanban-plugin.md"
     assert all(s < first[1] / 2 for _, s in rest)
@@ -73,15 +80,26 @@ def test_rare_shared_words_outweigh_generic_ones(index: TitleIndex) -> None:
 
 def test_a_generic_title_inside_a_long_question_scores_low(index: TitleIndex) -> None:
     # the query holds "next" and "python" among words no name has: weak evidence only
-    got = index.match("what should I write next about decorators and generators in python")
-    assert all(s < 0.3 for s in got.values())
+    got = index.match(
+        "what should I write next about decorators and generators in python", partial=PARTIAL
+    )
+    assert got == {}  # below the minimum overlap
+
+
+def test_a_shared_number_is_not_the_same_series() -> None:
+    # "109" is the rarest word, but half the query is missing from the other series' name
+    idx = TitleIndex.build({f"{s}/{s}-{n}.md": f"{s}-{n}" for s in ("thought", "gratitude")
+                            for n in range(100, 120)})  # fmt: skip
+    q = name_words("thought-109")
+    other = idx.name_score(q, frozenset(q), name_words("gratitude-109"))
+    assert other < 0.5 and idx.match("thought-109") == {"thought/thought-109.md": 1.0}
 
 
 def test_no_shared_word_no_match(index: TitleIndex) -> None:
-    assert index.match("coffee roasting") == {}
-    assert index.match("") == {}
+    assert index.match("coffee roasting", partial=PARTIAL) == {}
+    assert index.match("", partial=PARTIAL) == {}
 
 
-def test_limit_and_floor(index: TitleIndex) -> None:
-    assert len(index.match("python", limit=2)) == 2
-    assert set(index.match("python", floor=0.99)) == {"blog/python.md"}
+def test_limit(index: TitleIndex) -> None:
+    assert len(index.match("python", limit=2, partial=PARTIAL)) == 2
+    assert list(index.match("python", limit=1, partial=PARTIAL)) == ["blog/python.md"]

@@ -159,10 +159,12 @@ def run_search(
 def named_notes(ctx: Context, query: str) -> list[NameMatch]:
     """The notes whose title, alias or file name matches the query (``core/titles.py``)."""
     chunks = ctx.note_links().chunks
-    top = ctx.settings.search.title_top
+    s = ctx.settings.search
     return [
         NameMatch(path, score, tuple(int(c) for c in chunks[path]))
-        for path, score in ctx.title_index().match(query, limit=top).items()
+        for path, score in ctx.title_index()
+        .match(query, limit=s.title_top, partial=s.title_partial)
+        .items()
         if path in chunks
     ]
 

@@ -9,8 +9,9 @@ chunks. This module scores notes by their names alone, one number in [0, 1] per 
   ignored) scores 1.0;
 - otherwise a rarity-weighted overlap of the two word sets (weighted Jaccard, each word
   weighted by its inverse document frequency over the notes' names, as BM25 over a title field
-  weighs it) times the share of the query's words the name has, times ``FUZZY_CAP`` (0.1):
-  partial matches are a light touch, an exact name is decisive.
+  weighs it) times the share of the query's words the name has, times ``partial``
+  (``search.title_partial``; 0, the default, keeps exact names only: partial matches measured
+  neutral on help-en and slightly negative on waylonwalker, docs/eval.md "Note names").
 
 Why weighted Jaccard and not "every title word is in the query": on a real vault many titles
 are generic words ("Python", "Characters", "Next"); a naive replay of that rule lowered Hit@1
@@ -32,9 +33,7 @@ from pathlib import PurePosixPath
 
 from vaultheat.core.lexical import lexical_text
 
-# a partial match scores at most this: with search.score_title 3 it weighs like a 0.3 part,
-# while an exact name (1.0) decides (measured: docs/eval.md "Note names")
-FUZZY_CAP = 0.1
+MIN_OVERLAP = 0.2  # a partial match below this overlap (before ``partial``) is no match
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)  # snake_case and kebab-case split into words
 _STOP = frozenset(
     "a an and are as at be by do does for from how i in is it my of on or the to what when "
@@ -89,9 +88,9 @@ class TitleIndex:
         by_word = {w: tuple(sorted(ps)) for w, ps in holders.items()}
         return cls(names=names, by_word=by_word, idf=idf, unknown_idf=_idf(n, 0))
 
-    def match(self, query: str, *, limit: int = 20, floor: float = 0.02) -> dict[str, float]:
-        """path -> name score in [0, 1] of the ``limit`` best notes scoring at least
-        ``floor`` (best first; ties by path)."""
+    def match(self, query: str, *, limit: int = 20, partial: float = 0.0) -> dict[str, float]:
+        """path -> name score in [0, 1] of the ``limit`` best notes (best first; ties by
+        path): 1.0 for an exact name, at most ``partial`` (< 1) for a partial match."""
         q_words = name_words(query)
         if not q_words:
             return {}
@@ -102,16 +101,18 @@ class TitleIndex:
         scored: list[tuple[float, str]] = []
         for path in touched:
             best = max(self.name_score(q_words, q_set, words) for words in self.names[path])
-            if best >= floor:
-                scored.append((best, path))
+            if best >= 1.0:
+                scored.append((1.0, path))
+            elif partial > 0 and best >= MIN_OVERLAP:
+                scored.append((min(partial, 0.99) * best, path))
         scored.sort(key=lambda x: (-x[0], x[1]))
         return {path: s for s, path in scored[:limit]}
 
     def name_score(
         self, q_words: Sequence[str], q_set: frozenset[str], words: Sequence[str]
     ) -> float:
-        """1.0 for the exact name, else ``FUZZY_CAP`` x the rarity-weighted Jaccard overlap x
-        the share of the query's words found in the name."""
+        """1.0 for the exact name, else the rarity-weighted Jaccard overlap x the share of the
+        query's words found in the name (below 1 unless the words are the same set)."""
         if tuple(q_words) == tuple(words):
             return 1.0
         n_set = content_words(words)
@@ -124,7 +125,7 @@ class TitleIndex:
         if union <= 0:
             return 0.0
         # x the share of the query's words the name has: "thought 109" is not "gratitude 109"
-        return FUZZY_CAP * shared / union * len(inter) / len(q_set)
+        return min(shared / union * len(inter) / len(q_set), 0.999)
 
     def weight(self, word: str) -> float:
         return self.idf.get(word, self.unknown_idf)
