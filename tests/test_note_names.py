@@ -143,3 +143,27 @@ def test_a_query_naming_no_note_scores_as_without_the_stage(tmp_path: Path) -> N
     finally:
         on.close()
         off.close()
+
+
+def test_one_note_does_not_fill_the_chunk_results(tmp_path: Path) -> None:
+    long_digest = "# Weekly digest 12\n\n" + "".join(
+        WEEK.format(i=i) + "Release notes, scripts and libraries of the week, in short.\n\n"
+        for i in range(40)
+    )
+    on = _engine(tmp_path / "on", **{"search.chunks_per_note": 1})
+    off = _engine(tmp_path / "off", **{"search.chunks_per_note": 0})
+    for engine in (on, off):
+        (engine.paths.vault / "news" / "Weekly digest 12.md").write_text(long_digest, "utf-8")
+        engine.index()
+    try:
+        req = SearchRequest(query="excalidraw release scripts", files_only=False, top=3)
+        plain, spread = search_doc(off, req), search_doc(on, req)
+        assert [r["path"] for r in plain["results"]].count("news/Weekly digest 12.md") >= 2
+        paths = [r["path"] for r in spread["results"]]
+        assert len(set(paths)) == len(paths) == 3  # one chunk per note first
+        assert spread["per_note"] == 1 and plain["per_note"] == 0
+        files = search_doc(on, SearchRequest(query="excalidraw", files_only=True))
+        assert files["per_note"] == 0
+    finally:
+        on.close()
+        off.close()

@@ -145,7 +145,7 @@ export function searchHit(path: string, overrides: Partial<SearchHit> = {}): Sea
 }
 
 export function searchDoc(query: string, hits: SearchHit[]): SearchDoc {
-	return { schema: "vaultheat.search.v1", query, took_ms: 12, files_only: false, ranked_by: "meaning", results: hits };
+	return { schema: "vaultheat.search.v1", query, took_ms: 12, files_only: false, ranked_by: "meaning", per_note: 0, results: hits };
 }
 
 export function statusDoc(overrides: Partial<StatusDoc> = {}): StatusDoc {

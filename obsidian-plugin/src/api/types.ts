@@ -153,6 +153,8 @@ export interface SearchDoc {
 	files_only: boolean;
 	/** "words": no match by meaning, the results with the query's words come first */
 	ranked_by: "meaning" | "words";
+	/** Chunk results: at most this many chunks of one note came before every other note's (0: plain score order). */
+	per_note: number;
 	results: SearchHit[];
 }
 

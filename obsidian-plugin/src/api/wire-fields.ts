@@ -55,7 +55,7 @@ export const WIRE_FIELDS = {
 		byte_start: R, byte_end: R, text: R, text_truncated: R, score: R, found_by: R,
 		components: R, explain: R, relevance: P, relevance_label: P,
 	} satisfies Fields<SearchHit>,
-	SearchDoc: { schema: R, query: R, took_ms: R, files_only: R, ranked_by: R, results: R } satisfies Fields<SearchDoc>,
+	SearchDoc: { schema: R, query: R, took_ms: R, files_only: R, ranked_by: R, per_note: R, results: R } satisfies Fields<SearchDoc>,
 	RelatedRequest: {
 		path: R, text: O, cursor: O, top: O, unlinked_only: O, explain: O, lexical: O, graph: O, rerank: O,
 	} satisfies Fields<RelatedRequest>,

@@ -144,8 +144,8 @@ def run_search(
         results = file_results(result, store, ctx.graph_view(), req.top, s.search.files_top_chunks,
                                snippet, long_note=s.search.files_bonus_chunks)  # fmt: skip
     else:
-        per_note = s.search.chunks_per_note
-        ids = diversify(result.order, ctx.graph_view().note_of, per_note)[: req.top]
+        graph = ctx.graph_view()
+        ids = diversify(result.order, graph.note_of, s.search.chunks_per_note)[: req.top]
         rows = store.chunks(ids)
         present = [cid for cid in ids if cid in rows]  # ranks stay 1..n if a chunk went
         results = [
@@ -153,7 +153,8 @@ def run_search(
             for rank, cid in enumerate(present, start=1)
         ]
     took_ms = round((time.perf_counter() - t0) * 1000, 2)
-    return SearchResults(req.query, took_ms, req.files_only, tuple(results), ranked_by)
+    per_note = 0 if req.files_only else max(s.search.chunks_per_note, 0)
+    return SearchResults(req.query, took_ms, req.files_only, tuple(results), ranked_by, per_note)
 
 
 def named_notes(ctx: Context, query: str) -> list[NameMatch]:

@@ -252,6 +252,12 @@ def component_schemas() -> dict[str, Schema]:
                 "took_ms": NUM,
                 "files_only": BOOL,
                 "ranked_by": {"type": "string", "enum": ["meaning", "words"]},
+                "per_note": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "chunk results: at most this many chunks of one note came "
+                    "before every other note's (0: plain score order)",
+                },
                 "results": {
                     "type": "array",
                     "items": {"anyOf": [ref("SearchHit"), ref("FileHit")]},
