@@ -16,6 +16,7 @@ from vaultheat.core.requests import RelatedRequest, SearchRequest
 from vaultheat.core.results import NoteHit
 from vaultheat.documents import (
     explain_document,
+    missing_document,
     related_document,
     search_document,
     status_document,
@@ -372,6 +373,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
     engine = _engine(args)
     note_score: float | None = None
+    if args.path is not None:
+        return _explain_missing(args, engine)
+    if args.top is not None:
+        raise InputError("--top goes with --path (the results the search shows)")
     if args.related:
         req = RelatedRequest(path=args.related, top=100)
         target = args.target
@@ -393,6 +398,22 @@ def cmd_explain(args: argparse.Namespace) -> int:
                 chunk = hit.chunk_id
         doc = explain_document(engine.explain_search(sreq, chunk))
     emit(args, doc, lambda: render_text(doc) + _note_score_line(doc, note_score))
+    return EXIT_OK
+
+
+def _explain_missing(args: argparse.Namespace, engine: Any) -> int:
+    from vaultheat.core.missing import render_missing
+
+    if not args.query:
+        raise InputError("explain --path needs a QUERY: the search the note is missing from")
+    if any(v is not None for v in (args.chunk, args.rank, args.target, args.related)):
+        raise InputError(
+            "--path explains one note: it takes no --chunk, --rank, --related or --target"
+        )
+    top = engine.settings.search.top if args.top is None else args.top
+    sreq = SearchRequest(query=args.query, top=top, files_only=args.files_only)
+    doc = missing_document(engine.explain_missing(sreq, args.path))
+    emit(args, doc, lambda: render_missing(doc))
     return EXIT_OK
 
 

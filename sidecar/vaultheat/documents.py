@@ -1,5 +1,6 @@
 """The documents, built once: ``vaultheat.search.v1``, ``vaultheat.related.v1`` and
-``vaultheat.explain.v1`` from core's typed results (``core/results.py``), and
+``vaultheat.explain.v1`` from core's typed results (``core/results.py``),
+``vaultheat.missing.v1`` from ``core/missing.py``'s ``MissingExplanation``, and
 ``vaultheat.status.v1`` / ``vaultheat.note_status.v1`` from the engine's ``Status`` and
 ``NoteStatus`` (``core/status.py``), and the two that more than one shell sends:
 ``vaultheat.error.v1`` (the CLI's ``--json`` and the agent tools) and ``vaultheat.refresh.v1``
@@ -21,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from vaultheat.core.freshness import Freshness, IndexFreshness
+from vaultheat.core.missing import MissingExplanation, RetrieverPlace, Rival
 from vaultheat.core.results import (
     ChunkHit,
     ChunkRef,
@@ -41,6 +43,7 @@ from vaultheat.errors import VaultheatError
 SEARCH = "vaultheat.search.v1"
 RELATED = "vaultheat.related.v1"
 EXPLAIN = "vaultheat.explain.v1"
+MISSING = "vaultheat.missing.v1"
 STATUS = "vaultheat.status.v1"
 NOTE_STATUS = "vaultheat.note_status.v1"
 ERROR = "vaultheat.error.v1"
@@ -88,6 +91,41 @@ def explain_document(e: Explanation) -> Doc:
         doc["content_score"] = t.content_score
         doc["votes"] = vote_document(e.votes, e.voter_titles)
     return doc
+
+
+def missing_document(m: MissingExplanation) -> Doc:
+    """Where a note landed for a query and what kept it down; ``rank`` is its rank in the
+    search (null: not among the candidates), ``would_rank`` the rank its score would give."""
+    return {
+        "schema": MISSING,
+        "query": m.query,
+        "path": m.path,
+        "files_only": m.files_only,
+        "ranked_by": m.ranked_by,
+        "status": m.status,
+        "reason": m.reason,
+        "top": m.top,
+        "candidates": m.candidates,
+        "rank": m.rank,
+        "would_rank": m.would_rank,
+        "score": round(m.score, 6) if m.score is not None else None,
+        "relevance": m.relevance,
+        "relevance_label": m.relevance_label,
+        "best_chunk": chunk_ref(m.best_chunk) if m.best_chunk else None,
+        "components": parts_doc(m.components) if m.components else None,
+        "explain": trace_doc(m.trace) if m.trace else None,
+        "retrievers": [place_doc(p) for p in m.retrievers],
+        "to_beat": rival_doc(m.to_beat) if m.to_beat else None,
+    }
+
+
+def place_doc(p: RetrieverPlace) -> Doc:
+    return {"stage": p.stage, "rank": p.rank, "score": p.score, "keeps": p.keeps,
+            "cutoff": p.cutoff}  # fmt: skip
+
+
+def rival_doc(r: Rival) -> Doc:
+    return {"rank": r.rank, "path": r.path, "chunk_id": r.chunk_id, "score": round(r.score, 6)}
 
 
 def chunk_hit(h: ChunkHit) -> Doc:

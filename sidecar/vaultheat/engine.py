@@ -19,7 +19,7 @@ import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import xxhash
@@ -50,6 +50,9 @@ from vaultheat.providers.registry import make_embedder, make_generator, make_rer
 from vaultheat.storage.store import Store
 from vaultheat.storage.vectors import VectorIndex
 from vaultheat.storage.vectorsync import open_vectors, reconcile
+
+if TYPE_CHECKING:
+    from vaultheat.core.missing import MissingExplanation
 
 log = logging.getLogger("vaultheat.engine")
 # query and unsaved-text chunk vectors kept by their text (about 1.5 KB each at 384 dimensions):
@@ -485,6 +488,23 @@ class Engine:
             if isinstance(r, ChunkHit) and r.chunk_id == chunk_id:
                 return explanation(res.query, r)
         raise NotFoundError(f"chunk {chunk_id} is not among the results of this query")
+
+    def explain_missing(self, req: SearchRequest, path: str) -> MissingExplanation:
+        """Where ``path`` landed for ``req`` and what kept it down (``core/missing.py``); a
+        note the vault has but the index does not gets its reason; an unknown path is an
+        error."""
+        from vaultheat.core.missing import MissingExplanation, explain_missing
+
+        store, vectors = self.view()
+        row = store.note_by_path(path)
+        if row is None or row.excluded:
+            st = self.note_status(path)
+            if not st.exists:
+                raise NotFoundError(f"no such note: {path} is not in the vault", path=path)
+            why = st.reason or "not indexed"
+            return MissingExplanation(req.query, path, req.files_only, "not_indexed", why,
+                                      req.top, 0)  # fmt: skip
+        return explain_missing(self, store, vectors, req, path, self._relevance_curve("search"))
 
     def explain_related(self, req: RelatedRequest, target: str) -> Explanation:
         res = self.related(RelatedRequest(**{**req.__dict__, "explain": True, "top": 100}))

@@ -15,6 +15,8 @@ import type {
 	ExplainDoc,
 	ExplainRequest,
 	HealthDoc,
+	MissingDoc,
+	MissingRequest,
 	NoteStatusDoc,
 	RelatedDoc,
 	RelatedRequest,
@@ -70,6 +72,11 @@ export class VaultheatClient {
 
 	explain(request: ExplainRequest): Promise<ExplainDoc> {
 		return this.call<ExplainDoc>("POST", "/v1/explain", request, SCHEMA_TAGS.ExplainDoc);
+	}
+
+	/** Where a note the user expected landed in a search, and what kept it down. */
+	explainMissing(request: MissingRequest): Promise<MissingDoc> {
+		return this.call<MissingDoc>("POST", "/v1/explain/missing", request, SCHEMA_TAGS.MissingDoc);
 	}
 
 	notesChanged(events: ChangeEvent[]): Promise<AckDoc> {

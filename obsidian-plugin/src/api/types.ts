@@ -274,6 +274,65 @@ export interface ExplainDoc {
 	votes?: Votes | null;
 }
 
+/** POST /v1/explain/missing: the search the user ran and the note they expected in it. */
+export interface MissingRequest extends SearchRequest {
+	path: string;
+}
+
+export type MissingStatus =
+	| "not_indexed"
+	| "no_chunks"
+	| "no_vectors"
+	| "filtered"
+	| "shown"
+	| "ranked"
+	| "cut_by_rerank"
+	| "not_retrieved";
+
+/** Where the note's highest-placed passage stands in one retriever's ranking of the vault. */
+export interface RetrieverPlace {
+	stage: "vector" | "lexical";
+	/** null: the retriever does not match it at all (no word of the query). */
+	rank: number | null;
+	score: number | null;
+	/** How many passages the retriever passes on. */
+	keeps: number;
+	/** The score of the last one it passes on. */
+	cutoff: number | null;
+}
+
+export interface Rival {
+	rank: number;
+	path: string;
+	chunk_id: number;
+	score: number;
+}
+
+export interface MissingDoc {
+	schema: "vaultheat.missing.v1";
+	query: string;
+	path: string;
+	files_only: boolean;
+	ranked_by: "meaning" | "words";
+	status: MissingStatus;
+	/** One sentence from the server: what kept it down. */
+	reason: string;
+	top: number;
+	candidates: number;
+	/** Its rank in this search; null when it was not among the candidates. */
+	rank: number | null;
+	/** Not a candidate: where its score would have put it. */
+	would_rank: number | null;
+	score: number | null;
+	relevance: number | null;
+	relevance_label: RelevanceLabel | null;
+	best_chunk: BestChunk | null;
+	components: ScoreBreakdown | null;
+	explain: Omit<ExplainDoc, "schema" | "query" | "chunk_id" | "path" | "score"> | null;
+	retrievers: RetrieverPlace[];
+	to_beat: Rival | null;
+}
+
 export interface ChangeEvent {
 	type: ChangeType;
 	path: string;

@@ -11,11 +11,15 @@ import type {
 	ExplainHop,
 	ExplainSeed,
 	HealthDoc,
+	MissingDoc,
+	MissingRequest,
 	NoteStatusDoc,
 	Progress,
 	RelatedDoc,
 	RelatedHit,
 	RelatedRequest,
+	RetrieverPlace,
+	Rival,
 	ScoreBreakdown,
 	SearchDoc,
 	SearchHit,
@@ -80,6 +84,17 @@ export const WIRE_FIELDS = {
 		schema: R, query: R, chunk_id: R, path: R, score: R, seed: R, hops: R, components: R,
 		content_score: O, votes: P,
 	} satisfies Fields<ExplainDoc>,
+	MissingRequest: {
+		query: R, path: R, top: O, files_only: O, explain: O, lexical: O, graph: O, rerank: O, expand: O,
+		folder: O, tag: O, property: O,
+	} satisfies Fields<MissingRequest>,
+	RetrieverPlace: { stage: R, rank: R, score: R, keeps: R, cutoff: R } satisfies Fields<RetrieverPlace>,
+	Rival: { rank: R, path: R, chunk_id: R, score: R } satisfies Fields<Rival>,
+	MissingDoc: {
+		schema: R, query: R, path: R, files_only: R, ranked_by: R, status: R, reason: R, top: R,
+		candidates: R, rank: R, would_rank: R, score: R, relevance: R, relevance_label: R,
+		best_chunk: R, components: R, explain: R, retrievers: R, to_beat: R,
+	} satisfies Fields<MissingDoc>,
 } as const;
 
 /** The discovery file is not an API document, so it is not in the OpenAPI comparison. */
@@ -95,5 +110,6 @@ export const SCHEMA_TAGS = {
 	SearchDoc: "vaultheat.search.v1",
 	RelatedDoc: "vaultheat.related.v1",
 	ExplainDoc: "vaultheat.explain.v1",
+	MissingDoc: "vaultheat.missing.v1",
 	AckDoc: "vaultheat.ack.v1",
 } as const;

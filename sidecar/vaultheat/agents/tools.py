@@ -151,6 +151,11 @@ def _explain(auto: AutoBackend, a: dict[str, Any], _: ProgressCb | None) -> dict
     return doc
 
 
+def _missing(auto: AutoBackend, a: dict[str, Any], _: ProgressCb | None) -> dict[str, Any]:
+    doc: dict[str, Any] = auto.run(lambda b: b.explain_missing(a))
+    return doc
+
+
 def _neighbors(auto: AutoBackend, a: dict[str, Any], _: ProgressCb | None) -> dict[str, Any]:
     def run(b: Backend) -> dict[str, Any]:
         store = b.store()
@@ -249,6 +254,21 @@ TOOLS: tuple[Tool, ...] = (
         _doc("vaultheat.explain.v1", {"query": STR, "path": STR, "chunk_id": NULL_INT,
              "score": NUM, "hops": {"type": "array"}}, ("path", "score")),
         _explain,
+    ),
+    Tool(
+        "missing", "Why a note is missing from a search",
+        "Where a note the user expected landed for a search `query`, and what kept it down: "
+        "its `rank` (null when it was not among the candidates: then `reason` says why, e.g. "
+        "neither in the vector nor the lexical top N, filtered, not indexed, and `would_rank` "
+        "where its score would put it), its best chunk with the score parts, and `to_beat`, "
+        "the result at rank `top` it would have to beat.",
+        _obj({"query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS},
+              "path": PATH, "top": TOP, "files_only": {**BOOL, "default": False}, **FILTERS},
+             ("query", "path")),
+        _doc("vaultheat.missing.v1", {"query": STR, "path": STR, "status": STR,
+             "reason": STR, "rank": NULL_INT, "would_rank": NULL_INT,
+             "to_beat": {"type": ["object", "null"]}}, ("path", "status", "reason")),
+        _missing,
     ),
     Tool(
         "neighbors", "Graph neighbours of a note",

@@ -22,7 +22,7 @@ from vaultheat.core.pipeline import (
     found_by,
     retrieve,
 )
-from vaultheat.core.plan import NameMatch, QueryVector, RerankFn, plan_for_search
+from vaultheat.core.plan import NameMatch, QueryVector, RerankFn, RetrievalPlan, plan_for_search
 from vaultheat.core.ports import StorePort, VectorIndexPort
 from vaultheat.core.relevance import GOOD, curve_for
 from vaultheat.core.requests import SearchRequest
@@ -101,10 +101,11 @@ def make_rerank(ctx: Context, store: StorePort, query: str) -> RerankFn | None:
     return rerank
 
 
-def run_search(
+def search_retrieval(
     ctx: Context, store: StorePort, vectors: VectorIndexPort, req: SearchRequest
-) -> SearchResults:
-    t0 = time.perf_counter()
+) -> tuple[RetrievalPlan, Retrieval, str]:
+    """The plan and the retrieval ``run_search`` ranks (after the keyword fallback, if it
+    ran), and how it ranked ("meaning" or "words"): explain of a missing note reads them."""
     s = ctx.settings
     queries = [QueryVector(embed_query(ctx, req.query), 1.0, "vector")]
     lexical = [(req.query, 1.0, "lexical")]
@@ -136,8 +137,18 @@ def run_search(
         # the exact matches decide: a name match is one too, weighed at least as the words
         title = max(plan.weights.score_title, weak)
         weights = dataclasses.replace(plan.weights, score_lexical=weak, score_title=title)
-        result = retrieve(store, vectors, dataclasses.replace(plan, weights=weights))
+        plan = dataclasses.replace(plan, weights=weights)
+        result = retrieve(store, vectors, plan)
         ranked_by = "words"
+    return plan, result, ranked_by
+
+
+def run_search(
+    ctx: Context, store: StorePort, vectors: VectorIndexPort, req: SearchRequest
+) -> SearchResults:
+    t0 = time.perf_counter()
+    s = ctx.settings
+    _, result, ranked_by = search_retrieval(ctx, store, vectors, req)
     snippet = snippet_fn(s.search.snippet_chars)
     results: Sequence[SearchHit]
     if req.files_only:

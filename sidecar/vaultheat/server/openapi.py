@@ -101,6 +101,14 @@ def _paths() -> dict[str, Any]:
                 "responses": {"200": _json("ExplainDoc"), **_errors(*QUERY_ERRORS, 404)},
             }
         },
+        "/v1/explain/missing": {
+            "post": {
+                "operationId": "explainMissing",
+                "summary": "Where a note expected among a search's results landed, and why",
+                "requestBody": _body("MissingRequest"),
+                "responses": {"200": _json("MissingDoc"), **_errors(*QUERY_ERRORS, 404)},
+            }
+        },
         "/v1/notes/changed": {
             "post": {
                 "operationId": "notesChanged",

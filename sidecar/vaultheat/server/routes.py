@@ -18,6 +18,7 @@ from aiohttp import web
 from vaultheat.core.requests import RelatedRequest, SearchRequest, with_default_top
 from vaultheat.documents import (
     explain_document,
+    missing_document,
     note_status_document,
     related_document,
     search_document,
@@ -127,6 +128,22 @@ async def explain(request: web.Request) -> web.Response:
     else:
         raise InputError("give either {query, chunk_id} or {path, target}")
     return web.json_response(explain_document(found))
+
+
+@routes.post("/v1/explain/missing")
+async def explain_missing(request: web.Request) -> web.Response:
+    """``{query, path, ...search options}``: where ``path`` landed for the query and why."""
+    state = _state(request)
+    body = await read_json(request)
+    if not isinstance(body, dict):
+        raise InputError("request body must be a JSON object")
+    rest = dict(body)
+    if "path" not in rest:
+        raise InputError("path (the note expected among the results) is required")
+    path = vault_relative(state, rest.pop("path"))
+    req = SearchRequest.from_dict(with_default_top(rest, state.engine.settings.search.top))
+    found = await state.call(state.engine.explain_missing, req, path)
+    return web.json_response(missing_document(found))
 
 
 # -- index control ----------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from vaultheat.core.missing import STATUSES as MISSING_STATUSES
 from vaultheat.core.requests import MAX_QUERY_CHARS, MAX_TEXT_CHARS, MAX_TOP
 
 Schema = dict[str, Any]
@@ -372,6 +373,45 @@ def component_schemas() -> dict[str, Schema]:
                 "components": ref("ScoreBreakdown"),
             },
             {"content_score": NUM, "votes": nullable(ref("Votes"))},
+        ),
+        "MissingRequest": obj({"query": query, "path": STR}, search_options, closed=True),
+        "RetrieverPlace": obj(
+            {
+                "stage": {"enum": ["vector", "lexical"]},
+                "rank": {"type": ["integer", "null"], "minimum": 1},
+                "score": NUM_OR_NULL,
+                "keeps": COUNT,
+                "cutoff": NUM_OR_NULL,
+            },
+            description="Where the note's highest-placed chunk stands in one retriever's full "
+            "ranking (rank null: no match); the retriever passes on its top `keeps`",
+        ),
+        "Rival": obj({"rank": INT, "path": STR, "chunk_id": INT, "score": NUM}),
+        "MissingDoc": obj(
+            {
+                "schema": tag("vaultheat.missing.v1"),
+                "query": STR,
+                "path": STR,
+                "files_only": BOOL,
+                "ranked_by": {"enum": ["meaning", "words"]},
+                "status": {"enum": list(MISSING_STATUSES)},
+                "reason": STR,
+                "top": COUNT,
+                "candidates": COUNT,
+                "rank": {"type": ["integer", "null"], "minimum": 1},
+                "would_rank": {"type": ["integer", "null"], "minimum": 1},
+                "score": NUM_OR_NULL,
+                "relevance": {"anyOf": [RELEVANCE, {"type": "null"}]},
+                "relevance_label": {"enum": [*RELEVANCE_LABELS, None]},
+                "best_chunk": nullable(ref("BestChunk")),
+                "components": nullable(ref("ScoreBreakdown")),
+                "explain": nullable(ref("Explanation")),
+                "retrievers": {"type": "array", "items": ref("RetrieverPlace")},
+                "to_beat": nullable(ref("Rival")),
+            },
+            description="Why a note is missing: its rank in the search (null: not among the "
+            "candidates; `would_rank` is then where its score would put it), its best chunk's "
+            "score parts and the result it would have to beat",
         ),
         "ChangeEvent": obj(
             {"type": {"enum": ["create", "modify", "delete", "rename"]}, "path": STR},
