@@ -79,6 +79,8 @@ def test_a_note_outside_the_candidates_says_why_and_where_it_would_land(
         engine.settings.with_value("search.vector_top", 3)
         .with_value("search.lexical_top", 3)
         .with_value("search.score_lexical_weak", 0)
+        # plain score order: with the per-note rule a note's 4th chunk ranks behind the others
+        .with_value("search.chunks_per_note", 0)
     )
     query = "espresso grind"
     full = search_document(engine.search(SearchRequest(query=query, top=500)))["results"]

@@ -68,7 +68,17 @@ KEY_HELP: dict[str, str] = {
     "search.score_lexical": "weight of the lexical score in the final score",
     "search.score_lexical_weak": "weight of the lexical score when the best vector match is weak"
     " (relevance below 'good') and the query's words are found; 0 = use score_lexical",
+    "search.score_title": "weight of the note-name score (the query is a note's title, alias"
+    " or file name); 0 = off",
+    "search.title_partial": "note-name score of a partial word match at most (0 = exact names"
+    " only)",
+    "search.title_weight": "RRF weight of the named notes among the candidates",
+    "search.title_top": "named notes considered per query",
     "search.files_top_chunks": "chunks per note counted in a note's score",
+    "search.files_bonus_chunks": "notes longer than this many chunks get a proportionally"
+    " smaller further-chunk bonus; 0 = the plain bonus",
+    "search.chunks_per_note": "chunk results: at most this many chunks of one note before the"
+    " others'; 0 = off",
     "search.snippet_chars": "characters of chunk text in a result",
     "search.script_fallback": "weigh lexical evidence evenly for scripts the model lacks",
     "rerank.enabled": "rerank the shortlist with a cross-encoder",

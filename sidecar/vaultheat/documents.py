@@ -61,6 +61,7 @@ def search_document(res: SearchResults) -> Doc:
         "took_ms": res.took_ms,
         "files_only": res.files_only,
         "ranked_by": res.ranked_by,
+        "per_note": res.per_note,
         "results": [
             chunk_hit(h) if isinstance(h, ChunkHit) else note_hit(h) for h in res.results
         ],

@@ -40,6 +40,7 @@ from vaultheat.core.results import (
     explanation,
 )
 from vaultheat.core.status import ModelInfo, NoteStatus, Skipped, Status
+from vaultheat.core.titles import TitleIndex
 from vaultheat.core.votes import NoteLinks
 from vaultheat.errors import IndexMismatchError, IndexMissingError, NotFoundError
 from vaultheat.indexer import Indexer, IndexReport, ProgressFn, stored_settings
@@ -102,6 +103,7 @@ class Engine:
         self._similar_version = 0
         self._resolver: LinkResolver | None = None
         self._note_links: NoteLinks | None = None
+        self._titles: TitleIndex | None = None
         self._derived_gen = -2
         self._dense = np.zeros((0, 0), dtype=np.float32)  # chunk id -> vector, for scoring
         self.query_cache: LRU[str, np.ndarray] = LRU(QUERY_CACHE_SIZE)
@@ -194,6 +196,7 @@ class Engine:
                 list(store.notes()), store.attachments(), store.note_aliases()
             )
             self._note_links = None
+            self._titles = None
             self._derived_gen = self._generation
         key = (self._generation, self.settings.graph, self._similar_version)
         if self._graph is None or key != self._graph_key:
@@ -261,6 +264,17 @@ class Engine:
             assert self._note_links is not None
             return self._note_links
 
+    def title_index(self) -> TitleIndex:
+        """The notes' names (title, aliases, file name) of this index generation, for the
+        note-name stage of search (``core/titles.py``)."""
+        with self._lock:
+            self._derived()
+            if self._titles is None:
+                store = self.store()
+                titles = {p: n.title for p, n in store.notes().items() if not n.excluded}
+                self._titles = TitleIndex.build(titles, store.note_aliases())
+            return self._titles
+
     def resolver(self) -> LinkResolver:
         with self._lock:
             self._derived()
@@ -313,6 +327,7 @@ class Engine:
             self._graph_key = ()
             self._resolver = None
             self._note_links = None
+            self._titles = None
             self._derived_gen = -2
             self._dense = np.zeros((0, 0), dtype=np.float32)
 

@@ -45,6 +45,8 @@ export interface Components {
 	lexical: number | null;
 	heat: number | null;
 	rerank: number | null;
+	/** The query named the note (its title, an alias or its file name): 1 exact, less partial. */
+	title: number | null;
 }
 export type ComponentName = keyof Components;
 
@@ -156,6 +158,8 @@ export interface SearchDoc {
 	files_only: boolean;
 	/** "words": no match by meaning, the results with the query's words come first */
 	ranked_by: "meaning" | "words";
+	/** Chunk results: at most this many chunks of one note came before every other note's (0: plain score order). */
+	per_note: number;
 	results: SearchHit[];
 }
 

@@ -62,7 +62,7 @@ export const WIRE_FIELDS = {
 		byte_start: R, byte_end: R, text: R, text_truncated: R, score: R, found_by: R,
 		components: R, explain: R, relevance: P, relevance_label: P, page: O, page_end: O, card_id: O,
 	} satisfies Fields<SearchHit>,
-	SearchDoc: { schema: R, query: R, took_ms: R, files_only: R, ranked_by: R, results: R } satisfies Fields<SearchDoc>,
+	SearchDoc: { schema: R, query: R, took_ms: R, files_only: R, ranked_by: R, per_note: R, results: R } satisfies Fields<SearchDoc>,
 	RelatedRequest: {
 		path: R, text: O, cursor: O, top: O, unlinked_only: O, explain: O, lexical: O, graph: O, rerank: O,
 	} satisfies Fields<RelatedRequest>,
@@ -78,7 +78,7 @@ export const WIRE_FIELDS = {
 	RelatedBatchRequest: { paths: R, top: O } satisfies Fields<RelatedBatchRequest>,
 	RelatedBatchNote: { path: R, results: R } satisfies Fields<RelatedBatchNote>,
 	RelatedBatchDoc: { schema: R, took_ms: R, notes: R, missing: R } satisfies Fields<RelatedBatchDoc>,
-	Components: { vector: R, lexical: R, heat: R, rerank: R } satisfies Fields<Components>,
+	Components: { vector: R, lexical: R, heat: R, rerank: R, title: R } satisfies Fields<Components>,
 	ExplainSeed: {
 		chunk_id: R, path: R, heading_path: R, text: R, stage: R, seed_score: R,
 		page: O, page_end: O, card_id: O,

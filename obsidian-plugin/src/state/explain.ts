@@ -10,6 +10,7 @@ export const COMPONENT_LABELS: Record<ComponentName, { name: string; help: strin
 	lexical: { name: "Matched your words", help: "Shares the words you used (keyword match, BM25)" },
 	heat: { name: "Linked from a match", help: "Reached through links, tags or similar passages of a match" },
 	rerank: { name: "Reread", help: "A second model reread the pair and judged it (cross-encoder)" },
+	title: { name: "Named the note", help: "Your query is the note's title, an alias or its file name, or shares its rarer words" },
 };
 
 const EDGE_LABELS: Record<string, string> = {
@@ -27,6 +28,7 @@ const STAGE_LABELS: Record<string, string> = {
 	note: "Matched your note",
 	cursor: "Matched the text at your cursor",
 	rerank: "Reranker",
+	title: "Matched a note name",
 };
 
 export interface Contribution {
@@ -38,7 +40,7 @@ export interface Contribution {
 	value: number | null;
 }
 
-const ORDER: ComponentName[] = ["vector", "lexical", "heat", "rerank"];
+const ORDER: ComponentName[] = ["vector", "lexical", "heat", "rerank", "title"];
 
 export function contributions(doc: Pick<ExplainDoc, "components">): Contribution[] {
 	const { raw, normalized, weights } = doc.components;

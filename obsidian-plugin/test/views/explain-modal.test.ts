@@ -49,10 +49,11 @@ describe("explain rendering", () => {
 			["Matched your words", "0.00", "0.000", "× 0.10", "+ 0.00"],
 			["Linked from a match", "0.50", "0.016", "× 0.10", "+ 0.05"],
 			["Reread", "Not used", "–", "× 0.00", "–"],
+			["Named the note", "Not used", "–", "× 0.00", "–"],
 			["Final score", "", "", "", "= 0.77"],
 		]);
 		expect(text(el.querySelector(".vaultheat-breakdown-help"))).toBe("Says the same thing in other words (embedding similarity)");
-		expect(el.querySelectorAll(".is-unused")).toHaveLength(1);
+		expect(el.querySelectorAll(".is-unused")).toHaveLength(2); // no reranker, no note named
 		expect(el.querySelector(".vaultheat-explain-passage")).toBeNull();
 	});
 

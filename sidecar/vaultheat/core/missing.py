@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from vaultheat.config import SearchSettings
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.pipeline import Retrieval, explain_chunk, score_unseen, unseen_parts
 from vaultheat.core.plan import RetrievalPlan
@@ -42,6 +43,7 @@ from vaultheat.core.search import (
     search_retrieval,
     snippet_fn,
 )
+from vaultheat.core.shape import diversify
 
 STATUSES = (
     "not_indexed",
@@ -137,7 +139,7 @@ def explain_missing(
     sims = _sims(r, plan, vectors, ids)
     base = dataclasses.replace(base, ranked_by=ranked_by)
     places = _places(r, plan, store, graph, vectors, allowed, ids, sims)
-    ranking = _ranking(r, graph, req.files_only, s.files_top_chunks)
+    ranking = _ranking(r, graph, req.files_only, s)
     found = next((i for i, (p, _, _) in enumerate(ranking) if p == path), None)
     by_id = {row.id: row for row in rows}
     if found is not None:
@@ -174,7 +176,7 @@ def explain_missing(
     parts = unseen_parts(r, sims[cid])
     base = _with_label(base, curve, sims[cid])
     components = ScoreParts(parts["raw"], parts["normalized"], parts["weights"], parts["final"])
-    would = _ranking(_with_unseen(r, unseen), graph, req.files_only, s.files_top_chunks)
+    would = _ranking(_with_unseen(r, unseen), graph, req.files_only, s)
     at = next(i for i, (p, _, _) in enumerate(would) if p == path)
     score = would[at][1]
     rival = _rival(ranking, req.top) if len(ranking) >= req.top else None
@@ -281,14 +283,15 @@ def _places(
 
 
 def _ranking(
-    r: Retrieval, graph: GraphView, files_only: bool, top_chunks: int
+    r: Retrieval, graph: GraphView, files_only: bool, s: SearchSettings
 ) -> list[tuple[str, float, int]]:
     """(path, score, chunk) in the order the search shows them: notes when ``files_only``,
-    else chunks (a note then appears as often as it has candidate chunks)."""
+    else chunks (a note then appears as often as it has candidate chunks, after the per-note
+    rule of ``search.chunks_per_note``)."""
     if files_only:
-        return note_scores(r, graph, top_chunks)
+        return note_scores(r, graph, s.files_top_chunks, long_note=s.files_bonus_chunks)
     out = []
-    for cid in r.order:
+    for cid in diversify(r.order, graph.note_of, s.chunks_per_note):
         p = graph.path_of(cid)
         if p is not None:
             out.append((p, r.final[cid], cid))

@@ -171,6 +171,10 @@ class SearchResults:
     # "meaning": the usual weights; "words": no vector match was even "good" and the query's
     # words were found, so the exact matches led (search.score_lexical_weak)
     ranked_by: str = "meaning"
+    # chunk results: at most this many chunks of one note came before every other note's
+    # chunks (search.chunks_per_note, core/shape.py), so a rank can sit below a lower score;
+    # 0: plain score order (always 0 for files-only results)
+    per_note: int = 0
 
     def with_relevance(self, curve: Curve) -> SearchResults:
         return dataclasses.replace(self, results=with_relevance(self.results, curve))

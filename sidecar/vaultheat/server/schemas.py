@@ -96,6 +96,8 @@ LOCATOR: dict[str, Schema] = {
     "page_end": {"type": "integer", "minimum": 1, "description": "PDF: last page"},
     "card_id": {"type": "string", "description": "canvas: the JSON Canvas node id"},
 }
+# the score parts (core/pipeline.py); "title" is the note-name score (core/titles.py)
+COMPONENT_NAMES = ("vector", "lexical", "heat", "rerank", "title")
 
 
 def tag(value: str) -> Schema:
@@ -104,7 +106,7 @@ def tag(value: str) -> Schema:
 
 def component_schemas() -> dict[str, Schema]:
     """Every named schema of the API (the plugin's wire types), by name."""
-    components = obj({k: NUM_OR_NULL for k in ("vector", "lexical", "heat", "rerank")})
+    components = obj({k: NUM_OR_NULL for k in COMPONENT_NAMES})
     best_chunk = obj(
         {
             "chunk_id": INT,
@@ -262,6 +264,12 @@ def component_schemas() -> dict[str, Schema]:
                 "took_ms": NUM,
                 "files_only": BOOL,
                 "ranked_by": {"type": "string", "enum": ["meaning", "words"]},
+                "per_note": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "chunk results: at most this many chunks of one note came "
+                    "before every other note's (0: plain score order)",
+                },
                 "results": {
                     "type": "array",
                     "items": {"anyOf": [ref("SearchHit"), ref("FileHit")]},
@@ -371,7 +379,7 @@ def component_schemas() -> dict[str, Schema]:
             {
                 "raw": ref("Components"),
                 "normalized": ref("Components"),
-                "weights": obj({k: NUM for k in ("vector", "lexical", "heat", "rerank")}),
+                "weights": obj({k: NUM for k in COMPONENT_NAMES}),
                 "final": NUM,
             }
         ),
