@@ -126,8 +126,12 @@ def run_search(
     )
     result = retrieve(store, vectors, plan)
     ranked_by = "meaning"
-    if s.search.score_lexical_weak > 0 and _words_lead(ctx, req.query, result):
-        weights = dataclasses.replace(plan.weights, score_lexical=s.search.score_lexical_weak)
+    # part of the index still awaits its vectors (a first index's meaning phase): chunks
+    # without one cannot be found by meaning, so the words decide and the results say so
+    partial = len(vectors) < store.chunk_count()
+    if partial or (s.search.score_lexical_weak > 0 and _words_lead(ctx, req.query, result)):
+        lexical_weight = max(s.search.score_lexical_weak, plan.weights.score_lexical)
+        weights = dataclasses.replace(plan.weights, score_lexical=lexical_weight)
         result = retrieve(store, vectors, dataclasses.replace(plan, weights=weights))
         ranked_by = "words"
     snippet = snippet_fn(s.search.snippet_chars)
