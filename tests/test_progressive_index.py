@@ -248,3 +248,42 @@ def test_check_says_chunks_await_their_vector(words_only: Engine) -> None:
     )
     assert not any("no vector in the vector file" in p for p in problems)
     words_only.close()
+
+
+def test_inputs_come_from_disk_when_the_words_phase_kept_none(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _setup(vault)
+    monkeypatch.setattr(indexer_mod, "HOLD_BYTES", 0)
+    embedder = RecordingEmbedder()
+    engine = Engine.open(vault, embedder=embedder)
+    engine.index()
+    store, vectors = engine.view()
+    assert len(vectors) == store.chunk_count() > 0
+    assert check_index(engine)["ok"]
+    engine.close()
+
+
+def test_a_note_edited_between_the_phases_waits_for_the_next_run(words_only: Engine) -> None:
+    words_only.close()
+    path = words_only.paths.vault / NOTE
+    path.write_text(path.read_text(encoding="utf-8") + "\n\nEdited after the words phase.\n")
+    fp = words_only.embedder.fingerprint
+    # the meaning phase alone (as a resumed run does): the edited note's stored chunks no longer
+    # match the file, so they are not embedded from it
+    from vaultheat.indexer import Indexer
+    from vaultheat.storage.store import Store
+
+    ix = Indexer(words_only.paths, words_only.settings, words_only.embedder)
+    store = Store(words_only.paths.db)
+    vectors = ix._open_vectors(store, store.manifest())
+    total = store.unembedded_count(fp)
+    ix._embed_pending(store, vectors, total, indexer_mod.IndexReport())
+    note_id = store.note_by_path(NOTE).id
+    assert store.unembedded_hashes(fp, [note_id])  # still waiting
+    # every other note got its vectors
+    assert store.unembedded_count(fp) == len(store.note_chunks(note_id))
+    store.close()
+    words_only.index()  # the next run re-indexes the note and embeds it
+    assert words_only.store().unembedded_count(fp) == 0
+    words_only.close()

@@ -11,10 +11,12 @@ are resolved and the link graph repaired before any embedding, so a first index 
 answers by words, links and tags within seconds to a minute. **Meaning**: the chunks still
 awaiting a vector (derived from the tables: a chunk whose input has no cached vector) are
 embedded note by note, most recently modified first (the notes the user is working on), each
-batch one transaction that stores the vectors in the cache. Their inputs are derived again from
-the note on disk (read, checked against the stored content hash, chunked), so the phase holds
-no whole-vault text in memory and a run that resumes after a crash does exactly what a fresh
-one does; a note edited in between is left for the next run, which re-indexes it anyway.
+batch one transaction that stores the vectors in the cache. Their inputs are the ones the words
+phase kept in memory (up to ``HOLD_BYTES`` of text, so a typical first index does not read and
+chunk every note twice) or are derived again from the note on disk (read, checked against the
+stored content hash, chunked): memory stays bounded on a huge vault, and a run that resumes
+after a crash does what a fresh one does. A note edited since it was stored is left for the
+next run, which re-indexes it anyway.
 
 Crash safety: every batch of either phase is one transaction that also queues graph work
 (pending_knn / pending_links). The hnswlib file is saved atomically with the store's generation
@@ -64,6 +66,10 @@ ProgressFn = Callable[[str, int, int], None]  # (stage, done, total)
 NOTE_BATCH = 256
 BATCH_BYTES = 1_500_000
 GRAPH_BATCH = 2000
+# The words phase keeps up to this much embedding-input text in memory for the meaning phase
+# of the same run (beyond it, and on a resumed run, inputs are derived again from the notes on
+# disk): saves re-reading and re-chunking a typical vault, bounds memory on a huge one.
+HOLD_BYTES = 64_000_000
 # The meaning phase embeds about this many chunks per model call and transaction: large enough
 # for the embedder's length-sorted sub-batches (see above), small enough that status moves and
 # a stop request is honoured within seconds.
@@ -223,6 +229,9 @@ class Indexer:
         self.embedder = embedder
         self.progress = progress or (lambda stage, done, total: None)
         self.should_stop = should_stop or (lambda: False)
+        # embedding inputs the words phase stored without a vector, up to HOLD_BYTES of text
+        self._held: dict[str, str] = {}
+        self._held_bytes = 0
 
     # -- entry point --------------------------------------------------------------------------
     def run(self, *, full: bool = False, only: Sequence[str] | None = None) -> IndexReport:
@@ -563,6 +572,12 @@ class Indexer:
         drafts = self._chunk_batch(batch, report)
         hashes = [input_hash(d.embed_input) for _, _, cs in drafts for d in cs]
         cache = store.cached_vectors(self.embedder.fingerprint, hashes)
+        for _, _, cs in drafts:  # kept for the meaning phase while they fit (see _inputs_of)
+            for d in cs:
+                h = input_hash(d.embed_input)
+                if h not in cache and h not in self._held and self._held_bytes < HOLD_BYTES:
+                    self._held[h] = d.embed_input
+                    self._held_bytes += len(d.embed_input)
         added, removed = self._store_batch(store, resolver, drafts, cache, report)
         if removed:
             vectors.delete(removed)
@@ -634,6 +649,9 @@ class Indexer:
             hashes = want.get(note_id)
             if not hashes:
                 continue  # embedded meanwhile through a chunk of another note
+            if hashes <= self._held.keys():  # stored by this run's words phase: no disk read
+                out.update((h, self._held.pop(h)) for h in hashes)
+                continue
             try:
                 raw = (self.paths.vault / path).read_bytes()
             except OSError:
