@@ -274,7 +274,10 @@ class Indexer:
         t3 = time.perf_counter()
         self._resolve_and_report(store, disc, diff, plan, wanted, report)
         report.timings["resolve"] = time.perf_counter() - t3
-        del plan  # the parsed notes: the meaning phase reads what it needs from disk
+        # the parsed notes and their bytes go: the meaning phase needs only the held inputs
+        # (or the notes on disk), so memory is not the whole vault's text twice
+        del plan
+        diff.work.clear()
 
         t4 = time.perf_counter()
         if vectors is None and store.pending_links():
