@@ -298,7 +298,11 @@ class Indexer:
         if unembedded and not self.should_stop():
             if vectors is None:
                 vectors = self._open_vectors(store, store.manifest())
-            save_vectors(vectors, self.paths.vectors, store.generation())
+            if unembedded >= EMBED_BATCH:
+                # a long meaning phase ahead: readers that open the index meanwhile load the
+                # words phase's vectors from the file instead of rebuilding them from the cache
+                # (an edit's few chunks skip this: the save at the end is enough)
+                save_vectors(vectors, self.paths.vectors, store.generation())
             self._embed_pending(store, vectors, unembedded, report)
             if not self.should_stop():
                 self._repair_graph(store, vectors, report)  # kNN of the chunks just embedded
