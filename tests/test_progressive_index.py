@@ -278,7 +278,8 @@ def test_a_note_edited_between_the_phases_waits_for_the_next_run(words_only: Eng
     store = Store(words_only.paths.db)
     vectors = ix._open_vectors(store, store.manifest())
     total = store.unembedded_count(fp)
-    ix._embed_pending(store, vectors, total, indexer_mod.IndexReport())
+    notes = store.unembedded_notes(fp)
+    ix._embed_pending(store, vectors, notes, total, indexer_mod.IndexReport())
     note_id = store.note_by_path(NOTE).id
     assert store.unembedded_hashes(fp, [note_id])  # still waiting
     # every other note got its vectors

@@ -232,6 +232,8 @@ class Indexer:
         # embedding inputs the words phase stored without a vector, up to HOLD_BYTES of text
         self._held: dict[str, str] = {}
         self._held_bytes = 0
+        self._awaiting: set[int] = set()  # notes this run stored with a chunk lacking a vector
+        self._scan_all = True
 
     # -- entry point --------------------------------------------------------------------------
     def run(self, *, full: bool = False, only: Sequence[str] | None = None) -> IndexReport:
@@ -256,6 +258,13 @@ class Indexer:
         the vault's names), index (chunk, embed, store, per batch), resolve (links whose target
         changed), graph (kNN lists and link edges), save (vector file, run marked complete)."""
         t0 = time.perf_counter()
+        before = store.manifest()
+        m = before.get("meaning") or {}
+        # only a run after one that left chunks without a vector scans the whole index for
+        # them; otherwise they are the chunks this run stored without one (``_awaiting``)
+        self._scan_all = before.get("run_complete", True) is not True or (
+            m.get("done", 0) < m.get("total", 0)
+        )
         manifest, wanted = self._prepare(store, full=full)
         disc = self._discover(store, only)
         report.timings["discover"] = time.perf_counter() - t0
@@ -287,7 +296,10 @@ class Indexer:
         report.timings["graph"] = time.perf_counter() - t4
 
         # the words phase is committed: every note is findable by its words and links now
-        unembedded = store.unembedded_count(self.embedder.fingerprint)
+        fp = self.embedder.fingerprint
+        only_notes = None if self._scan_all else sorted(self._awaiting)
+        candidates = store.unembedded_notes(fp, only_notes)
+        unembedded = sum(n for *_, n in candidates)
         with store.transaction():
             store.set_manifest(words_done=True)
             if unembedded or "meaning" in store.manifest():
@@ -303,7 +315,7 @@ class Indexer:
                 # words phase's vectors from the file instead of rebuilding them from the cache
                 # (an edit's few chunks skip this: the save at the end is enough)
                 save_vectors(vectors, self.paths.vectors, store.generation())
-            self._embed_pending(store, vectors, unembedded, report)
+            self._embed_pending(store, vectors, candidates, unembedded, report)
             if not self.should_stop():
                 self._repair_graph(store, vectors, report)  # kNN of the chunks just embedded
         report.timings["embed"] = time.perf_counter() - t5
@@ -609,7 +621,12 @@ class Indexer:
 
     # -- the meaning phase ----------------------------------------------------------------------
     def _embed_pending(
-        self, store: Store, vectors: VectorIndex, total: int, report: IndexReport
+        self,
+        store: Store,
+        vectors: VectorIndex,
+        notes: list[tuple[int, str, str, int]],
+        total: int,
+        report: IndexReport,
     ) -> None:
         """Embed every chunk still awaiting its vector, most recently modified notes first, in
         batches (one model call and one transaction each), recording the phase's progress in
@@ -619,7 +636,7 @@ class Indexer:
         last_save = time.perf_counter()
         done = 0
         self.progress("meaning", 0, total)
-        for group in _note_groups(store.unembedded_notes(fp), EMBED_BATCH):
+        for group in _note_groups(notes, EMBED_BATCH):
             if self.should_stop():
                 break
             inputs = self._inputs_of(store, group)
@@ -705,6 +722,8 @@ class Indexer:
                 for d in chunks:
                     h = input_hash(d.embed_input)
                     header = context_header(note, d.heading_path)  # lexical: all of it
+                    if h not in cache:
+                        self._awaiting.add(note_id)
                     if free.get(h):
                         cid = free[h].pop(0)
                         store.update_chunk_position(cid, d)

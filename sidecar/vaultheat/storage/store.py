@@ -509,16 +509,27 @@ class Store:
         sql = f"SELECT count(*) FROM chunks c WHERE {self._UNEMBEDDED}"
         return int(self.db.execute(sql, (fingerprint,)).fetchone()[0])
 
-    def unembedded_notes(self, fingerprint: str) -> list[tuple[int, str, str, int]]:
+    def unembedded_notes(
+        self, fingerprint: str, note_ids: Sequence[int] | None = None
+    ) -> list[tuple[int, str, str, int]]:
         """(note id, path, content hash, chunks awaiting a vector) of every note with such
-        chunks, most recently modified first: the order the meaning phase embeds them in."""
-        rows = self.db.execute(
-            "SELECT n.id, n.path, n.content_hash, count(*) FROM chunks c "
-            f"JOIN notes n ON n.id = c.note_id WHERE {self._UNEMBEDDED} "
-            "GROUP BY n.id ORDER BY n.mtime_ns DESC, n.id",
-            (fingerprint,),
+        chunks (or of those among ``note_ids``), most recently modified first: the order the
+        meaning phase embeds them in."""
+        sql = (
+            "SELECT n.id, n.path, n.content_hash, n.mtime_ns, count(*) FROM chunks c "
+            f"JOIN notes n ON n.id = c.note_id WHERE {self._UNEMBEDDED}"
         )
-        return [(r[0], r[1], r[2], r[3]) for r in rows.fetchall()]
+        if note_ids is None:
+            rows = self.db.execute(sql + " GROUP BY n.id", (fingerprint,)).fetchall()
+        else:
+            rows = []
+            for part in _batches(list(note_ids), 500):
+                marks = ",".join("?" * len(part))
+                rows += self.db.execute(
+                    sql + f" AND c.note_id IN ({marks}) GROUP BY n.id", (fingerprint, *part)
+                ).fetchall()
+        rows.sort(key=lambda r: (-r[3], r[0]))
+        return [(r[0], r[1], r[2], r[4]) for r in rows]
 
     def unembedded_hashes(self, fingerprint: str, note_ids: Sequence[int]) -> dict[int, set[str]]:
         """note id -> the input hashes of its chunks that await a vector."""
