@@ -9,6 +9,7 @@ run finishes the job without redoing committed work.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -288,3 +289,22 @@ def test_a_note_edited_between_the_phases_waits_for_the_next_run(words_only: Eng
     words_only.index()  # the next run re-indexes the note and embeds it
     assert words_only.store().unembedded_count(fp) == 0
     words_only.close()
+
+
+def test_a_canvas_gets_its_vectors_from_disk_too(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _setup(vault)
+    card = {"id": "a", "type": "text", "text": "Quince jelly needs a long slow boil.",
+            "x": 0, "y": 0, "width": 200, "height": 100}  # fmt: skip
+    (vault / "Garden" / "Plan.canvas").write_text(
+        json.dumps({"nodes": [card], "edges": []}), encoding="utf-8"
+    )
+    monkeypatch.setattr(indexer_mod, "HOLD_BYTES", 0)  # every input derived again from disk
+    engine = Engine.open(vault, embedder=RecordingEmbedder())
+    engine.index()
+    store, vectors = engine.view()
+    row = store.note_by_path("Garden/Plan.canvas")
+    assert row is not None and store.note_chunks(row.id)
+    assert len(vectors) == store.chunk_count()
+    engine.close()

@@ -194,6 +194,11 @@ class IndexSettings:
 
     cpus: int = 0  # cores indexing may use; 0 = all (the server's child: all but one)
     nice: int = 0  # process niceness while indexing, 0-19; 0 = unchanged
+    kinds: tuple[str, ...] = ("markdown", "pdf", "canvas")  # which files are read
+    pdf_max_bytes: int = 64 * 1024 * 1024  # larger PDFs are skipped with a reason
+    pdf_max_pages: int = 2000  # PDFs with more pages are skipped with a reason
+    pdf_timeout_s: float = 60.0  # extraction of one PDF is stopped (and skipped) after this
+    pdf_memory_mb: int = 1024  # address-space bound of the extraction process
 
 
 @dataclass(frozen=True)
@@ -265,6 +270,10 @@ def _coerce(key: str, ftype: Any, value: Any) -> Any:
         raise ConfigError(f"bad value for {key}: {out!r}; choose one of {', '.join(CHOICES[key])}")
     if key in ("search.top", "related.top") and not 1 <= out <= 100:
         raise ConfigError(f"bad value for {key}: {out!r} (results per answer: 1 to 100)", key=key)
+    if key == "index.kinds" and not set(out) <= {"markdown", "pdf", "canvas"}:
+        raise ConfigError(
+            f"bad value for {key}: {list(out)!r}; choose among markdown, pdf, canvas", key=key
+        )
     if key == "index.nice" and not 0 <= out <= 19:
         raise ConfigError(f"bad value for {key}: {out!r} (niceness: 0 to 19)", key=key)
     if isinstance(out, int | float) and not isinstance(out, bool) and out < 0:

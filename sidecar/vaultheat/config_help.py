@@ -97,6 +97,11 @@ KEY_HELP: dict[str, str] = {
     "server.max_body_bytes": "largest request body accepted",
     "index.cpus": "cores indexing may use (0 = all; the server's index child: all but one)",
     "index.nice": "CPU niceness of indexing, 0-19 (0 = unchanged); battery-friendly: 10+",
+    "index.kinds": "which files are read: markdown, pdf, canvas (default all three)",
+    "index.pdf_max_bytes": "PDFs larger than this are skipped with a reason",
+    "index.pdf_max_pages": "PDFs with more pages than this are skipped with a reason",
+    "index.pdf_timeout_s": "seconds one PDF's text extraction may take before it is skipped",
+    "index.pdf_memory_mb": "memory bound (MB) of the process that reads a PDF",
 }
 
 

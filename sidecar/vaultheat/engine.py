@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import xxhash
@@ -50,6 +50,9 @@ from vaultheat.providers.registry import make_embedder, make_generator, make_rer
 from vaultheat.storage.store import Store
 from vaultheat.storage.vectors import VectorIndex
 from vaultheat.storage.vectorsync import open_vectors, reconcile
+
+if TYPE_CHECKING:
+    from vaultheat.core.missing import MissingExplanation
 
 log = logging.getLogger("vaultheat.engine")
 # query and unsaved-text chunk vectors kept by their text (about 1.5 KB each at 384 dimensions):
@@ -320,12 +323,14 @@ class Engine:
     def freshness(self) -> IndexFreshness:
         """The index against the vault on disk (one stat walk, no file read; see
         ``core.freshness``)."""
+        from vaultheat.core.derived_notes import find_documents
         from vaultheat.core.discovery import discover
         from vaultheat.core.freshness import compare_with_disk, index_state
         from vaultheat.storage.lock import holder_pid
 
         disc = discover(self.paths.vault, self.settings.vault, index_dir=self.paths.root)
-        disk = ((e.path, e.mtime_ns, e.size) for e in disc.notes)
+        find_documents(self.paths.vault, self.settings, disc, {})  # PDFs, canvases: as notes
+        disk = ((e.path, e.mtime_ns, e.size) for e in [*disc.notes, *disc.documents])
         indexing = holder_pid(self.paths.lock) is not None
         pending = Pending()
         if not self.paths.db.exists():
@@ -425,8 +430,8 @@ class Engine:
                 reason = f"skipped: {skip}"
             elif not exists:
                 reason = "no such note in the vault"
-            elif not path.lower().endswith(".md"):
-                reason = "only Markdown (.md) notes are indexed"
+            elif not path.lower().endswith((".md", ".pdf", ".canvas")):
+                reason = "only Markdown notes, PDFs and canvases are indexed"
             else:
                 reason = "not indexed yet (new since the last index run)"
             return dataclasses.replace(absent, reason=reason)
@@ -500,6 +505,23 @@ class Engine:
             if isinstance(r, ChunkHit) and r.chunk_id == chunk_id:
                 return explanation(res.query, r)
         raise NotFoundError(f"chunk {chunk_id} is not among the results of this query")
+
+    def explain_missing(self, req: SearchRequest, path: str) -> MissingExplanation:
+        """Where ``path`` landed for ``req`` and what kept it down (``core/missing.py``); a
+        note the vault has but the index does not gets its reason; an unknown path is an
+        error."""
+        from vaultheat.core.missing import MissingExplanation, explain_missing
+
+        store, vectors = self.view()
+        row = store.note_by_path(path)
+        if row is None or row.excluded:
+            st = self.note_status(path)
+            if not st.exists:
+                raise NotFoundError(f"no such note: {path} is not in the vault", path=path)
+            why = st.reason or "not indexed"
+            return MissingExplanation(req.query, path, req.files_only, "not_indexed", why,
+                                      req.top, 0)  # fmt: skip
+        return explain_missing(self, store, vectors, req, path, self._relevance_curve("search"))
 
     def explain_related(self, req: RelatedRequest, target: str) -> Explanation:
         res = self.related(RelatedRequest(**{**req.__dict__, "explain": True, "top": 100}))

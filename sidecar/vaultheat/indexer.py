@@ -42,6 +42,13 @@ import xxhash
 from vaultheat.config import Settings
 from vaultheat.core.binary import binary_reason
 from vaultheat.core.chunking import context_header
+from vaultheat.core.derived_notes import (
+    MANIFEST_KEY,
+    document_kind,
+    find_documents,
+    read_document,
+    remember_skip,
+)
 from vaultheat.core.discovery import Discovery, FileEntry, Skip, discover, discover_changed
 from vaultheat.core.knn import affected_ids, knn_lists
 from vaultheat.core.models import ChunkDraft, NoteRow, ParsedNote
@@ -234,6 +241,7 @@ class Indexer:
         self._held_bytes = 0
         self._awaiting: set[int] = set()  # notes this run stored with a chunk lacking a vector
         self._scan_all = True
+        self._doc_skips: dict[str, list[Any]] = {}  # PDFs/canvases skipped: stat, caps, reason
 
     # -- entry point --------------------------------------------------------------------------
     def run(self, *, full: bool = False, only: Sequence[str] | None = None) -> IndexReport:
@@ -267,6 +275,10 @@ class Indexer:
         )
         manifest, wanted = self._prepare(store, full=full)
         disc = self._discover(store, only)
+        # PDFs and canvases (core/derived_notes.py): indexed as notes are, skips remembered
+        self._doc_skips = find_documents(
+            self.paths.vault, self.settings, disc, {} if full else manifest.get(MANIFEST_KEY) or {}
+        )
         report.timings["discover"] = time.perf_counter() - t0
 
         t1 = time.perf_counter()
@@ -357,7 +369,7 @@ class Indexer:
         stored = store.notes()
         seen: set[str] = set()
         work: list[_Work] = []
-        for entry in disc.notes:
+        for entry in [*disc.notes, *disc.documents]:
             seen.add(entry.path)
             row = stored.get(entry.path)
             if full and row is not None:
@@ -413,6 +425,8 @@ class Indexer:
                     diff.deleted.append(diff.stored[w.entry.path])
                     report.notes["modified"] -= 1
                     report.notes["deleted"] += 1
+                elif document_kind(w.entry.path) is not None:
+                    report.notes["added"] -= 1  # a PDF or canvas skipped: never added
                 continue
             if w.note_id is None:
                 changed_keys.add(name_key(note.path))
@@ -501,6 +515,7 @@ class Indexer:
             self._reresolve(store, plan.resolver, plan.changed_keys, {r.path for r in diff.deleted})
             store.replace_skipped((s.path, s.reason) for s in disc.skipped)
             store.set_manifest(stored=wanted, vault=str(self.paths.vault))
+            store.set_manifest(**{MANIFEST_KEY: self._doc_skips})
         report.skipped_files = store.skipped() + store.unchunked_notes()
         report.skipped = len(report.skipped_files)
         report.warnings = store.note_warnings()
@@ -528,6 +543,7 @@ class Indexer:
                 notes=[
                     FileEntry(r.path, self.paths.vault / r.path, r.size, r.mtime_ns)
                     for r in store.notes().values()
+                    if document_kind(r.path) is None  # found again among other_files
                 ],
                 other_files=sorted(store.attachments()),
                 skipped=[Skip(d["path"], d["reason"]) for d in store.skipped()],
@@ -560,6 +576,15 @@ class Indexer:
         return open_vectors(store, self.paths.vectors, int(dim), self.embedder.fingerprint)
 
     def _parse(self, w: _Work, disc: Discovery) -> ParsedNote | None:
+        if document_kind(w.entry.path) is not None:
+            doc = read_document(w.entry, w.raw, self.settings, self.embedder.max_tokens)
+            w.raw = b""  # the file's bytes are hashed already: only the extracted text is kept
+            if isinstance(doc, str):
+                log.warning("skipping %s: %s", w.entry.path, doc)
+                disc.skipped.append(_skip(w.entry.path, doc))
+                remember_skip(self._doc_skips, self.settings, w.entry, doc)
+                return None
+            return doc
         reason = binary_reason(w.raw)
         if reason is not None:
             log.warning("skipping %s: %s", w.entry.path, reason)
@@ -574,7 +599,19 @@ class Indexer:
             disc.skipped.append(_skip(w.entry.path, f"could not be parsed: {exc}"))
             return None
 
+    def _reparse(self, path: str, raw: bytes) -> ParsedNote | None:
+        """A stored note (or PDF, canvas) parsed again from its bytes, as the words phase did."""
+        if document_kind(path) is None:
+            return parse_note(path, raw, exclude_property=self.settings.vault.exclude_property)
+        abs_path = self.paths.vault / path
+        st = abs_path.stat()
+        entry = FileEntry(path, abs_path, st.st_size, st.st_mtime_ns)
+        doc = read_document(entry, raw, self.settings, self.embedder.max_tokens)
+        return None if isinstance(doc, str) else doc
+
     def _chunk(self, note: ParsedNote) -> list[ChunkDraft]:
+        if note.drafts is not None:  # a PDF or canvas: chunked when read
+            return note.drafts
         return chunk_for(note, self.settings, self.embedder)
 
     def _index_batch(
@@ -683,8 +720,8 @@ class Indexer:
             if content_hash(raw) != digest:
                 continue
             try:
-                note = parse_note(path, raw, exclude_property=self.settings.vault.exclude_property)
-                drafts = self._chunk(note)
+                note = self._reparse(path, raw)
+                drafts = self._chunk(note) if note is not None else []
             except Exception as exc:  # stored by the words phase, so this is unexpected
                 log.warning("cannot embed %s: %s", path, exc)
                 continue
@@ -832,14 +869,18 @@ class Indexer:
         edges: dict[tuple[int, int], float] = {}
         target_chunks: dict[str, list[Any]] = {}
         self_path = chunks[0].path
+        derived = document_kind(self_path) is not None  # a canvas: its links are not in bytes
         for _raw, _t, subpath, kind, b0, _b1, _line, resolved in store.outgoing_links(note_id):
-            if resolved is None or resolved == self_path or not resolved.lower().endswith(".md"):
+            if resolved is None or resolved == self_path:
+                continue
+            if not resolved.lower().endswith(".md") and document_kind(resolved) is None:
                 continue
             if resolved not in target_chunks:
                 row = store.note_by_path(resolved)
                 target_chunks[resolved] = store.note_chunks(row.id) if row else []
             targets = _pick_targets(target_chunks[resolved], subpath)
-            src = _chunk_at(chunks, b0) if kind != "property" else chunks[0]
+            # a property link, or a canvas's (file card, link in a card): from the first chunk
+            src = chunks[0] if kind == "property" or derived else _chunk_at(chunks, b0)
             for t in targets:
                 edges[(src.id, t.id)] = 1.0
         store.replace_link_edges([c.id for c in chunks], [(s, d, w) for (s, d), w in edges.items()])
@@ -866,6 +907,10 @@ def _pick_targets(chunks: list[Any], subpath: str | None) -> list[Any]:
     if not chunks:
         return []
     if subpath:
+        if subpath.startswith("page=") and subpath[5:].isdigit():  # [[Manual.pdf#page=3]]
+            n = int(subpath[5:])
+            hits = [c for c in chunks if c.page is not None and c.page <= n <= (c.page_end or n)]
+            return hits[:1] or chunks
         if subpath.startswith("^"):
             marker = subpath
             hits = [c for c in chunks if marker in c.text]

@@ -144,6 +144,11 @@ export interface SearchHit {
 	line_end: number;
 	byte_start: number;
 	byte_end: number;
+	/** A PDF's chunk: its first and last page (1-based); absent on notes and older servers. */
+	page?: number;
+	page_end?: number;
+	/** A canvas's chunk: the card (JSON Canvas node id) it comes from. */
+	card_id?: string;
 	text: string;
 	text_truncated: boolean;
 	score: number;
@@ -172,6 +177,10 @@ export interface BestChunk {
 	line_end: number;
 	byte_start: number;
 	byte_end: number;
+	/** As on SearchHit: a PDF's pages or a canvas's card, for derived text only. */
+	page?: number;
+	page_end?: number;
+	card_id?: string;
 	text: string;
 }
 
@@ -232,6 +241,25 @@ export interface RelatedDoc {
 	results: RelatedHit[];
 }
 
+/** POST /v1/related/batch: the saved notes' related notes, many at once (the snapshot). */
+export interface RelatedBatchRequest {
+	paths: string[];
+	top?: number;
+}
+
+export interface RelatedBatchNote {
+	path: string;
+	results: RelatedHit[];
+}
+
+export interface RelatedBatchDoc {
+	schema: "vaultheat.related_batch.v1";
+	took_ms: number;
+	notes: RelatedBatchNote[];
+	/** Asked-for paths the index does not hold (not indexed, excluded, not a note). */
+	missing: string[];
+}
+
 export type ExplainRequest =
 	| { query: string; chunk_id: number }
 	| { path: string; text?: string; cursor?: number; target: string };
@@ -240,6 +268,9 @@ export interface ExplainSeed {
 	chunk_id: number;
 	path: string;
 	heading_path: string[];
+	page?: number;
+	page_end?: number;
+	card_id?: string;
 	text: string;
 	stage: string;
 	seed_score: number;
@@ -279,6 +310,65 @@ export interface ExplainDoc {
 	content_score?: number;
 	/** The related result's link votes (contract "votes"); absent for search. */
 	votes?: Votes | null;
+}
+
+/** POST /v1/explain/missing: the search the user ran and the note they expected in it. */
+export interface MissingRequest extends SearchRequest {
+	path: string;
+}
+
+export type MissingStatus =
+	| "not_indexed"
+	| "no_chunks"
+	| "no_vectors"
+	| "filtered"
+	| "shown"
+	| "ranked"
+	| "cut_by_rerank"
+	| "not_retrieved";
+
+/** Where the note's highest-placed passage stands in one retriever's ranking of the vault. */
+export interface RetrieverPlace {
+	stage: "vector" | "lexical";
+	/** null: the retriever does not match it at all (no word of the query). */
+	rank: number | null;
+	score: number | null;
+	/** How many passages the retriever passes on. */
+	keeps: number;
+	/** The score of the last one it passes on. */
+	cutoff: number | null;
+}
+
+export interface Rival {
+	rank: number;
+	path: string;
+	chunk_id: number;
+	score: number;
+}
+
+export interface MissingDoc {
+	schema: "vaultheat.missing.v1";
+	query: string;
+	path: string;
+	files_only: boolean;
+	ranked_by: "meaning" | "words";
+	status: MissingStatus;
+	/** One sentence from the server: what kept it down. */
+	reason: string;
+	top: number;
+	candidates: number;
+	/** Its rank in this search; null when it was not among the candidates. */
+	rank: number | null;
+	/** Not a candidate: where its score would have put it. */
+	would_rank: number | null;
+	score: number | null;
+	relevance: number | null;
+	relevance_label: RelevanceLabel | null;
+	best_chunk: BestChunk | null;
+	components: ScoreBreakdown | null;
+	explain: Omit<ExplainDoc, "schema" | "query" | "chunk_id" | "path" | "score"> | null;
+	retrievers: RetrieverPlace[];
+	to_beat: Rival | null;
 }
 
 export interface ChangeEvent {

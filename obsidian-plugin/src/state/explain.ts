@@ -40,7 +40,7 @@ export interface Contribution {
 
 const ORDER: ComponentName[] = ["vector", "lexical", "heat", "rerank"];
 
-export function contributions(doc: ExplainDoc): Contribution[] {
+export function contributions(doc: Pick<ExplainDoc, "components">): Contribution[] {
 	const { raw, normalized, weights } = doc.components;
 	return ORDER.map((component) => {
 		// A component the document leaves out counts as not used (null), never as undefined.
@@ -56,7 +56,7 @@ export function contributionTotal(items: readonly Contribution[]): number {
 }
 
 /** "Mostly meaning (0.72 of 0.91), then graph (0.12)." */
-export function scoreSentence(doc: ExplainDoc): string {
+export function scoreSentence(doc: Pick<ExplainDoc, "components">): string {
 	const used = contributions(doc)
 		.filter((c) => c.value !== null && c.value > 0)
 		.sort((a, b) => (b.value ?? 0) - (a.value ?? 0));

@@ -22,6 +22,7 @@ import numpy as np
 from vaultheat.core.fusion import rrf
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.heat import HeatResult, propagate_heat, trace_path
+from vaultheat.core.models import ChunkRow
 from vaultheat.core.plan import RetrievalPlan
 from vaultheat.core.ports import StorePort, VectorIndexPort
 from vaultheat.core.results import HopTrace, ScoreParts, SeedTrace, Trace
@@ -251,6 +252,7 @@ def explain_unseen(
         text=snippet(row.text) if row else "",
         stage="votes",
         seed_score=0.0,
+        **_locator(row),
     )
     return Trace(seed, (), ScoreParts(parts["raw"], parts["normalized"], parts["weights"],
                                       parts["final"]))  # fmt: skip
@@ -310,6 +312,7 @@ def explain_chunk(
         text=snippet(seed_row.text) if seed_row else "",
         stage=r.seed_stage.get(seed_id, "graph"),
         seed_score=r.seeds.get(seed_id, 0.0),
+        **_locator(seed_row),
     )
     parts = ScoreParts(
         raw={k: (None if v is None else v.get(cid, 0.0)) for k, v in r.raw.items()},
@@ -324,3 +327,10 @@ def found_by(r: Retrieval, cid: int) -> str:
     if cid in r.seed_stage:
         return r.seed_stage[cid]
     return "graph"
+
+
+def _locator(row: ChunkRow | None) -> dict[str, Any]:
+    """A derived chunk's page range or card id (empty for a note's chunk or no row)."""
+    if row is None:
+        return {}
+    return {"page": row.page, "page_end": row.page_end, "card_id": row.card_id}

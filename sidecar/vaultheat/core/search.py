@@ -22,7 +22,7 @@ from vaultheat.core.pipeline import (
     found_by,
     retrieve,
 )
-from vaultheat.core.plan import QueryVector, RerankFn, plan_for_search
+from vaultheat.core.plan import QueryVector, RerankFn, RetrievalPlan, plan_for_search
 from vaultheat.core.ports import StorePort, VectorIndexPort
 from vaultheat.core.relevance import GOOD, curve_for
 from vaultheat.core.requests import SearchRequest
@@ -97,10 +97,11 @@ def make_rerank(ctx: Context, store: StorePort, query: str) -> RerankFn | None:
     return rerank
 
 
-def run_search(
+def search_retrieval(
     ctx: Context, store: StorePort, vectors: VectorIndexPort, req: SearchRequest
-) -> SearchResults:
-    t0 = time.perf_counter()
+) -> tuple[RetrievalPlan, Retrieval, str]:
+    """The plan and the retrieval ``run_search`` ranks (after the keyword fallback, if it
+    ran), and how it ranked ("meaning" or "words"): explain of a missing note reads them."""
     s = ctx.settings
     queries = [QueryVector(embed_query(ctx, req.query), 1.0, "vector")]
     lexical = [(req.query, 1.0, "lexical")]
@@ -132,8 +133,18 @@ def run_search(
     if partial or (s.search.score_lexical_weak > 0 and _words_lead(ctx, req.query, result)):
         lexical_weight = max(s.search.score_lexical_weak, plan.weights.score_lexical)
         weights = dataclasses.replace(plan.weights, score_lexical=lexical_weight)
-        result = retrieve(store, vectors, dataclasses.replace(plan, weights=weights))
+        plan = dataclasses.replace(plan, weights=weights)
+        result = retrieve(store, vectors, plan)
         ranked_by = "words"
+    return plan, result, ranked_by
+
+
+def run_search(
+    ctx: Context, store: StorePort, vectors: VectorIndexPort, req: SearchRequest
+) -> SearchResults:
+    t0 = time.perf_counter()
+    s = ctx.settings
+    _, result, ranked_by = search_retrieval(ctx, store, vectors, req)
     snippet = snippet_fn(s.search.snippet_chars)
     results: Sequence[SearchHit]
     if req.files_only:
@@ -197,6 +208,9 @@ def chunk_result(
         found_by=found_by(r, row.id),
         components=components_of(r, row.id),
         explain=explain_chunk(r, row.id, store, snippet, decay) if explain else None,
+        page=row.page,
+        page_end=row.page_end,
+        card_id=row.card_id,
     )
 
 
@@ -210,6 +224,9 @@ def chunk_ref(row: ChunkRow, snippet: Any) -> ChunkRef:
         byte_start=row.byte_start,
         byte_end=row.byte_end,
         text=snippet(row.text),
+        page=row.page,
+        page_end=row.page_end,
+        card_id=row.card_id,
     )
 
 

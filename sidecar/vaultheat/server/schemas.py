@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from vaultheat.core.missing import STATUSES as MISSING_STATUSES
+from vaultheat.core.related_batch import MAX_BATCH_PATHS
 from vaultheat.core.requests import MAX_QUERY_CHARS, MAX_TEXT_CHARS, MAX_TOP
 
 Schema = dict[str, Any]
@@ -87,6 +89,14 @@ RELEVANCE: Schema = {
     "description": "calibrated probability that the result is relevant (docs/api.md)",
 }
 RELEVANCE_LABELS = ["strong", "good", "weak"]
+# Where a chunk of derived text comes from (a PDF's pages, a canvas's card): present only on
+# such chunks, whose text is the extracted text, lines 0 and bytes the whole file (docs/api.md)
+PAGE: Schema = {"type": "integer", "minimum": 1, "description": "PDF: first page, 1-based"}
+LOCATOR: dict[str, Schema] = {
+    "page": PAGE,
+    "page_end": {"type": "integer", "minimum": 1, "description": "PDF: last page"},
+    "card_id": {"type": "string", "description": "canvas: the JSON Canvas node id"},
+}
 
 
 def tag(value: str) -> Schema:
@@ -105,7 +115,8 @@ def component_schemas() -> dict[str, Schema]:
             "byte_start": INT,
             "byte_end": INT,
             "text": STR,
-        }
+        },
+        LOCATOR,
     )
     search_options: dict[str, Schema] = {
         "top": {"type": "integer", "minimum": 1, "maximum": MAX_TOP, "default": 10},
@@ -244,7 +255,8 @@ def component_schemas() -> dict[str, Schema]:
                 "found_by": STR,
                 "components": ref("Components"),
                 "explain": nullable(ref("Explanation")),
-            }
+            },
+            LOCATOR,
         ),
         "FileHit": obj(
             {
@@ -314,6 +326,31 @@ def component_schemas() -> dict[str, Schema]:
                 "results": {"type": "array", "items": ref("RelatedHit")},
             }
         ),
+        "RelatedBatchRequest": obj(
+            {
+                "paths": {
+                    "type": "array",
+                    "items": STR,
+                    "minItems": 1,
+                    "maxItems": MAX_BATCH_PATHS,
+                }
+            },
+            {"top": {"type": "integer", "minimum": 1, "maximum": MAX_TOP, "default": 10}},
+            closed=True,
+        ),
+        "RelatedBatchNote": obj(
+            {"path": STR, "results": {"type": "array", "items": ref("RelatedHit")}}
+        ),
+        "RelatedBatchDoc": obj(
+            {
+                "schema": tag("vaultheat.related_batch.v1"),
+                "took_ms": NUM,
+                "notes": {"type": "array", "items": ref("RelatedBatchNote")},
+                "missing": STR_LIST,
+            },
+            description="Related notes of saved notes, in the order asked; paths the index "
+            "does not hold are in missing",
+        ),
         "ExplainRequest": {
             "oneOf": [
                 obj({"query": query, "chunk_id": INT}, search_options, closed=True),
@@ -328,7 +365,8 @@ def component_schemas() -> dict[str, Schema]:
                 "text": STR,
                 "stage": STR,
                 "seed_score": NUM,
-            }
+            },
+            LOCATOR,
         ),
         "ExplainHop": obj(
             {
@@ -379,6 +417,45 @@ def component_schemas() -> dict[str, Schema]:
                 "components": ref("ScoreBreakdown"),
             },
             {"content_score": NUM, "votes": nullable(ref("Votes"))},
+        ),
+        "MissingRequest": obj({"query": query, "path": STR}, search_options, closed=True),
+        "RetrieverPlace": obj(
+            {
+                "stage": {"enum": ["vector", "lexical"]},
+                "rank": {"type": ["integer", "null"], "minimum": 1},
+                "score": NUM_OR_NULL,
+                "keeps": COUNT,
+                "cutoff": NUM_OR_NULL,
+            },
+            description="Where the note's highest-placed chunk stands in one retriever's full "
+            "ranking (rank null: no match); the retriever passes on its top `keeps`",
+        ),
+        "Rival": obj({"rank": INT, "path": STR, "chunk_id": INT, "score": NUM}),
+        "MissingDoc": obj(
+            {
+                "schema": tag("vaultheat.missing.v1"),
+                "query": STR,
+                "path": STR,
+                "files_only": BOOL,
+                "ranked_by": {"enum": ["meaning", "words"]},
+                "status": {"enum": list(MISSING_STATUSES)},
+                "reason": STR,
+                "top": COUNT,
+                "candidates": COUNT,
+                "rank": {"type": ["integer", "null"], "minimum": 1},
+                "would_rank": {"type": ["integer", "null"], "minimum": 1},
+                "score": NUM_OR_NULL,
+                "relevance": {"anyOf": [RELEVANCE, {"type": "null"}]},
+                "relevance_label": {"enum": [*RELEVANCE_LABELS, None]},
+                "best_chunk": nullable(ref("BestChunk")),
+                "components": nullable(ref("ScoreBreakdown")),
+                "explain": nullable(ref("Explanation")),
+                "retrievers": {"type": "array", "items": ref("RetrieverPlace")},
+                "to_beat": nullable(ref("Rival")),
+            },
+            description="Why a note is missing: its rank in the search (null: not among the "
+            "candidates; `would_rank` is then where its score would put it), its best chunk's "
+            "score parts and the result it would have to beat",
         ),
         "ChangeEvent": obj(
             {"type": {"enum": ["create", "modify", "delete", "rename"]}, "path": STR},

@@ -44,8 +44,10 @@ if TYPE_CHECKING:
 
 _CHUNK_COLS = (
     "c.id, c.note_id, n.path, n.title, c.ordinal, c.byte_start, c.byte_end, c.line_start, "
-    "c.line_end, c.heading_path, c.text, c.embed_hash"
+    "c.line_end, c.heading_path, c.text, c.embed_hash, c.page, c.page_end, c.card_id"
 )
+# a schema-1 index (before chunk locators) read by a reader, which cannot migrate it
+_CHUNK_COLS_V1 = _CHUNK_COLS.replace("c.page, c.page_end, c.card_id", "NULL, NULL, NULL")
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,9 @@ def _chunk(row: sqlite3.Row) -> ChunkRow:
         heading_path=tuple(json.loads(row[9])),
         text=row[10],
         embed_hash=row[11],
+        page=row[12],
+        page_end=row[13],
+        card_id=row[14],
     )
 
 
@@ -105,6 +110,17 @@ class Store:
         self.readonly = readonly
         self.db = connect(path, readonly=readonly)
         self._identity = _file_identity(path)
+        self._chunk_cols = _CHUNK_COLS if self._has_locators() else _CHUNK_COLS_V1
+
+    def _has_locators(self) -> bool:
+        return any(r[1] == "card_id" for r in self.db.execute("PRAGMA table_info(chunks)"))
+
+    def _cols(self) -> str:
+        """The chunk columns to read: a reader of a schema-1 index looks again until a writer
+        (the next index run) has added the locator columns under it, then reads them."""
+        if self._chunk_cols is _CHUNK_COLS_V1 and self._has_locators():
+            self._chunk_cols = _CHUNK_COLS
+        return self._chunk_cols
 
     def replaced(self) -> bool:
         """Whether the index file at ``path`` is gone or another file than the one opened."""
@@ -345,7 +361,8 @@ class Store:
     def insert_chunk(self, note_id: int, d: ChunkDraft, embed_hash: str, header: str) -> int:
         cur = self.db.execute(
             "INSERT INTO chunks(note_id, ordinal, byte_start, byte_end, line_start, line_end, "
-            "heading_path, text, embed_hash) VALUES (?,?,?,?,?,?,?,?,?)",
+            "heading_path, text, embed_hash, page, page_end, card_id) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 note_id,
                 d.ordinal,
@@ -356,6 +373,9 @@ class Store:
                 _clean_json(list(d.heading_path)),
                 clean(d.text),
                 embed_hash,
+                d.page,
+                d.page_end,
+                d.card_id,
             ),
         )
         cid = int(cur.lastrowid or 0)
@@ -368,7 +388,7 @@ class Store:
     def update_chunk_position(self, chunk_id: int, d: ChunkDraft) -> None:
         self.db.execute(
             "UPDATE chunks SET ordinal=?, byte_start=?, byte_end=?, line_start=?, line_end=?, "
-            "heading_path=?, text=? WHERE id=?",
+            "heading_path=?, text=?, page=?, page_end=?, card_id=? WHERE id=?",
             (
                 d.ordinal,
                 d.byte_start,
@@ -377,6 +397,9 @@ class Store:
                 d.line_end,
                 _clean_json(list(d.heading_path)),
                 clean(d.text),
+                d.page,
+                d.page_end,
+                d.card_id,
                 chunk_id,
             ),
         )
@@ -403,7 +426,7 @@ class Store:
         for part in _batches(list(ids), 500):
             marks = ",".join("?" * len(part))
             for r in self.db.execute(
-                f"SELECT {_CHUNK_COLS} FROM chunks c JOIN notes n ON n.id = c.note_id "
+                f"SELECT {self._cols()} FROM chunks c JOIN notes n ON n.id = c.note_id "
                 f"WHERE c.id IN ({marks})",
                 part,
             ):
@@ -414,7 +437,7 @@ class Store:
         return [
             _chunk(r)
             for r in self.db.execute(
-                f"SELECT {_CHUNK_COLS} FROM chunks c JOIN notes n ON n.id = c.note_id "
+                f"SELECT {self._cols()} FROM chunks c JOIN notes n ON n.id = c.note_id "
                 "WHERE c.note_id = ? ORDER BY c.ordinal",
                 (note_id,),
             )
