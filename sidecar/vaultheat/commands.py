@@ -10,7 +10,15 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from vaultheat.config import Settings, load_settings, save_settings, settings_to_dict
-from vaultheat.console import EXIT_EMPTY, EXIT_ERROR, EXIT_OK, ProgressBar, emit, parse_property
+from vaultheat.console import (
+    EXIT_EMPTY,
+    EXIT_ERROR,
+    EXIT_OK,
+    ProgressBar,
+    duration,
+    emit,
+    parse_property,
+)
 from vaultheat.core.explain import locator_text
 from vaultheat.core.freshness import plural
 from vaultheat.core.requests import RelatedRequest, SearchRequest
@@ -175,6 +183,19 @@ def cmd_index(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def phases_line(phases: dict[str, Any]) -> str:
+    """``phases: words done; meaning 41% (1,234 of 3,000 chunks), about 2 min left``."""
+    m = phases["meaning"]
+    if m["state"] == "done":
+        meaning = "meaning done"
+    else:
+        meaning = f"meaning {m['state']} {m['percent']:.0f}% "
+        meaning += f"({m['done']:,} of {m['total']:,} chunks)"
+        if m["eta_s"] is not None:
+            meaning += f", about {duration(m['eta_s'])} left"
+    return f"phases: words {phases['words']['state']}; {meaning}"
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     engine = _engine(args)
     doc = status_document(engine.status())
@@ -191,6 +212,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             f"links: {links['resolved']:,} resolved, {links['unresolved']:,} unresolved{share}",
             "edges: " + ", ".join(f"{n:,} {kind}" for kind, n in doc["edges"].items()),
             f"model: {model['name']} ({model['provider']}, {model['backend']})",
+            phases_line(doc["phases"]),
             f"skipped: {plural(len(doc['skipped']), 'file')}",
         ]
         lines += _first_few(doc["skipped"], "reason", 50)

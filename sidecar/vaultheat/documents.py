@@ -37,7 +37,7 @@ from vaultheat.core.results import (
     SeedTrace,
     Trace,
 )
-from vaultheat.core.status import ModelInfo, NoteStatus, Status
+from vaultheat.core.status import ModelInfo, NoteStatus, Phases, Status
 from vaultheat.core.votes import vote_document
 from vaultheat.errors import VaultheatError
 
@@ -306,10 +306,21 @@ def status_document(st: Status, server: Doc | None = None) -> Doc:
                    skipped=skipped, vectors=st.vectors, edges=dict(st.edges),
                    excluded=st.excluded)  # fmt: skip
         doc.update(freshness_doc(st.index))
+    doc["phases"] = phases_doc(st.phases)
     if server is not None:
         doc.update(server)
         doc["edges"].setdefault("tag", 0)
     return doc
+
+
+def phases_doc(p: Phases) -> Doc:
+    """``phases``: words (notes, lexical index, links) then meaning (vectors), each with its
+    state; meaning also with its progress and, while it runs, the time left."""
+    return {
+        "words": {"state": p.words},
+        "meaning": {"state": p.meaning, "done": p.vectors, "total": p.chunks,
+                    "percent": p.percent, "eta_s": p.eta_s},
+    }  # fmt: skip
 
 
 def model_doc(m: ModelInfo) -> Doc:

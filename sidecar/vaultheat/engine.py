@@ -17,6 +17,7 @@ import logging
 import os
 import re
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,7 +40,7 @@ from vaultheat.core.results import (
     SearchResults,
     explanation,
 )
-from vaultheat.core.status import ModelInfo, NoteStatus, Skipped, Status
+from vaultheat.core.status import ModelInfo, NoteStatus, Skipped, Status, phases_of
 from vaultheat.core.titles import TitleIndex
 from vaultheat.core.votes import NoteLinks
 from vaultheat.errors import IndexMismatchError, IndexMissingError, NotFoundError
@@ -237,6 +238,8 @@ class Engine:
             dense = grown
         ids = np.fromiter((cid for cid, _ in keys), dtype=np.int64, count=len(keys))
         empty = set(ids[~dense[ids].any(axis=1)].tolist())
+        if len(empty) > 1024:  # a first index's meaning phase: look up only what has a vector
+            keys = store.embedded_chunk_keys(self.embedder.fingerprint)
         missing = [(cid, h) for cid, h in keys if cid in empty]
         if missing:
             cache = store.cached_vectors(self.embedder.fingerprint, [h for _, h in missing])
@@ -381,6 +384,19 @@ class Engine:
         stored_fp = (manifest.get("stored") or {}).get("fingerprint")
         if isinstance(stored_fp, str):  # what "auto" became when this index was built
             model = dataclasses.replace(model, backend=backend_label(stored_fp) or model.backend)
+        with self._lock:
+            unembedded = store.unembedded_count(
+                stored_fp if isinstance(stored_fp, str) else self.embedder.fingerprint
+            )
+        phases = phases_of(
+            built=True,
+            indexing=fresh.state == "indexing",
+            words_done=manifest.get("words_done", True) is True,
+            chunks=counts["chunks"],
+            unembedded=unembedded,
+            meaning=manifest.get("meaning"),
+            now=time.time(),
+        )
         return self._status(
             dataclasses.replace(model, dimension=manifest.get("dimension")),
             fresh,
@@ -395,6 +411,7 @@ class Engine:
             skipped=tuple(
                 Skipped(s["path"], s["reason"]) for s in sorted(skipped, key=lambda s: s["path"])
             ),
+            phases=phases,
         )
 
     def _status(self, model: ModelInfo, fresh: IndexFreshness, **counts: Any) -> Status:
@@ -463,10 +480,23 @@ class Engine:
         from vaultheat.core.related import run_related
 
         store, vectors = self.view()
-        if req.text is None and store.note_by_path(req.path) is None:
+        row = store.note_by_path(req.path) if req.text is None else None
+        if req.text is None and row is None:
             self._why_not_indexed(req.path)
+        if row is not None and any(c.id not in vectors for c in store.note_chunks(row.id)):
+            # still waiting for its vectors (the meaning phase): embed its text on the fly
+            req = self._with_disk_text(req)
         res = run_related(self, store, vectors, req, resolver=resolver or self.resolver())
         return res.with_relevance(self._relevance_curve("related"))
+
+    def _with_disk_text(self, req: RelatedRequest) -> RelatedRequest:
+        from vaultheat.paths import safe_vault_path
+
+        try:
+            raw = safe_vault_path(self.paths.vault, req.path).read_bytes()
+        except OSError:
+            return req
+        return dataclasses.replace(req, text=raw.decode("utf-8", "surrogateescape"))
 
     def _why_not_indexed(self, path: str) -> None:
         from vaultheat.paths import safe_vault_path

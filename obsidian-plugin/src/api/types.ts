@@ -97,6 +97,17 @@ export interface StatusDoc {
 	exclude?: string[];
 	/** Why the state is what it is, in plain words (contract "status state"). */
 	state_detail?: string;
+	/** The two phases of an index run: words (notes, lexical index, links) then meaning (vectors). */
+	phases?: IndexPhases;
+}
+
+/** "done", "running", "interrupted" (a run stopped in it) or "pending". */
+export type PhaseState = "done" | "running" | "interrupted" | "pending";
+
+export interface IndexPhases {
+	words: { state: PhaseState };
+	/** `done` of `total` chunks have their vector; `eta_s` only while the phase runs. */
+	meaning: { state: PhaseState; done: number; total: number; percent: number; eta_s: number | null };
 }
 
 export interface NoteStatusDoc {

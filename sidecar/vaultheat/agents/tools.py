@@ -217,9 +217,10 @@ TOOLS: tuple[Tool, ...] = (
         "Find passages (or, with files_only, whole notes) in the user's Obsidian vault by "
         "meaning and keywords, boosted by the link graph. Use it first for any question about "
         "what the user wrote. Results carry path, line and byte ranges: pass them to `open` to "
-        "read more." + RELEVANCE_HELP + " `ranked_by` 'words': nothing matched by meaning and "
-        "the results that contain the query's words come first (relevance still measures "
-        "meaning, so they can read 'weak' and still be the note the user means).",
+        "read more." + RELEVANCE_HELP + " `ranked_by` 'words': nothing matched by meaning (or "
+        "a first index is still computing meaning for part of the vault) and the results that "
+        "contain the query's words come first (relevance still measures meaning, so they can "
+        "read 'weak' and still be the note the user means).",
         _obj({"query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS},
               "top": TOP, "files_only": {**BOOL, "default": False}, **FILTERS,
               "property": {"type": "object", "maxProperties": 32,

@@ -132,8 +132,11 @@ def search_retrieval(
     )
     result = retrieve(store, vectors, plan)
     ranked_by = "meaning"
-    if s.search.score_lexical_weak > 0 and _words_lead(ctx, req.query, result):
-        weak = s.search.score_lexical_weak
+    # part of the index still awaits its vectors (a first index's meaning phase): chunks
+    # without one cannot be found by meaning, so the words decide and the results say so
+    partial = len(vectors) < store.chunk_count()
+    if partial or (s.search.score_lexical_weak > 0 and _words_lead(ctx, req.query, result)):
+        weak = max(s.search.score_lexical_weak, plan.weights.score_lexical)
         # the exact matches decide: a name match is one too, weighed at least as the words
         title = max(plan.weights.score_title, weak)
         weights = dataclasses.replace(plan.weights, score_lexical=weak, score_title=title)

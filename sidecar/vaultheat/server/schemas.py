@@ -37,6 +37,7 @@ ERROR_CODES = [
     "internal",
 ]
 STATES = ["indexing", "incomplete", "stale", "ready"]  # core.freshness.STATES
+PHASE_STATES = ["done", "running", "interrupted", "pending"]  # core.status.Phases
 EVENT_NAMES = {
     "state": "StatusDoc",
     "progress": "Progress",
@@ -199,6 +200,20 @@ def component_schemas() -> dict[str, Schema]:
             {
                 "version": STR,
                 "pending": obj({"knn": COUNT, "links": COUNT}),
+                "phases": obj(
+                    {
+                        "words": obj({"state": {"enum": PHASE_STATES}}),
+                        "meaning": obj(
+                            {
+                                "state": {"enum": PHASE_STATES},
+                                "done": COUNT,
+                                "total": COUNT,
+                                "percent": NUM,
+                                "eta_s": NUM_OR_NULL,
+                            }
+                        ),
+                    }
+                ),
                 "queue": {**COUNT, "description": "changed notes and runs waiting to be indexed"},
                 "excluded": COUNT,
                 "exclude": {

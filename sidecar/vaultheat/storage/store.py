@@ -519,6 +519,75 @@ class Store:
             ).fetchall()
         }
 
+    # -- chunks awaiting their vector (the meaning phase) -----------------------------------
+    # A chunk "awaits its vector" when the embedding cache holds none for its input: derived
+    # from the two tables, never a separate list that could drift from them.
+    _UNEMBEDDED = (
+        "NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.fingerprint = ? "
+        "AND e.input_hash = c.embed_hash)"
+    )
+
+    def unembedded_count(self, fingerprint: str) -> int:
+        """Chunks whose vector the cache does not hold yet."""
+        sql = f"SELECT count(*) FROM chunks c WHERE {self._UNEMBEDDED}"
+        return int(self.db.execute(sql, (fingerprint,)).fetchone()[0])
+
+    def unembedded_notes(
+        self, fingerprint: str, note_ids: Sequence[int] | None = None
+    ) -> list[tuple[int, str, str, int]]:
+        """(note id, path, content hash, chunks awaiting a vector) of every note with such
+        chunks (or of those among ``note_ids``), most recently modified first: the order the
+        meaning phase embeds them in."""
+        sql = (
+            "SELECT n.id, n.path, n.content_hash, n.mtime_ns, count(*) FROM chunks c "
+            f"JOIN notes n ON n.id = c.note_id WHERE {self._UNEMBEDDED}"
+        )
+        if note_ids is None:
+            rows = self.db.execute(sql + " GROUP BY n.id", (fingerprint,)).fetchall()
+        else:
+            rows = []
+            for part in _batches(list(note_ids), 500):
+                marks = ",".join("?" * len(part))
+                rows += self.db.execute(
+                    sql + f" AND c.note_id IN ({marks}) GROUP BY n.id", (fingerprint, *part)
+                ).fetchall()
+        rows.sort(key=lambda r: (-r[3], r[0]))
+        return [(r[0], r[1], r[2], r[4]) for r in rows]
+
+    def unembedded_hashes(self, fingerprint: str, note_ids: Sequence[int]) -> dict[int, set[str]]:
+        """note id -> the input hashes of its chunks that await a vector."""
+        out: dict[int, set[str]] = {}
+        for part in _batches(list(note_ids), 500):
+            marks = ",".join("?" * len(part))
+            for nid, h in self.db.execute(
+                f"SELECT c.note_id, c.embed_hash FROM chunks c WHERE c.note_id IN ({marks}) "
+                f"AND {self._UNEMBEDDED}",
+                (*part, fingerprint),
+            ):
+                out.setdefault(nid, set()).add(h)
+        return out
+
+    def chunks_with_hashes(self, hashes: Sequence[str]) -> list[tuple[int, str]]:
+        """(chunk id, input hash) of every chunk, in any note, whose input is one of ``hashes``."""
+        out: list[tuple[int, str]] = []
+        for part in _batches(list(dict.fromkeys(hashes)), 500):
+            marks = ",".join("?" * len(part))
+            out.extend(
+                (r[0], r[1])
+                for r in self.db.execute(
+                    f"SELECT id, embed_hash FROM chunks WHERE embed_hash IN ({marks})", part
+                )
+            )
+        return out
+
+    def embedded_chunk_keys(self, fingerprint: str) -> list[tuple[int, str]]:
+        """(chunk id, input hash) of the chunks whose vector the cache holds."""
+        rows = self.db.execute(
+            f"SELECT c.id, c.embed_hash FROM chunks c WHERE NOT {self._UNEMBEDDED}",
+            (fingerprint,),
+        )
+        return [(r[0], r[1]) for r in rows.fetchall()]
+
     def put_vectors(self, fingerprint: str, items: dict[str, np.ndarray]) -> None:
         self.db.executemany(
             "INSERT OR REPLACE INTO embeddings(fingerprint, input_hash, vector) VALUES (?,?,?)",
@@ -824,7 +893,9 @@ READS = (
     "note_paths", "note_stats", "attachments", "chunk_hashes", "chunks", "note_chunks",
     "chunk_ids_of_notes", "chunk_positions", "chunk_notes", "filtered_chunk_ids",
     "all_chunk_vectors_keys", "chunk_count", "note_chunk_count", "cached_vectors",
-    "all_cached_vectors", "links_with_keys", "links_to_paths", "link_resolutions",
+    "all_cached_vectors", "unembedded_count", "unembedded_notes", "unembedded_hashes",
+    "chunks_with_hashes", "embedded_chunk_keys", "links_with_keys", "links_to_paths",
+    "link_resolutions",
     "resolved_link_offsets", "outgoing_links", "linked_paths", "note_link_pairs",
     "backlinking_paths", "note_tag_keys", "note_tags", "tag_counts", "notes_with_tag",
     "edge_rows", "similar_pairs", "edges_from", "edges_to", "edge_counts", "pending_knn",
