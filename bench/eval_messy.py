@@ -212,8 +212,12 @@ def vaultheat_rankings(vault: Path, items: Sequence[GradedItem]) -> list[list[st
         engine.close()
 
 
-def fmt(d: dict[str, float | int]) -> str:
-    word = "tie" if d["ci_low"] <= 0 <= d["ci_high"] else ("better" if d["delta"] > 0 else "worse")
+LOWER_IS_BETTER = frozenset({"junk_share"})
+
+
+def fmt(d: dict[str, float | int], metric: str = "") -> str:
+    up = (d["delta"] > 0) != (metric in LOWER_IS_BETTER)
+    word = "tie" if d["ci_low"] <= 0 <= d["ci_high"] else ("better" if up else "worse")
     return f"{d['delta']:+.3f} [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}] {word}"
 
 
@@ -233,7 +237,7 @@ def report(doc: dict[str, Any]) -> str:
             lines.append("")
             lines.append(
                 f"vaultheat {name.replace('_', ' ')}: "
-                + "; ".join(f"{k} {fmt(v)}" for k, v in doc[name].items())
+                + "; ".join(f"{k} {fmt(v, k)}" for k, v in doc[name].items())
             )
     return "\n".join(lines) + "\n"
 

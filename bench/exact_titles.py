@@ -33,7 +33,9 @@ def unique_names(vault: Path) -> list[tuple[str, str]]:
         if any(p.startswith(".") for p in Path(rel).parts):
             continue
         note = parse_note(rel, path.read_bytes())
-        for name in {path.stem, note.title, *note.aliases}:
+        # a fixed order (file name, title, aliases): a set made the shown casing, and so the
+        # sorted sample, depend on the process hash seed
+        for name in dict.fromkeys((path.stem, note.title, *note.aliases)):
             name = name.strip()
             if not name or not any(ch.isalpha() for ch in name):
                 continue

@@ -93,3 +93,9 @@ def test_exact_titles_keeps_only_names_one_note_holds(tmp_path: Path) -> None:
     (tmp_path / "2024.md").write_text("a name without letters\n")
     names = et.unique_names(tmp_path)
     assert names == [("Excalidraw", "Excalidraw.md")]  # kanban x2 and boards x2 are shared
+
+
+def test_a_drop_in_junk_share_reads_better() -> None:
+    lower = {"delta": -0.03, "ci_low": -0.05, "ci_high": -0.01}
+    assert em.fmt(lower, "junk_share").endswith("better")
+    assert em.fmt(lower, "mrr").endswith("worse")

@@ -33,6 +33,7 @@ GOLDEN = Path(__file__).parent / "data" / "golden_documents.json"
 TOKEN = "golden-token-" + "x" * 32
 NOTE = "Coffee/Roasting/Roasting Basics.md"
 DRAFT = "Drafts/Unsaved.md"
+MISSING = "Finance/Steuererklärung.md"  # not among the candidates of "compost garden"
 DRAFT_TEXT = "# Garden plan\n\nTomatoes need compost and calcium. See [[Roasting Basics]].\n"
 
 CLI_CASES: dict[str, list[str]] = {
@@ -45,6 +46,14 @@ CLI_CASES: dict[str, list[str]] = {
     "explain": ["explain", "coffee roasting", "--rank", "2"],
     "explain-files-only": ["explain", "compost garden", "--files-only", "--rank", "1"],
     "explain-related": ["explain", "--related", NOTE, "--rank", "1"],
+    "explain-missing": ["explain", "compost garden", "--path", MISSING, "--top", "5"],
+    "explain-missing-files-only": [
+        "explain",
+        "compost garden",
+        "--path",
+        "Finance/Budget.md",
+        "--files-only",
+    ],
 }
 HTTP_CASES: dict[str, tuple[str, dict[str, Any]]] = {
     "search": ("/v1/search", {"query": "coffee roasting", "top": 5}),
@@ -55,12 +64,17 @@ HTTP_CASES: dict[str, tuple[str, dict[str, Any]]] = {
     "related-text": ("/v1/related", {"path": DRAFT, "text": DRAFT_TEXT, "top": 4, "cursor": 20}),
     "explain": ("/v1/explain", {"query": "coffee roasting", "chunk_id": 0}),  # id filled in
     "explain-related": ("/v1/explain", {"path": NOTE, "target": ""}),  # target filled in
+    "explain-missing": (
+        "/v1/explain/missing",
+        {"query": "compost garden", "path": MISSING, "top": 5},
+    ),
 }
 AGENT_CASES: dict[str, tuple[str, dict[str, Any]]] = {
     "search": ("search", {"query": "coffee roasting", "top": 5}),
     "related": ("related", {"path": NOTE, "top": 5}),
     "explain": ("explain", {"query": "coffee roasting", "rank": 2}),
     "explain-related": ("explain", {"path": NOTE, "rank": 1}),
+    "explain-missing": ("missing", {"query": "compost garden", "path": MISSING, "top": 5}),
 }
 
 
@@ -158,10 +172,11 @@ def test_agent_documents_unchanged(case: str, golden_vault: Path, golden: dict[s
 
 def test_the_surfaces_agree(golden: dict[str, Any]) -> None:
     """The CLI, the API and the agent tools send the same document for the same question."""
-    for case in ("search", "related", "related-text", "search-files-only", "explain-related"):
+    for case in ("search", "related", "related-text", "search-files-only", "explain-related",
+                 "explain-missing"):  # fmt: skip
         if f"http:{case}" in golden:
             assert golden[f"cli:{case}"] == golden[f"http:{case}"], case
-    for case in ("search", "related", "explain", "explain-related"):
+    for case in ("search", "related", "explain", "explain-related", "explain-missing"):
         assert golden[f"agent:{case}"] == golden[f"cli:{case}"], case
 
 
@@ -169,7 +184,8 @@ def test_query_documents_are_built_in_one_place() -> None:
     """Core and the engine return typed results; only ``vaultheat/documents.py`` names the
     search / related / explain document types (the CLI, the API and the agents call it)."""
     package = Path(__file__).resolve().parents[1] / "sidecar" / "vaultheat"
-    names = ("vaultheat.search.v1", "vaultheat.related.v1", "vaultheat.explain.v1")
+    names = ("vaultheat.search.v1", "vaultheat.related.v1", "vaultheat.explain.v1",
+             "vaultheat.missing.v1")  # fmt: skip
     builders = sorted(
         str(p.relative_to(package))
         for p in package.rglob("*.py")

@@ -148,11 +148,11 @@ function vaultIdOf(vault) {
 	return createHash("sha256").update(realpathSync(vault), "utf8").digest("hex").slice(0, 16);
 }
 
-async function startRealServer(vault, { indexDir = null } = {}) {
+async function startRealServer(vault, { indexDir = null, extraArgs = [] } = {}) {
 	if (!existsSync(VAULTHEAT_BIN)) {
 		die(`cannot start the sidecar: ${VAULTHEAT_BIN} does not exist. Install the package into the repo venv (pip install -e .) or set VAULTHEAT_BIN; use --mock to test the UI alone.`);
 	}
-	const args = ["serve", "--vault", vault, "--port", "0", ...(indexDir ? ["--index-dir", indexDir] : [])];
+	const args = ["serve", "--vault", vault, "--port", "0", ...(indexDir ? ["--index-dir", indexDir] : []), ...extraArgs];
 	log(`starting ${VAULTHEAT_BIN} ${args.join(" ")}`);
 	const child = spawn(VAULTHEAT_BIN, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PYTHONUNBUFFERED: "1" } });
 	const output = [];
@@ -178,7 +178,8 @@ async function startRealServer(vault, { indexDir = null } = {}) {
 			SERVER_TIMEOUT_MS,
 			`${discoveryPath}`,
 		);
-		await waitFor(async () => (await fetch(`${discovery.url}/v1/health`)).ok, 60000, "GET /v1/health");
+		// In remote mode (--allow-remote) health needs the token too.
+		await waitFor(async () => (await fetch(`${discovery.url}/v1/health`, { headers: { Authorization: `Bearer ${discovery.token}` } })).ok, 60000, "GET /v1/health");
 	} catch (err) {
 		child.kill("SIGKILL");
 		const why = exited ? `vaultheat serve exited (code ${exited.code}, ${exited.signal ?? "no signal"})` : err.message;
@@ -201,7 +202,8 @@ async function startRealServer(vault, { indexDir = null } = {}) {
 function isLoopback(url) {
 	try {
 		const host = new URL(url).hostname;
-		return host === "127.0.0.1" || host === "localhost" || host === "[::1]";
+		// 127.0.0.0/8: the remote-mode check serves on 127.0.0.2 (never another address).
+		return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) || host === "localhost" || host === "[::1]";
 	} catch {
 		return false;
 	}
@@ -249,8 +251,10 @@ function proxy(req, res, requests) {
 	}
 	const headers = { ...req.headers };
 	for (const h of Object.keys(headers)) {
-		if (["host", "origin", "referer", "x-vh-url", "connection", "cookie", "accept-encoding", "content-length"].includes(h) || h.startsWith("sec-")) delete headers[h];
+		if (["host", "origin", "referer", "x-vh-url", "x-vh-origin", "connection", "cookie", "accept-encoding", "content-length"].includes(h) || h.startsWith("sec-")) delete headers[h];
 	}
+	// The mobile app's requests carry its own Origin (capacitor://localhost on iOS).
+	if (typeof req.headers["x-vh-origin"] === "string") headers.origin = req.headers["x-vh-origin"];
 	const chunks = [];
 	req.on("data", (c) => chunks.push(c));
 	req.on("end", () => {
@@ -488,6 +492,22 @@ async function main() {
 			assert(badges.length === related.length && badges.every((b) => ["Unlinked", "Linked", "Links here", "Both ways"].includes(b)), `badges: ${badges}`);
 			await page.locator(".vaultheat-row").first().hover();
 			await bothThemes("sidebar");
+		});
+
+		// The desktop keeps each note's related notes in its plugin folder for the phone.
+		const SNAPSHOT = ".obsidian/plugins/vaultheat/related-snapshot.json";
+		let snapshotText = null;
+		await check("the desktop writes the related notes snapshot into the plugin's folder, through Obsidian's adapter", async () => {
+			snapshotText = await waitFor(() => page.evaluate((p) => window.vh.hiddenFile(p), SNAPSHOT), 180000, "the snapshot to be written", 250);
+			const doc = JSON.parse(snapshotText);
+			assert(doc.format === "vaultheat.snapshot.v1", `format ${doc.format}`);
+			const entry = doc.notes.find((n) => doc.paths[n[0]] === noteA);
+			assert(entry, `no list for ${noteA} in the snapshot`);
+			const listed = entry[3].map((h) => doc.paths[h[0]]);
+			assert(listed.length > 0 && listed.length <= 10 && listed.every((p) => notes.includes(p) && p !== noteA), `${noteA} lists ${listed.join(", ")}`);
+			assert(!existsSync(join(vault, ".vaultheat", "related-snapshot.json")), "the sidecar wrote a snapshot");
+			const overlap = listed.filter((p) => related.includes(p)).length;
+			log(`snapshot: ${doc.notes.length} notes, ${Buffer.byteLength(snapshotText)} bytes; ${noteA}: ${listed.length} listed, ${overlap} also in the sidebar's live list`);
 		});
 
 		await check("typing in the editor updates the sidebar (debounced, with text and cursor)", async () => {
@@ -754,6 +774,92 @@ async function main() {
 			await page.waitForTimeout(300);
 			await shot("sidebar-offline-dark");
 		});
+
+		// A phone: Obsidian mobile (no Node), a phone-sized viewport, the vault synced over.
+		// Each phone has its own page server, so its proxy log holds only the phone's requests.
+		const phoneBoot = async (extra, data) => {
+			const served = await startPageServer(vault, [], join(installed.folder, "styles.css"));
+			const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+			phone.served = served;
+			phone.on("pageerror", (e) => consoleErrors.push(`phone: ${e}`));
+			await phone.goto(served.url);
+			const filesNow = Object.fromEntries(listFiles(vault).filter((p) => p.endsWith(".md")).map((p) => [p, read(p)]));
+			// Synced notes keep old modified times; one listed note was edited on the phone since.
+			const mtimes = Object.fromEntries(Object.keys(filesNow).map((p) => [p, 1000]));
+			await phone.evaluate((o) => window.vh.boot(o), { files: filesNow, hidden: {}, basePath: "", manifest, theme: "dark", mobile: true, mtimes, ...extra });
+			await phone.evaluate((p) => window.vh.openNote(p), noteA);
+			await phone.evaluate((d) => window.vh.setPluginData(d), { setupDone: true, ...data });
+			await phone.evaluate(({ code, manifest }) => window.vh.loadPlugin(code, manifest), { code: pluginCode(), manifest });
+			await phone.evaluate(() => window.vh.command("vaultheat:open-related-notes"));
+			return phone;
+		};
+		const phoneShot = async (phone, name) => {
+			await phone.evaluate(() => window.vh.reading(true));
+			await phone.waitForTimeout(350);
+			await phone.screenshot({ path: join(shotsDir, `${name}.png`) });
+		};
+
+		await check("on a phone without a server: the sidebar shows the snapshot with its time and what changed since; main.js requires no Node module", async () => {
+			assert(snapshotText, "no snapshot from the desktop check");
+			const doc = JSON.parse(snapshotText);
+			const entry = doc.notes.find((n) => doc.paths[n[0]] === noteA);
+			const edited = doc.paths[entry[3][0][0]];
+			const phone = await phoneBoot({ hidden: { [SNAPSHOT]: snapshotText }, mtimes: { ...Object.fromEntries(notes.map((p) => [p, 1000])), [edited]: Date.now() + 60000 } }, {});
+			try {
+				await phone.waitForSelector(".vaultheat-snapshot-banner", { timeout: 30000 });
+				const banner = await phone.locator(".vaultheat-snapshot-banner").innerText();
+				assert(/From the snapshot, as of .+\d\d:\d\d/.test(banner), `banner: ${banner}`);
+				assert(banner.includes("1 listed note changed since") && banner.includes("No server on this device"), `banner: ${banner}`);
+				const rows = await phone.$$eval(".vaultheat-row", (r) => r.map((x) => x.getAttribute("data-path")));
+				const listed = entry[3].map((h) => doc.paths[h[0]]);
+				assert(JSON.stringify(rows) === JSON.stringify(listed), `rows ${rows.join(", ")} vs snapshot ${listed.join(", ")}`);
+				const changed = await phone.$$eval(".vaultheat-row.is-changed", (r) => r.map((x) => x.getAttribute("data-path")));
+				assert(JSON.stringify(changed) === JSON.stringify([edited]), `marked changed: ${changed}`);
+				const required = await phone.evaluate(() => window.vh.required);
+				assert(required.length === 0, `main.js asked for ${required.join(", ")} on the phone`);
+				assert(phone.served.requests.length === 0, `the phone sent ${phone.served.requests.length} requests with no server set`);
+				await phone.evaluate(() => window.vh.command("vaultheat:semantic-search"));
+				await phone.waitForSelector('.vaultheat-search-modal .vaultheat-state-title:text-is("No server for this device")', { timeout: 10000 });
+				await phone.keyboard.press("Escape");
+				await phoneShot(phone, "phone-snapshot-dark");
+				log(`phone: ${rows.length} related notes from the snapshot for ${noteA}; "${banner.split("\n")[0]}"`);
+			} finally {
+				await phone.close();
+				phone.served.close();
+			}
+		});
+
+		if (!MOCK) {
+			await check("on a phone with a remote-mode sidecar (serve --host 127.0.0.2 --allow-remote): live related notes and search, token and the app's Origin", async () => {
+				const remote = await startRealServer(vault, { extraArgs: ["--host", "127.0.0.2", "--allow-remote"] });
+				let phone = null;
+				try {
+					assert(new URL(remote.url).hostname === "127.0.0.2", `remote server at ${remote.url}`);
+					const noToken = await fetch(`${remote.url}/v1/health`);
+					assert(noToken.status === 401, `health without the token: ${noToken.status}`);
+					phone = await phoneBoot({ origin: "capacitor://localhost" }, { serverUrl: remote.url, token: remote.token });
+					await phone.waitForSelector(".vaultheat-row", { timeout: 60000 });
+					assert((await phone.locator(".vaultheat-snapshot-banner").count()) === 0, "the snapshot banner is shown with a server online");
+					await phone.evaluate(() => window.vh.command("vaultheat:semantic-search"));
+					await phone.waitForSelector(".vaultheat-search-modal .prompt-input");
+					await phone.keyboard.type("compost", { delay: 5 });
+					await phone.waitForSelector(".vaultheat-suggestion", { timeout: 30000 });
+					await phone.keyboard.press("Escape");
+					const sent = phone.served.requests;
+					assert(sent.length > 0 && sent.every((r) => r.status === 200), `answers: ${sent.map((r) => `${r.path} ${r.status}`).join(", ")}`);
+					assert(sent.some((r) => r.path === "/v1/related") && sent.some((r) => r.path === "/v1/search"), `paths: ${[...new Set(sent.map((r) => r.path))]}`);
+					assert(!sent.some((r) => r.path === "/v1/related/batch"), "the phone wrote a snapshot");
+					const required = await phone.evaluate(() => window.vh.required);
+					assert(required.length === 0, `main.js asked for ${required.join(", ")} on the phone`);
+					await phoneShot(phone, "phone-remote-dark");
+					log(`phone: ${sent.length} requests to ${remote.url}, all 200`);
+				} finally {
+					await phone?.close();
+					phone?.served.close();
+					await remote.close();
+				}
+			});
+		}
 
 		await check("first run: the setup card says what was found, and nothing starts before the user agrees", async () => {
 			const command = "/home/e2e/.local/bin/vaultheat";

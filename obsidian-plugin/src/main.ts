@@ -6,22 +6,22 @@
  * Obsidian does not unload plugins when the app quits, so `onunload` cannot be what stops the
  * sidecar: it is started with `--parent-pid` (this process), exits by itself once Obsidian is
  * gone, and the `quit` event stops it sooner when the app gets to run it.
+ *
+ * Mobile: this file imports no Node module. Spawning, path probing and the discovery file live
+ * behind the platform seam (platform/), loaded only on the desktop app; on mobile the plugin
+ * starts with what works there (a server at an address in settings, the snapshot) and the
+ * sidebar and settings say what does not.
  */
-import * as childProcess from "child_process";
-import * as crypto from "crypto";
-import * as fs from "fs";
-import * as http from "http";
-import * as https from "https";
-import * as os from "os";
-import { FileSystemAdapter, MarkdownView, Platform, Plugin, requestUrl, TFile, type TAbstractFile } from "obsidian";
-import { nodeEventStream } from "./api/events";
+import { MarkdownView, Notice, Platform, Plugin, requestUrl, TFile, type TAbstractFile } from "obsidian";
 import { requestUrlTransport } from "./api/transport";
+import { type DesktopPlatform, loadDesktopPlatform } from "./platform";
 import { createServices, type Services } from "./services";
 import { loadSettings, sidecarExcludes, type VaultheatSettings } from "./settings";
 import { candidateCommands, detectCommand, installedVersion, SidecarManager } from "./sidecar";
 import type { SetupState } from "./state/status";
 import { toChangeEvent } from "./state/changes";
 import { windowClock } from "./state/clock";
+import { SNAPSHOT_FILE } from "./state/snapshot";
 import { VIEW_TYPE_RELATED } from "./views/context";
 import { relatedForSelection, RelatedView, revealRelated } from "./views/related-view";
 import { SearchModal } from "./views/search-modal";
@@ -37,38 +37,39 @@ export default class VaultheatPlugin extends Plugin {
 	private config!: VaultheatSettings;
 	private services: Services | null = null;
 
+	/** How the desktop half is loaded; a test replaces it (it must never run on mobile). */
+	protected loadDesktop: () => Promise<DesktopPlatform> = loadDesktopPlatform;
+
 	async onload(): Promise<void> {
 		this.config = loadSettings(await this.loadData());
+		const node = Platform.isDesktopApp ? await this.loadDesktop().catch((err: unknown) => desktopMissing(err)) : null;
+		const vaultPath = node ? node.basePath(this.app.vault.adapter) : "";
+		const desktop = node !== null && vaultPath !== "";
+
+		const sidecar =
+			node && desktop
+				? new SidecarManager(
+						node.spawn,
+						() => ({
+							command: this.config.command,
+							pythonPath: this.config.pythonPath,
+							vaultPath,
+							port: explicitPort(this.config.serverUrl),
+							indexDir: this.config.indexDir,
+							exclude: sidecarExcludes(this.config.excluded),
+							parentPid: node.pid,
+							indexCores: this.config.indexCores,
+						}),
+						node.env,
+					)
+				: null;
+
 		const adapter = this.app.vault.adapter;
-		const vaultPath = adapter instanceof FileSystemAdapter ? adapter.getBasePath() : "";
-		const desktop = Platform.isDesktopApp && vaultPath !== "";
-		const env = typeof process === "undefined" ? {} : process.env;
-
-		const sidecar = desktop
-			? new SidecarManager(
-					childProcess.spawn,
-					() => ({
-						command: this.config.command,
-						pythonPath: this.config.pythonPath,
-						vaultPath,
-						port: explicitPort(this.config.serverUrl),
-						indexDir: this.config.indexDir,
-						exclude: sidecarExcludes(this.config.excluded),
-						parentPid: typeof process === "undefined" ? null : process.pid,
-						indexCores: this.config.indexCores,
-					}),
-					env,
-				)
-			: null;
-
+		const snapshotPath = `${this.manifest.dir ?? `${this.app.vault.configDir}/plugins/${this.manifest.id}`}/${SNAPSHOT_FILE}`;
 		const services = createServices({
 			app: this.app,
 			transport: requestUrlTransport(requestUrl),
-			events: Platform.isDesktopApp
-				? nodeEventStream((url, options, callback) =>
-						String(url).startsWith("https:") ? https.request(url, options, callback) : http.request(url, options, callback),
-					)
-				: null,
+			events: node?.events ?? null,
 			sidecar,
 			clock: windowClock,
 			vaultPath,
@@ -80,15 +81,17 @@ export default class VaultheatPlugin extends Plugin {
 				setting?.openTabById(this.manifest.id);
 			},
 			showStatus: () => new StatusModal(services.viewContext()).open(),
-			readExternal: async (absPath) => {
-				try {
-					return await fs.promises.readFile(absPath, "utf8");
-				} catch {
-					return null;
-				}
+			readExternal: node ? (absPath) => node.readFile(absPath) : undefined,
+			vaultId: node && desktop ? node.vaultId(vaultPath) : null,
+			detect: () => (node ? this.findSidecar(node) : null),
+			remoteOnly: node === null,
+			// Written through Obsidian's adapter into the plugin's own folder, so whatever syncs
+			// the vault's config folder carries it; the sidecar still writes nothing in the vault.
+			snapshotFile: {
+				load: async () => ((await adapter.exists(snapshotPath)) ? adapter.read(snapshotPath) : null),
+				save: (text) => adapter.write(snapshotPath, text),
 			},
-			vaultId: desktop ? vaultIdOf(vaultPath) : null,
-			detect: () => this.findSidecar(env),
+			keepSnapshot: () => this.config.keepSnapshot,
 		});
 		this.services = services;
 		const ctx = services.viewContext();
@@ -106,7 +109,9 @@ export default class VaultheatPlugin extends Plugin {
 				status: services.status,
 				changeModel: (preset) => services.changeModel(preset),
 				obsidianExcludes: () => obsidianExcludes(this.app),
-				commandExists: (path) => desktop && fs.existsSync(path),
+				commandExists: (path) => desktop && node.exists(path),
+				platformName: node?.os ?? "mobile",
+				mobile: node === null,
 			}),
 		);
 
@@ -139,6 +144,22 @@ export default class VaultheatPlugin extends Plugin {
 			checkCallback: (checking) => {
 				if (!sidecar?.running()) return false;
 				if (!checking) services.fix("stop-sidecar");
+				return true;
+			},
+		});
+
+		this.addCommand({
+			id: "rebuild-related-snapshot",
+			name: "Rebuild the related notes snapshot",
+			checkCallback: (checking) => {
+				if (!services.snapshot || node === null || services.status.get().connection.phase !== "online") return false;
+				if (!checking) {
+					new Notice("Vaultheat: rebuilding the related notes snapshot.");
+					void services.snapshot.rebuild().then(
+						(r) => new Notice(r ? `Vaultheat: snapshot of ${services.snapshot?.snapshot.notes.size ?? 0} notes written (${Math.round(r.bytes / 1024)} KB).` : "Vaultheat: snapshot stopped."),
+						(err: unknown) => new Notice(`Vaultheat: the snapshot failed: ${err instanceof Error ? err.message : String(err)}`),
+					);
+				}
 				return true;
 			},
 		});
@@ -193,13 +214,17 @@ export default class VaultheatPlugin extends Plugin {
 	 * shell's PATH) and reads its version from its environment: nothing is run, and nothing is
 	 * saved until the user answers the setup card.
 	 */
-	private findSidecar(env: Record<string, string | undefined>): SetupState["found"] {
-		const platform = typeof process === "undefined" ? "linux" : process.platform;
-		const found = detectCommand(candidateCommands(this.config.command, env, platform, os.homedir()), (p) => fs.existsSync(p));
+	private findSidecar(node: DesktopPlatform): SetupState["found"] {
+		const found = detectCommand(candidateCommands(this.config.command, node.env, node.os, node.home), (p) => node.exists(p));
 		if (!found) return null;
-		const reader = { realpath: (p: string) => fs.realpathSync(p), readdir: (p: string) => fs.readdirSync(p) };
-		return { command: found, version: installedVersion(found, reader, platform) };
+		return { command: found, version: installedVersion(found, node, node.os) };
 	}
+}
+
+/** The desktop half did not load (a host without a Node module): go on as on a phone. */
+function desktopMissing(err: unknown): null {
+	console.error("Vaultheat: the desktop features did not load; continuing without them (no sidecar from Obsidian).", err);
+	return null;
 }
 
 /** The port of an explicit loopback address in settings, to start the sidecar on it. */
@@ -208,16 +233,6 @@ function explicitPort(serverUrl: string): number | null {
 	try {
 		const port = Number(new URL(serverUrl).port);
 		return Number.isInteger(port) && port > 0 ? port : null;
-	} catch {
-		return null;
-	}
-}
-
-/** First 16 hex digits of sha256 of the vault's resolved path, as `/v1/health` reports it. */
-function vaultIdOf(vaultPath: string): string | null {
-	try {
-		const resolved = fs.realpathSync(vaultPath);
-		return crypto.createHash("sha256").update(resolved, "utf8").digest("hex").slice(0, 16);
 	} catch {
 		return null;
 	}

@@ -12,10 +12,10 @@
 import { type App, Notice } from "obsidian";
 import { VaultheatClient } from "./api/client";
 import { DISCOVERY_PATH, discoveryFileIn, parseDiscovery, type ResolvedEndpoint } from "./api/discovery";
-import { toApiError } from "./api/errors";
+import { ApiError, toApiError } from "./api/errors";
 import type { EventStreamOpener } from "./api/events";
 import type { Transport } from "./api/transport";
-import type { DiscoveryDoc } from "./api/types";
+import type { DiscoveryDoc, RelatedDoc } from "./api/types";
 import { rerankFlag, type VaultheatSettings } from "./settings";
 import { type SidecarManager } from "./sidecar";
 import { type Ask, confirm as confirmModal } from "./views/confirm";
@@ -24,7 +24,9 @@ import type { Clock } from "./state/clock";
 import { ConnectionManager } from "./state/connection";
 import type { FixAction } from "./state/diagnosis";
 import { compileExcludes, type PathFilter } from "./state/exclude";
-import { RelatedController } from "./state/related";
+import { NO_SERVER, RelatedController } from "./state/related";
+import { lookup, type NoteFile } from "./state/snapshot";
+import { SnapshotKeeper } from "./state/snapshot-keeper";
 import { SearchController } from "./state/search";
 import { type AppStatus, INITIAL_STATUS, type SetupState } from "./state/status";
 import { Store } from "./state/store";
@@ -49,6 +51,15 @@ export interface ServiceDeps {
 	detect?: () => SetupState["found"];
 	/** Asks yes or no before an action that changes the whole index (a modal by default). */
 	confirm?: (ask: Ask) => Promise<boolean>;
+	/**
+	 * No local sidecar can exist here (the mobile app): no discovery file is read, and with no
+	 * server address in settings nothing is sent; related notes come from the snapshot.
+	 */
+	remoteOnly?: boolean;
+	/** Where the related-notes snapshot is read and written (the plugin's folder). */
+	snapshotFile?: { load(): Promise<string | null>; save(text: string): Promise<void> };
+	/** Keep the snapshot up to date (desktop, with the setting on); otherwise it is only read. */
+	keepSnapshot?: () => boolean;
 }
 
 export interface Services {
@@ -58,6 +69,8 @@ export interface Services {
 	related: RelatedController;
 	changes: ChangeQueue;
 	sidecar: SidecarManager | null;
+	/** The related-notes snapshot (null without a place to keep it). */
+	snapshot: SnapshotKeeper | null;
 	excluded(): PathFilter;
 	/** Call after settings changed, with the previous value. */
 	settingsChanged(previous: VaultheatSettings): void;
@@ -76,7 +89,16 @@ const SHUTDOWN_WAIT_MS = 10000;
 export function createServices(deps: ServiceDeps): Services {
 	const { app, clock } = deps;
 	let endpoint: ResolvedEndpoint = { url: "", token: "", tokenSource: "none" };
-	const client = new VaultheatClient(deps.transport, () => endpoint);
+	const remoteOnly = deps.remoteOnly ?? false;
+	/** Mobile with no address set: fail at once, without a request to a loopback nobody serves. */
+	const needsAddress = (): boolean => remoteOnly && deps.settings().serverUrl.trim() === "";
+	const transport: Transport = {
+		request: (req) =>
+			needsAddress()
+				? Promise.reject(new ApiError("unreachable", "No server address is set (settings → Sidecar address).", 0, NO_SERVER))
+				: deps.transport.request(req),
+	};
+	const client = new VaultheatClient(transport, () => endpoint);
 	const status = new Store<AppStatus>(INITIAL_STATUS);
 	let excluded = compileExcludes(deps.settings().excluded);
 	const unsubscribers: (() => void)[] = [];
@@ -94,6 +116,8 @@ export function createServices(deps: ServiceDeps): Services {
 	status.update((s) => ({ ...s, setup: detect() }));
 
 	const readDiscovery = async (): Promise<DiscoveryDoc | null> => {
+		// A discovery file names a loopback address on the machine that wrote it: not this one.
+		if (remoteOnly) return null;
 		const indexDir = deps.settings().indexDir;
 		if (indexDir) {
 			// An index outside the vault keeps its server.json there too.
@@ -117,6 +141,7 @@ export function createServices(deps: ServiceDeps): Services {
 		store: status,
 		clock,
 		vaultId: deps.vaultId ?? null,
+		needsAddress,
 		// Only a server named by this vault's discovery file: one reached through an address and
 		// token typed in settings is the user's to run.
 		onServer: (server) => {
@@ -148,6 +173,27 @@ export function createServices(deps: ServiceDeps): Services {
 		});
 	};
 
+	const snapshot = deps.snapshotFile ? newKeeper(deps, client, () => excluded) : null;
+	const keep = (): boolean => snapshot !== null && !remoteOnly && (deps.keepSnapshot?.() ?? false);
+	const mtimeOf = (path: string): number | null => app.vault.getFileByPath(path)?.stat.mtime ?? null;
+	if (snapshot) void snapshot.load();
+	let snapshotTimer: number | null = null;
+	/** After an index pass (or coming online): update the snapshot once things settle. */
+	const scheduleSnapshot = (delayMs = 3000): void => {
+		if (!keep()) return;
+		if (snapshotTimer !== null) clock.clearTimeout(snapshotTimer);
+		snapshotTimer = clock.setTimeout(() => {
+			snapshotTimer = null;
+			if (status.get().connection.phase === "online" && keep()) void snapshot?.update().catch(() => undefined);
+		}, delayMs);
+	};
+	unsubscribers.push(
+		status.subscribe((next, previous) => {
+			const cameOnline = next.connection.phase === "online" && previous.connection.phase !== "online";
+			if (cameOnline || next.index.revision !== previous.index.revision) scheduleSnapshot();
+		}),
+	);
+
 	const related = new RelatedController(
 		{
 			related: (request) => client.related(request),
@@ -157,6 +203,7 @@ export function createServices(deps: ServiceDeps): Services {
 			},
 			isExcluded: () => excluded,
 			isHidden: (source, target) => deps.settings().hiddenSuggestions[source]?.includes(target) ?? false,
+			fromSnapshot: snapshot ? (path) => lookup(snapshot.snapshot, path, mtimeOf) : undefined,
 			clock,
 		},
 		deps.settings().unlinkedOnlyDefault,
@@ -277,6 +324,7 @@ export function createServices(deps: ServiceDeps): Services {
 		// Exclusions reach the index through `serve --exclude`: restart the sidecar we run.
 		if (excludedChanged || next.indexDir !== previous.indexDir) restartSidecar();
 		if (next.indexDir !== previous.indexDir && !deps.sidecar?.running()) connection.connect();
+		if (next.keepSnapshot && !previous.keepSnapshot) scheduleSnapshot(0);
 		if (next.serverUrl !== previous.serverUrl || next.token !== previous.token) {
 			// Typing an address fires on every key: reconnect once the user stops.
 			if (reconnectTimer !== null) clock.clearTimeout(reconnectTimer);
@@ -337,6 +385,7 @@ export function createServices(deps: ServiceDeps): Services {
 		related,
 		changes,
 		sidecar: deps.sidecar,
+		snapshot,
 		excluded: () => excluded,
 		settingsChanged,
 		changeModel,
@@ -348,10 +397,53 @@ export function createServices(deps: ServiceDeps): Services {
 		dispose: () => {
 			if (reconnectTimer !== null) clock.clearTimeout(reconnectTimer);
 			if (restartTimer !== null) clock.clearTimeout(restartTimer);
+			if (snapshotTimer !== null) clock.clearTimeout(snapshotTimer);
+			snapshot?.dispose();
 			for (const unsubscribe of unsubscribers) unsubscribe();
 			connection.dispose();
 			related.dispose();
 			changes.dispose();
 		},
 	};
+}
+
+/** The snapshot keeper over the client: /v1/related/batch, or one /v1/related per note on an older server. */
+function newKeeper(deps: ServiceDeps, client: VaultheatClient, excluded: () => PathFilter): SnapshotKeeper {
+	let batchMissing = false;
+	const one = async (path: string, top: number): Promise<{ path: string; results: RelatedDoc["results"] } | null> => {
+		try {
+			return { path, results: (await client.related({ path, top })).results };
+		} catch (err) {
+			if (toApiError(err).code === "not_found") return null;
+			throw err;
+		}
+	};
+	return new SnapshotKeeper({
+		relatedMany: async (paths, top) => {
+			if (!batchMissing) {
+				try {
+					const doc = await client.relatedBatch({ paths, top });
+					return { notes: doc.notes, missing: doc.missing };
+				} catch (err) {
+					// The batch never answers 404 for a note (those are `missing`): no such route.
+					if (toApiError(err).status !== 404) throw err;
+					batchMissing = true;
+				}
+			}
+			const answers: ({ path: string; results: RelatedDoc["results"] } | null)[] = [];
+			for (const path of paths) answers.push(await one(path, top));
+			return { notes: answers.filter((a): a is { path: string; results: RelatedDoc["results"] } => a !== null), missing: paths.filter((_, i) => answers[i] === null) };
+		},
+		listNotes: (): NoteFile[] => {
+			const skip = excluded();
+			return deps.app.vault
+				.getMarkdownFiles()
+				.filter((f) => !skip(f.path))
+				.map((f) => ({ path: f.path, mtime: f.stat.mtime }));
+		},
+		exists: (path) => deps.app.vault.getAbstractFileByPath(path) !== null,
+		load: () => deps.snapshotFile!.load(),
+		save: (text) => deps.snapshotFile!.save(text),
+		clock: deps.clock,
+	});
 }

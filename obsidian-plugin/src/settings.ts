@@ -42,6 +42,11 @@ export interface VaultheatSettings {
 	 * then the plugin starts nothing: it only shows what it found and how to install it.
 	 */
 	setupDone: boolean;
+	/**
+	 * Keep the related-notes snapshot in the plugin's folder up to date (desktop): what the
+	 * mobile app shows when no server answers.
+	 */
+	keepSnapshot: boolean;
 	/** Related notes the user hid, by source note: source path → hidden target paths. */
 	hiddenSuggestions: Record<string, string[]>;
 }
@@ -62,6 +67,7 @@ export const DEFAULT_SETTINGS: Readonly<VaultheatSettings> = Object.freeze({
 	threshold: "all",
 	model: "server",
 	setupDone: false,
+	keepSnapshot: true,
 	hiddenSuggestions: Object.freeze({}) as Record<string, string[]>,
 });
 
@@ -110,6 +116,7 @@ export function loadSettings(raw: unknown): VaultheatSettings {
 		threshold,
 		model,
 		setupDone: bool(data.setupDone, d.setupDone),
+		keepSnapshot: bool(data.keepSnapshot, d.keepSnapshot),
 		hiddenSuggestions: hiddenMap(data.hiddenSuggestions),
 	};
 }

@@ -98,7 +98,7 @@ export class FakeTransport implements Transport {
 	}
 }
 
-const components = { vector: 0.8, lexical: 0.1, heat: 0.3, fusion: null, rerank: null };
+const components = { vector: 0.8, lexical: 0.1, heat: 0.3, fusion: null, rerank: null, title: null };
 
 export function relatedHit(path: string, overrides: Partial<RelatedHit> = {}): RelatedHit {
 	const name = path.replace(/^.*\//, "").replace(/\.md$/, "");
@@ -145,7 +145,7 @@ export function searchHit(path: string, overrides: Partial<SearchHit> = {}): Sea
 }
 
 export function searchDoc(query: string, hits: SearchHit[]): SearchDoc {
-	return { schema: "vaultheat.search.v1", query, took_ms: 12, files_only: false, ranked_by: "meaning", results: hits };
+	return { schema: "vaultheat.search.v1", query, took_ms: 12, files_only: false, ranked_by: "meaning", per_note: 0, results: hits };
 }
 
 export function statusDoc(overrides: Partial<StatusDoc> = {}): StatusDoc {
@@ -181,9 +181,9 @@ export function explainDoc(overrides: Partial<ExplainDoc> = {}): ExplainDoc {
 			{ hop: 1, from_chunk: 40, to_chunk: 42, edge: "link", edge_weight: 1, type_weight: 1, decay: 0.5, heat: 0.016, path: "Folder/Note.md", text: "Target text." },
 		],
 		components: {
-			raw: { vector: 0.7, lexical: 0, heat: 0.016, fusion: null, rerank: null },
-			normalized: { vector: 0.9, lexical: 0, heat: 0.5, fusion: null, rerank: null },
-			weights: { vector: 0.8, lexical: 0.1, heat: 0.1, fusion: 0, rerank: 0 },
+			raw: { vector: 0.7, lexical: 0, heat: 0.016, fusion: null, rerank: null, title: null },
+			normalized: { vector: 0.9, lexical: 0, heat: 0.5, fusion: null, rerank: null, title: null },
+			weights: { vector: 0.8, lexical: 0.1, heat: 0.1, fusion: 0, rerank: 0, title: 0 },
 			final: 0.77,
 		},
 		...overrides,

@@ -38,15 +38,20 @@ function world() {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** onload is async (settings, then the desktop half's dynamic import): wait until it is done. */
+async function loaded(app: App): Promise<void> {
+	await vi.waitFor(() => expect(app.workspace.listenerCount("quit")).toBe(1), { timeout: 3000, interval: 5 });
+}
+
 afterEach(() => setRequestUrl(null));
 
 describe("plugin lifecycle", () => {
 	it("registers stable commands without hotkeys, a view, a ribbon icon, a status bar and a settings tab", async () => {
 		const { app, plugin } = world();
 		plugin.load();
-		await sleep(0);
+		await loaded(app);
 		expect(Object.keys(app.commands.commands).sort()).toEqual(
-			["open-related-notes", "focus-related-notes", "related-notes-for-selection", "semantic-search", "show-status", "start-sidecar", "stop-sidecar", "update-index"].map((id) => `vaultheat:${id}`).sort(),
+			["open-related-notes", "focus-related-notes", "related-notes-for-selection", "semantic-search", "show-status", "start-sidecar", "stop-sidecar", "update-index", "rebuild-related-snapshot"].map((id) => `vaultheat:${id}`).sort(),
 		);
 		for (const cmd of Object.values(app.commands.commands)) {
 			expect(cmd.hotkeys).toBeUndefined();
@@ -62,7 +67,7 @@ describe("plugin lifecycle", () => {
 	it("connects when the layout is ready and shows it in the status bar", async () => {
 		const { app, plugin, calls } = world();
 		plugin.load();
-		await sleep(10);
+		await loaded(app);
 		expect(calls).toHaveLength(0);
 		app.workspace.setLayoutReady();
 		// poll rather than sleep a fixed time: a loaded CI machine can take longer than 20 ms
@@ -77,6 +82,7 @@ describe("plugin lifecycle", () => {
 		const { app, plugin, calls, vault } = world();
 		(vault.adapter as FileSystemAdapter).hidden.set(".vaultheat/server.json", JSON.stringify({ url: "http://127.0.0.1:40001", token: "from-file" }));
 		plugin.load();
+		await loaded(app);
 		app.workspace.setLayoutReady();
 		await vi.waitFor(() => expect(calls[0]?.url).toBe("http://127.0.0.1:40001/v1/health"), { timeout: 3000, interval: 10 });
 		plugin.unload();
@@ -85,6 +91,7 @@ describe("plugin lifecycle", () => {
 	it("forwards vault changes after layout-ready, batched within a second", async () => {
 		const { app, plugin, calls, vault } = world();
 		plugin.load();
+		await loaded(app);
 		await vault.create("Before layout.md", "x");
 		app.workspace.setLayoutReady();
 		await sleep(20);
@@ -112,7 +119,7 @@ describe("plugin lifecycle", () => {
 		const { app, plugin } = world();
 		app.pluginData.set("vaultheat", { resultCount: 500, debounceMs: "fast", excluded: ["A"] });
 		plugin.load();
-		await sleep(0);
+		await loaded(app);
 		app.workspace.setLayoutReady();
 		const tab = app.settingTabs[0]!;
 		tab.display();
@@ -128,6 +135,7 @@ describe("plugin lifecycle", () => {
 	it("opens the sidebar from the command, and unloading removes every listener and element", async () => {
 		const { app, plugin } = world();
 		plugin.load();
+		await loaded(app);
 		app.workspace.setLayoutReady();
 		await sleep(10);
 		app.commands.executeCommandById("vaultheat:open-related-notes");
@@ -147,7 +155,7 @@ describe("plugin lifecycle", () => {
 	it("turning the plugin on opens the sidebar (where the setup card asks first), and saves nothing", async () => {
 		const { app, plugin } = world();
 		plugin.load();
-		await sleep(0);
+		await loaded(app);
 		plugin.onUserEnable();
 		app.workspace.setLayoutReady();
 		await vi.waitFor(() => expect(app.workspace.getLeavesOfType(VIEW_TYPE_RELATED)).toHaveLength(1), { timeout: 3000, interval: 10 });
@@ -158,7 +166,7 @@ describe("plugin lifecycle", () => {
 	it("stops its sidecar on quit, the one moment Obsidian gives it (it does not call onunload)", async () => {
 		const { app, plugin } = world();
 		plugin.load();
-		await sleep(0);
+		await loaded(app);
 		expect(app.workspace.listenerCount("quit")).toBe(1);
 		await app.workspace.quit(); // nothing was started: nothing to stop, and no error
 		plugin.unload();
@@ -168,7 +176,7 @@ describe("plugin lifecycle", () => {
 	it("takes settings changed on disk by a sync service (onExternalSettingsChange)", async () => {
 		const { app, plugin } = world();
 		plugin.load();
-		await sleep(0);
+		await loaded(app);
 		app.workspace.setLayoutReady();
 		app.pluginData.set("vaultheat", { resultCount: 7, setupDone: true });
 		await plugin.onExternalSettingsChange();
@@ -180,7 +188,7 @@ describe("plugin lifecycle", () => {
 	});
 
 	it("manifest.json matches what Obsidian's review asks for", () => {
-		expect(manifest).toMatchObject({ id: "vaultheat", name: "Vaultheat", version: "0.1.0", author: "vaultheat developers", isDesktopOnly: true });
+		expect(manifest).toMatchObject({ id: "vaultheat", name: "Vaultheat", version: "0.1.0", author: "vaultheat developers", isDesktopOnly: false });
 		expect(manifest.id).not.toMatch(/obsidian/);
 	});
 });

@@ -35,6 +35,10 @@ export interface WorldOptions {
 	spawn?: SpawnFn;
 	/** What the search for an installed vaultheat finds (the setup card). */
 	detect?: () => { command: string; version: string | null } | null;
+	/** Where the related-notes snapshot is kept (none by default). */
+	snapshotFile?: { load(): Promise<string | null>; save(text: string): Promise<void> };
+	/** The mobile app: no discovery file, no local sidecar. */
+	remoteOnly?: boolean;
 }
 
 /** Our pid as the fake sidecar is told it (`--parent-pid`). */
@@ -82,6 +86,9 @@ export function makeWorld(options: WorldOptions = {}): World {
 		openSettings: () => app.setting.openTabById("vaultheat"),
 		showStatus: () => new StatusModal(services.viewContext()).open(),
 		detect: options.detect,
+		snapshotFile: options.snapshotFile,
+		keepSnapshot: () => settings.keepSnapshot,
+		remoteOnly: options.remoteOnly,
 	});
 	const realFix = services.fix;
 	services.fix = (action) => {

@@ -157,15 +157,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = _add(sub, "explain", "why one result is there",
              "The score arithmetic and graph path of one search or related result: by rank "
-             "(as `search` or `search --files-only` numbers them) or by chunk id.",
+             "(as `search` or `search --files-only` numbers them) or by chunk id. With --path, "
+             "why a note you expected is missing: its rank (or why it was not a candidate), "
+             "its best chunk's score parts and the result it would have to beat.",
              'vaultheat explain "how do I get a refund" --files-only --rank 2',
-             'vaultheat explain --related "Projects/Plan.md" --rank 1')  # fmt: skip
+             'vaultheat explain --related "Projects/Plan.md" --rank 1',
+             'vaultheat explain "back up my vault" --path "Plugins/Git.md"')  # fmt: skip
     p.add_argument("query", nargs="?", help="the search query")
     p.add_argument("--chunk", type=int, help="chunk id of the search result to explain")
     p.add_argument("--rank", type=int, help="explain the result at this rank (default: 1)")
     p.add_argument(
         "--files-only", action="store_true", help="rank notes as `search --files-only` does"
     )
+    p.add_argument("--path", metavar="NOTE",
+                   help="why NOTE is missing: where it landed for QUERY and what kept it down")
+    p.add_argument("--top", type=int,
+                   help="with --path: the results the search shows (default: search.top)")
     p.add_argument("--related", metavar="NOTE", help="explain a related-notes result of NOTE")
     p.add_argument("--target", help="with --related: the suggested note to explain")
     _common(p)

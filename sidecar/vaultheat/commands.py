@@ -10,12 +10,22 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from vaultheat.config import Settings, load_settings, save_settings, settings_to_dict
-from vaultheat.console import EXIT_EMPTY, EXIT_ERROR, EXIT_OK, ProgressBar, emit, parse_property
+from vaultheat.console import (
+    EXIT_EMPTY,
+    EXIT_ERROR,
+    EXIT_OK,
+    ProgressBar,
+    duration,
+    emit,
+    parse_property,
+)
+from vaultheat.core.explain import locator_text
 from vaultheat.core.freshness import plural
 from vaultheat.core.requests import RelatedRequest, SearchRequest
 from vaultheat.core.results import NoteHit
 from vaultheat.documents import (
     explain_document,
+    missing_document,
     related_document,
     search_document,
     status_document,
@@ -173,6 +183,19 @@ def cmd_index(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def phases_line(phases: dict[str, Any]) -> str:
+    """``phases: words done; meaning 41% (1,234 of 3,000 chunks), about 2 min left``."""
+    m = phases["meaning"]
+    if m["state"] == "done":
+        meaning = "meaning done"
+    else:
+        meaning = f"meaning {m['state']} {m['percent']:.0f}% "
+        meaning += f"({m['done']:,} of {m['total']:,} chunks)"
+        if m["eta_s"] is not None:
+            meaning += f", about {duration(m['eta_s'])} left"
+    return f"phases: words {phases['words']['state']}; {meaning}"
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     engine = _engine(args)
     doc = status_document(engine.status())
@@ -189,6 +212,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             f"links: {links['resolved']:,} resolved, {links['unresolved']:,} unresolved{share}",
             "edges: " + ", ".join(f"{n:,} {kind}" for kind, n in doc["edges"].items()),
             f"model: {model['name']} ({model['provider']}, {model['backend']})",
+            phases_line(doc["phases"]),
             f"skipped: {plural(len(doc['skipped']), 'file')}",
         ]
         lines += _first_few(doc["skipped"], "reason", 50)
@@ -303,8 +327,12 @@ def cmd_search(args: argparse.Namespace) -> int:
         out = []
         for r in doc["results"]:
             head = f"{r['rank']:>2}. {r['score']:.3f}  {_relevance(r)}  {r['path']}"
+            loc = locator_text(r.get("best_chunk") or r)  # a PDF's page, a canvas's card
             if doc["files_only"]:
-                out.append(head)
+                out.append(f"{head} {loc}" if loc else head)
+            elif loc:
+                out.append(f"{head} {loc}  [{r['found_by']}]")
+                out.append("      " + r["text"][:160].replace("\n", " "))
             else:
                 where = " > ".join(r["heading_path"]) or "(top)"  # as explain says it
                 out.append(f"{head}:{r['line_start']}-{r['line_end']}  {where}  [{r['found_by']}]")
@@ -344,7 +372,8 @@ def cmd_related(args: argparse.Namespace) -> int:
         lines = []
         for r in doc["results"]:
             head = f"{r['rank']:>2}. {r['score']:.3f}  {_relevance(r)}  {r['path']}"
-            lines.append(f"{head}  ({r['link_status']})")
+            loc = locator_text(r["best_chunk"])
+            lines.append(f"{head}{' ' + loc if loc else ''}  ({r['link_status']})")
             if r.get("explain"):  # the trace has the votes line, with every voter
                 lines += _trace_lines(r, f"related to {doc['path']}")
             elif r.get("votes"):
@@ -373,6 +402,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
     engine = _engine(args)
     note_score: float | None = None
+    if args.path is not None:
+        return _explain_missing(args, engine)
+    if args.top is not None:
+        raise InputError("--top goes with --path (the results the search shows)")
     if args.related:
         req = RelatedRequest(path=args.related, top=100)
         target = args.target
@@ -394,6 +427,22 @@ def cmd_explain(args: argparse.Namespace) -> int:
                 chunk = hit.chunk_id
         doc = explain_document(engine.explain_search(sreq, chunk))
     emit(args, doc, lambda: render_text(doc) + _note_score_line(doc, note_score))
+    return EXIT_OK
+
+
+def _explain_missing(args: argparse.Namespace, engine: Any) -> int:
+    from vaultheat.core.missing import render_missing
+
+    if not args.query:
+        raise InputError("explain --path needs a QUERY: the search the note is missing from")
+    if any(v is not None for v in (args.chunk, args.rank, args.target, args.related)):
+        raise InputError(
+            "--path explains one note: it takes no --chunk, --rank, --related or --target"
+        )
+    top = engine.settings.search.top if args.top is None else args.top
+    sreq = SearchRequest(query=args.query, top=top, files_only=args.files_only)
+    doc = missing_document(engine.explain_missing(sreq, args.path))
+    emit(args, doc, lambda: render_missing(doc))
     return EXIT_OK
 
 

@@ -134,7 +134,29 @@ class SearchSettings:
     # 60 rare-word queries, help-en MRR 0.354 -> 0.920, dendron-site 0.160 -> 0.785; the 28
     # help-en questions unchanged (0.871 nDCG@10). 0 = off (score_lexical throughout)
     score_lexical_weak: float = 1.5
+    # a query that names a note (its title, an alias, its file name: 1.0 exact; a partial,
+    # rarity-weighted word overlap scores at most title_partial; core/titles.py) adds
+    # score_title x that name score (absolute, not min-max normalized) to the note's best chunk,
+    # which also joins the candidates (RRF weight title_weight, the title_top best names); a
+    # query naming no note is scored as without it. Measured (docs/eval.md "Note names"): an
+    # exact unique name first 0.680 -> 1.000 on waylonwalker, 0.800 -> 1.000 on help-en, the
+    # labelled sets unchanged; partial matches (0.1, 0.3) neutral on help-en, nDCG@5 -0.004 to
+    # -0.001 (ties) on waylonwalker, hence 0. score_title 0 = off
+    score_title: float = 3.0
+    title_partial: float = 0.0
+    title_weight: float = 1.0
+    title_top: int = 20
     files_top_chunks: int = 3
+    # files only, a note's further chunks add 5% of their scores; a note of more than
+    # files_bonus_chunks chunks gets that bonus x files_bonus_chunks / its chunk count, so a
+    # long digest or list page does not win by volume (docs/eval.md "Note names"). 0: the plain
+    # 5% bonus whatever the length
+    files_bonus_chunks: int = 30
+    # chunk results: at most this many chunks of one note before every other note's chunks
+    # (the rest move down, core/shape.py; the document says "per_note"). Measured on
+    # waylonwalker (docs/eval.md "Note names"): queries where one note held 5+ of the top 10
+    # chunks 19 -> 2 of 40, files-only results unchanged. 0 = off
+    chunks_per_note: int = 3
     snippet_chars: int = 300
     # text mostly in a non-Latin script + an English-only model: weight vector and lexical
     # evidence evenly (measured on help/ja: related nDCG@10 0.329 -> 0.451; core/language.py)
@@ -201,6 +223,11 @@ class IndexSettings:
 
     cpus: int = 0  # cores indexing may use; 0 = all (the server's child: all but one)
     nice: int = 0  # process niceness while indexing, 0-19; 0 = unchanged
+    kinds: tuple[str, ...] = ("markdown", "pdf", "canvas")  # which files are read
+    pdf_max_bytes: int = 64 * 1024 * 1024  # larger PDFs are skipped with a reason
+    pdf_max_pages: int = 2000  # PDFs with more pages are skipped with a reason
+    pdf_timeout_s: float = 60.0  # extraction of one PDF is stopped (and skipped) after this
+    pdf_memory_mb: int = 1024  # address-space bound of the extraction process
 
 
 @dataclass(frozen=True)
@@ -272,6 +299,10 @@ def _coerce(key: str, ftype: Any, value: Any) -> Any:
         raise ConfigError(f"bad value for {key}: {out!r}; choose one of {', '.join(CHOICES[key])}")
     if key in ("search.top", "related.top") and not 1 <= out <= 100:
         raise ConfigError(f"bad value for {key}: {out!r} (results per answer: 1 to 100)", key=key)
+    if key == "index.kinds" and not set(out) <= {"markdown", "pdf", "canvas"}:
+        raise ConfigError(
+            f"bad value for {key}: {list(out)!r}; choose among markdown, pdf, canvas", key=key
+        )
     if key == "index.nice" and not 0 <= out <= 19:
         raise ConfigError(f"bad value for {key}: {out!r} (niceness: 0 to 19)", key=key)
     if isinstance(out, int | float) and not isinstance(out, bool) and out < 0:

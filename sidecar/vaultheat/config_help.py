@@ -69,7 +69,17 @@ KEY_HELP: dict[str, str] = {
     "search.score_lexical": "weight of the lexical score in the final score",
     "search.score_lexical_weak": "weight of the lexical score when the best vector match is weak"
     " (relevance below 'good') and the query's words are found; 0 = use score_lexical",
+    "search.score_title": "weight of the note-name score (the query is a note's title, alias"
+    " or file name); 0 = off",
+    "search.title_partial": "note-name score of a partial word match at most (0 = exact names"
+    " only)",
+    "search.title_weight": "RRF weight of the named notes among the candidates",
+    "search.title_top": "named notes considered per query",
     "search.files_top_chunks": "chunks per note counted in a note's score",
+    "search.files_bonus_chunks": "notes longer than this many chunks get a proportionally"
+    " smaller further-chunk bonus; 0 = the plain bonus",
+    "search.chunks_per_note": "chunk results: at most this many chunks of one note before the"
+    " others'; 0 = off",
     "search.snippet_chars": "characters of chunk text in a result",
     "search.script_fallback": "weigh lexical evidence evenly for scripts the model lacks",
     "rerank.enabled": "rerank the shortlist with a cross-encoder",
@@ -99,6 +109,11 @@ KEY_HELP: dict[str, str] = {
     "server.max_body_bytes": "largest request body accepted",
     "index.cpus": "cores indexing may use (0 = all; the server's index child: all but one)",
     "index.nice": "CPU niceness of indexing, 0-19 (0 = unchanged); battery-friendly: 10+",
+    "index.kinds": "which files are read: markdown, pdf, canvas (default all three)",
+    "index.pdf_max_bytes": "PDFs larger than this are skipped with a reason",
+    "index.pdf_max_pages": "PDFs with more pages than this are skipped with a reason",
+    "index.pdf_timeout_s": "seconds one PDF's text extraction may take before it is skipped",
+    "index.pdf_memory_mb": "memory bound (MB) of the process that reads a PDF",
 }
 
 

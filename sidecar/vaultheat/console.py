@@ -55,7 +55,7 @@ class ProgressBar:
             return ""
         rate = done / elapsed
         eta = (total - done) / rate
-        return f"  {rate:,.1f}/s  eta {_duration(eta)}"
+        return f"  {rate:,.1f}/s  eta {duration(eta)}"
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         now = self.clock()
@@ -75,7 +75,7 @@ class ProgressBar:
             self.last = now
         elif not self.tty and done == total:
             self.out.write(
-                f"vaultheat: {stage}: done {done:,} of {total:,} in {_duration(now - self.t0)}\n"
+                f"vaultheat: {stage}: done {done:,} of {total:,} in {duration(now - self.t0)}\n"
             )
         elif not self.tty and now - self.last >= self.interval_s:
             pct = 100 * done / max(total, 1)
@@ -92,7 +92,7 @@ class ProgressBar:
             self.out.flush()
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float) -> str:
     s = max(0, round(seconds))
     if s < 60:
         return f"{s}s"

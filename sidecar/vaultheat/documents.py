@@ -1,5 +1,6 @@
 """The documents, built once: ``vaultheat.search.v1``, ``vaultheat.related.v1`` and
-``vaultheat.explain.v1`` from core's typed results (``core/results.py``), and
+``vaultheat.explain.v1`` from core's typed results (``core/results.py``),
+``vaultheat.missing.v1`` from ``core/missing.py``'s ``MissingExplanation``, and
 ``vaultheat.status.v1`` / ``vaultheat.note_status.v1`` from the engine's ``Status`` and
 ``NoteStatus`` (``core/status.py``), and the two that more than one shell sends:
 ``vaultheat.error.v1`` (the CLI's ``--json`` and the agent tools) and ``vaultheat.refresh.v1``
@@ -21,6 +22,8 @@ from __future__ import annotations
 from typing import Any
 
 from vaultheat.core.freshness import Freshness, IndexFreshness
+from vaultheat.core.missing import MissingExplanation, RetrieverPlace, Rival
+from vaultheat.core.related_batch import RelatedBatch
 from vaultheat.core.results import (
     ChunkHit,
     ChunkRef,
@@ -34,13 +37,15 @@ from vaultheat.core.results import (
     SeedTrace,
     Trace,
 )
-from vaultheat.core.status import ModelInfo, NoteStatus, Status
+from vaultheat.core.status import ModelInfo, NoteStatus, Phases, Status
 from vaultheat.core.votes import vote_document
 from vaultheat.errors import VaultheatError
 
 SEARCH = "vaultheat.search.v1"
 RELATED = "vaultheat.related.v1"
+RELATED_BATCH = "vaultheat.related_batch.v1"
 EXPLAIN = "vaultheat.explain.v1"
+MISSING = "vaultheat.missing.v1"
 STATUS = "vaultheat.status.v1"
 NOTE_STATUS = "vaultheat.note_status.v1"
 ERROR = "vaultheat.error.v1"
@@ -56,6 +61,7 @@ def search_document(res: SearchResults) -> Doc:
         "took_ms": res.took_ms,
         "files_only": res.files_only,
         "ranked_by": res.ranked_by,
+        "per_note": res.per_note,
         "results": [
             chunk_hit(h) if isinstance(h, ChunkHit) else note_hit(h) for h in res.results
         ],
@@ -68,6 +74,18 @@ def related_document(res: RelatedResults) -> Doc:
         "path": res.path,
         "took_ms": res.took_ms,
         "results": [related_hit(h) for h in res.results],
+    }
+
+
+def related_batch_document(batch: RelatedBatch) -> Doc:
+    return {
+        "schema": RELATED_BATCH,
+        "took_ms": batch.took_ms,
+        "notes": [
+            {"path": res.path, "results": [related_hit(h) for h in res.results]}
+            for res in batch.notes
+        ],
+        "missing": list(batch.missing),
     }
 
 
@@ -89,6 +107,41 @@ def explain_document(e: Explanation) -> Doc:
     return doc
 
 
+def missing_document(m: MissingExplanation) -> Doc:
+    """Where a note landed for a query and what kept it down; ``rank`` is its rank in the
+    search (null: not among the candidates), ``would_rank`` the rank its score would give."""
+    return {
+        "schema": MISSING,
+        "query": m.query,
+        "path": m.path,
+        "files_only": m.files_only,
+        "ranked_by": m.ranked_by,
+        "status": m.status,
+        "reason": m.reason,
+        "top": m.top,
+        "candidates": m.candidates,
+        "rank": m.rank,
+        "would_rank": m.would_rank,
+        "score": round(m.score, 6) if m.score is not None else None,
+        "relevance": m.relevance,
+        "relevance_label": m.relevance_label,
+        "best_chunk": chunk_ref(m.best_chunk) if m.best_chunk else None,
+        "components": parts_doc(m.components) if m.components else None,
+        "explain": trace_doc(m.trace) if m.trace else None,
+        "retrievers": [place_doc(p) for p in m.retrievers],
+        "to_beat": rival_doc(m.to_beat) if m.to_beat else None,
+    }
+
+
+def place_doc(p: RetrieverPlace) -> Doc:
+    return {"stage": p.stage, "rank": p.rank, "score": p.score, "keeps": p.keeps,
+            "cutoff": p.cutoff}  # fmt: skip
+
+
+def rival_doc(r: Rival) -> Doc:
+    return {"rank": r.rank, "path": r.path, "chunk_id": r.chunk_id, "score": round(r.score, 6)}
+
+
 def chunk_hit(h: ChunkHit) -> Doc:
     return _relevance(h, {
         "rank": h.rank,
@@ -100,6 +153,7 @@ def chunk_hit(h: ChunkHit) -> Doc:
         "line_end": h.line_end,
         "byte_start": h.byte_start,
         "byte_end": h.byte_end,
+        **locator_doc(h),
         "text": h.text,
         "text_truncated": h.text_truncated,
         "score": round(h.score, 6),
@@ -152,8 +206,21 @@ def chunk_ref(c: ChunkRef) -> Doc:
         "line_end": c.line_end,
         "byte_start": c.byte_start,
         "byte_end": c.byte_end,
+        **locator_doc(c),
         "text": c.text,
     }
+
+
+def locator_doc(c: ChunkHit | ChunkRef | SeedTrace) -> Doc:
+    """Where a chunk of derived text comes from: ``page`` and ``page_end`` (a PDF, 1-based) or
+    ``card_id`` (a canvas). Absent for a note's chunk, which its lines and bytes place."""
+    doc: Doc = {}
+    if c.page is not None:
+        doc["page"] = c.page
+        doc["page_end"] = c.page_end if c.page_end is not None else c.page
+    if c.card_id is not None:
+        doc["card_id"] = c.card_id
+    return doc
 
 
 def trace_doc(t: Trace, votes: Doc | None = None) -> Doc:
@@ -176,6 +243,7 @@ def seed_doc(s: SeedTrace) -> Doc:
         "chunk_id": s.chunk_id,
         "path": s.path,
         "heading_path": list(s.heading_path),
+        **locator_doc(s),
         "text": s.text,
         "stage": s.stage,
         "seed_score": s.seed_score,
@@ -238,10 +306,21 @@ def status_document(st: Status, server: Doc | None = None) -> Doc:
                    skipped=skipped, vectors=st.vectors, edges=dict(st.edges),
                    excluded=st.excluded)  # fmt: skip
         doc.update(freshness_doc(st.index))
+    doc["phases"] = phases_doc(st.phases)
     if server is not None:
         doc.update(server)
         doc["edges"].setdefault("tag", 0)
     return doc
+
+
+def phases_doc(p: Phases) -> Doc:
+    """``phases``: words (notes, lexical index, links) then meaning (vectors), each with its
+    state; meaning also with its progress and, while it runs, the time left."""
+    return {
+        "words": {"state": p.words},
+        "meaning": {"state": p.meaning, "done": p.vectors, "total": p.chunks,
+                    "percent": p.percent, "eta_s": p.eta_s},
+    }  # fmt: skip
 
 
 def model_doc(m: ModelInfo) -> Doc:

@@ -12,10 +12,11 @@ kNN variants this way without re-indexing.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -35,6 +36,7 @@ from vaultheat.core.results import (
     explanation,
 )
 from vaultheat.core.status import NoteStatus, Status
+from vaultheat.core.titles import TitleIndex
 from vaultheat.core.view import IndexView, text_key
 from vaultheat.core.votes import NoteLinks
 from vaultheat.errors import IndexMissingError, NotFoundError
@@ -46,6 +48,9 @@ from vaultheat.providers.registry import make_embedder
 from vaultheat.storage.store import Store
 from vaultheat.storage.vectors import VectorIndex
 from vaultheat.views import ViewSource
+
+if TYPE_CHECKING:
+    from vaultheat.core.missing import MissingExplanation
 
 backend_label = index_status.backend_label  # where callers found it before
 T = TypeVar("T")
@@ -152,6 +157,11 @@ class Engine:
         """Note-level out-links, in-degrees and chunk ids of this index generation."""
         return self.index_view().links
 
+    def title_index(self) -> TitleIndex:
+        """The notes' names (title, aliases, file name) of this index generation, for the
+        note-name stage of search (``core/titles.py``): built once per view."""
+        return self.index_view().titles
+
     def resolver(self) -> LinkResolver:
         return self.index_view().resolver
 
@@ -221,12 +231,27 @@ class Engine:
         s = self.settings
 
         def run(view: IndexView) -> RelatedResults:
-            if req.text is None and view.store.note_by_path(req.path) is None:
+            store, vectors = view.store, view.vectors
+            row = store.note_by_path(req.path) if req.text is None else None
+            if req.text is None and row is None:
                 self._why_not_indexed(req.path)
-            return run_related(view, self.models, s, req, resolver=resolver)
+            asked = req
+            if row is not None and any(c.id not in vectors for c in store.note_chunks(row.id)):
+                # still waiting for its vectors (the meaning phase): embed its text on the fly
+                asked = self._with_disk_text(req)
+            return run_related(view, self.models, s, asked, resolver=resolver)
 
         res = self._views.query(s.graph, self._wanted(), run)
         return res.with_relevance(self._relevance_curve(s, "related"))
+
+    def _with_disk_text(self, req: RelatedRequest) -> RelatedRequest:
+        from vaultheat.paths import safe_vault_path
+
+        try:
+            raw = safe_vault_path(self.paths.vault, req.path).read_bytes()
+        except OSError:
+            return req
+        return dataclasses.replace(req, text=raw.decode("utf-8", "surrogateescape"))
 
     def _why_not_indexed(self, path: str) -> None:
         from vaultheat.paths import safe_vault_path
@@ -250,6 +275,31 @@ class Engine:
             if isinstance(r, ChunkHit) and r.chunk_id == chunk_id:
                 return explanation(res.query, r)
         raise NotFoundError(f"chunk {chunk_id} is not among the results of this query")
+
+    def explain_missing(self, req: SearchRequest, path: str) -> MissingExplanation:
+        """Where ``path`` landed for ``req`` and what kept it down (``core/missing.py``); a
+        note the vault has but the index does not gets its reason; an unknown path is an
+        error."""
+        from vaultheat.core.missing import MissingExplanation, explain_missing
+
+        s = self.settings  # one query, one set of settings, even if they are reassigned
+        curve = self._relevance_curve(s, "search")
+
+        def run(view: IndexView) -> MissingExplanation | None:
+            row = view.store.note_by_path(path)
+            if row is None or row.excluded:
+                return None  # the note status below says why, outside the read transaction
+            return explain_missing(view, self.models, s, req, path, curve)
+
+        found = self._views.query(s.graph, self._wanted(), run)
+        if found is not None:
+            return found
+        st = self.note_status(path)
+        if not st.exists:
+            raise NotFoundError(f"no such note: {path} is not in the vault", path=path)
+        why = st.reason or "not indexed"
+        return MissingExplanation(req.query, path, req.files_only, "not_indexed", why,
+                                  req.top, 0)  # fmt: skip
 
     def explain_related(self, req: RelatedRequest, target: str) -> Explanation:
         res = self.related(RelatedRequest(**{**req.__dict__, "explain": True, "top": 100}))

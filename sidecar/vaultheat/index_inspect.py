@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from vaultheat.core.models import display_text
+from vaultheat.core.explain import locator_text
+from vaultheat.core.models import ChunkRow, display_text
 from vaultheat.errors import InputError, NotFoundError
 
 
@@ -43,6 +44,7 @@ def inspect_doc(engine: Any, what: str, ref: str) -> dict[str, Any]:
                     "line_start": c.line_start,
                     "line_end": c.line_end,
                     "heading_path": list(c.heading_path),
+                    **_locator(c),
                     "text": display_text(c.text),
                 }
                 for c in store.note_chunks(row.id)
@@ -65,6 +67,7 @@ def inspect_doc(engine: Any, what: str, ref: str) -> dict[str, Any]:
             "line_start": c.line_start,
             "line_end": c.line_end,
             "heading_path": list(c.heading_path),
+            **_locator(c),
             "embed_hash": c.embed_hash,
             "text": display_text(c.text),
         }
@@ -89,16 +92,17 @@ def render_inspect(doc: dict[str, Any]) -> str:
         lines += [f"  link {x['raw']} -> {x['resolved'] or '(unresolved)'}" for x in doc["links"]]
         lines += [f"  backlink <- {p}" for p in doc["backlinks"]]
         for c in doc["chunks"]:
+            if locator_text(c):  # a PDF's page range or a canvas's card: no lines of the file
+                lines.append(f"  chunk {c['id']}: {locator_text(c)}")
+                continue
             lines.append(
                 f"  chunk {c['id']}: lines {c['line_start']}-{c['line_end']} bytes "
                 f"{c['byte_start']}-{c['byte_end']} {' > '.join(c['heading_path'])}"
             )
         return "\n".join(lines)
     if schema.endswith("chunk.v1"):
-        return (
-            f"chunk {doc['id']} of {doc['path']} lines {doc['line_start']}-{doc['line_end']}\n"
-            f"{doc['text']}"
-        )
+        where = locator_text(doc) or f"lines {doc['line_start']}-{doc['line_end']}"
+        return f"chunk {doc['id']} of {doc['path']} {where}\n{doc['text']}"
     return (
         "\n".join(
             f"{n['direction']:>3} {n['kind']:<9} {n['weight']:.3f}  {n['id']}  {n['path']}"
@@ -106,3 +110,13 @@ def render_inspect(doc: dict[str, Any]) -> str:
         )
         or "no neighbours"
     )
+
+
+def _locator(c: ChunkRow) -> dict[str, Any]:
+    """A PDF chunk's page range or a canvas chunk's card id; nothing for a note's chunk."""
+    out: dict[str, Any] = {}
+    if c.page is not None:
+        out.update(page=c.page, page_end=c.page_end)
+    if c.card_id is not None:
+        out["card_id"] = c.card_id
+    return out

@@ -9,16 +9,31 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from typing import TYPE_CHECKING, Any
+import time
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
 
 from vaultheat import __version__
-from vaultheat.config import canonical_model
+from vaultheat.config import Settings, canonical_model
 from vaultheat.core.freshness import IndexFreshness, Pending
-from vaultheat.core.status import ModelInfo, NoteStatus, Skipped, Status
+from vaultheat.core.status import ModelInfo, NoteStatus, Skipped, Status, phases_of
 from vaultheat.indexer import stored_settings
+from vaultheat.paths import IndexPaths
+from vaultheat.providers.base import Embedder
+from vaultheat.storage.store import Store
 
-if TYPE_CHECKING:
-    from vaultheat.engine import Engine
+
+class Engine(Protocol):
+    """What these read of the engine (a protocol, so that this module does not import the
+    engine that imports it)."""
+
+    paths: IndexPaths
+    settings: Settings
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    def snapshot(self) -> AbstractContextManager[Store]: ...
 
 
 def backend_label(fingerprint: str) -> str | None:
@@ -33,13 +48,15 @@ def backend_label(fingerprint: str) -> str | None:
 def freshness(engine: Engine) -> IndexFreshness:
     """The index against the vault on disk (one stat walk, no file read; see
     ``core.freshness``)."""
+    from vaultheat.core.derived_notes import find_documents
     from vaultheat.core.discovery import discover
     from vaultheat.core.freshness import compare_with_disk, index_state
     from vaultheat.storage.lock import holder_pid
 
     paths, settings = engine.paths, engine.settings
     disc = discover(paths.vault, settings.vault, index_dir=paths.root)
-    disk = ((e.path, e.mtime_ns, e.size) for e in disc.notes)
+    find_documents(paths.vault, settings, disc, {})  # PDFs, canvases: as notes
+    disk = ((e.path, e.mtime_ns, e.size) for e in [*disc.notes, *disc.documents])
     indexing = holder_pid(paths.lock) is not None
     pending = Pending()
     if not paths.db.exists():
@@ -69,10 +86,22 @@ def status(engine: Engine) -> Status:
         counts = store.counts()
         manifest = store.manifest()
         skipped = store.skipped() + store.unchunked_notes()
+        stored_fp = (manifest.get("stored") or {}).get("fingerprint")
+        unembedded = store.unembedded_count(
+            stored_fp if isinstance(stored_fp, str) else engine.embedder.fingerprint
+        )
     fresh = freshness(engine)
-    stored_fp = (manifest.get("stored") or {}).get("fingerprint")
     if isinstance(stored_fp, str):  # what "auto" became when this index was built
         model = dataclasses.replace(model, backend=backend_label(stored_fp) or model.backend)
+    phases = phases_of(
+        built=True,
+        indexing=fresh.state == "indexing",
+        words_done=manifest.get("words_done", True) is True,
+        chunks=counts["chunks"],
+        unembedded=unembedded,
+        meaning=manifest.get("meaning"),
+        now=time.time(),
+    )
     return _status(
         engine,
         dataclasses.replace(model, dimension=manifest.get("dimension")),
@@ -88,6 +117,7 @@ def status(engine: Engine) -> Status:
         skipped=tuple(
             Skipped(s["path"], s["reason"]) for s in sorted(skipped, key=lambda s: s["path"])
         ),
+        phases=phases,
     )
 
 
@@ -122,8 +152,8 @@ def note_status(engine: Engine, path: str) -> NoteStatus:
             reason = f"skipped: {skip}"
         elif not exists:
             reason = "no such note in the vault"
-        elif not path.lower().endswith(".md"):
-            reason = "only Markdown (.md) notes are indexed"
+        elif not path.lower().endswith((".md", ".pdf", ".canvas")):
+            reason = "only Markdown notes, PDFs and canvases are indexed"
         else:
             reason = "not indexed yet (new since the last index run)"
         return dataclasses.replace(absent, reason=reason)

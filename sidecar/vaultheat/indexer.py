@@ -1,14 +1,30 @@
-"""vault → diff → parse/chunk → embed → store → graph repair, at a cost proportional to the edit.
+"""vault → diff → parse/chunk → store (words) → embed (meaning) → graph repair, per edit.
 
 Order of cheapness: ``stat`` (mtime, size) first, an xxhash of the bytes only when the stat
 changed, and the model only for embedding inputs the cache has never seen. A no-op run reads no
 file and never loads the model.
 
-Crash safety: notes are written in batches, each one SQLite transaction that also stores its
-vectors (embedding cache) and queues graph work (pending_knn / pending_links). The hnswlib file
-is saved atomically at the end with the store's generation; a process killed at any moment
-leaves a database that opens, and the next run reconciles the vector file from the database
-and finishes the queued graph work without redoing committed batches.
+Two phases. **Words**: every changed note is parsed, chunked and stored with its lexical (FTS5)
+rows, tags and links, batch by batch, each batch one SQLite transaction; a chunk whose input the
+embedding cache already holds gets its vector at once, the others are stored without one. Links
+are resolved and the link graph repaired before any embedding, so a first index of a large vault
+answers by words, links and tags within seconds to a minute. **Meaning**: the chunks still
+awaiting a vector (derived from the tables: a chunk whose input has no cached vector) are
+embedded note by note, most recently modified first (the notes the user is working on), each
+batch one transaction that stores the vectors in the cache. Their inputs are the ones the words
+phase kept in memory (up to ``HOLD_BYTES`` of text, so a typical first index does not read and
+chunk every note twice) or are derived again from the note on disk (read, checked against the
+stored content hash, chunked): memory stays bounded on a huge vault, and a run that resumes
+after a crash does what a fresh one does. A note edited since it was stored is left for the
+next run, which re-indexes it anyway.
+
+Crash safety: every batch of either phase is one transaction that also queues graph work
+(pending_knn / pending_links). The hnswlib file is saved atomically with the store's generation
+(after the words phase, now and then during the meaning phase, and at the end); a process killed
+at any moment leaves a database that opens, and the next run reconciles the vector file from the
+database, embeds what still lacks a vector and finishes the queued graph work without redoing
+committed batches. Nothing half-written is visible: a chunk is either absent, stored with its
+words only (search says so: ``ranked_by`` "words", no "strong" label without a vector) or whole.
 """
 
 from __future__ import annotations
@@ -26,6 +42,13 @@ import xxhash
 from vaultheat.config import Settings
 from vaultheat.core.binary import binary_reason
 from vaultheat.core.chunking import context_header
+from vaultheat.core.derived_notes import (
+    MANIFEST_KEY,
+    document_kind,
+    find_documents,
+    read_document,
+    remember_skip,
+)
 from vaultheat.core.discovery import Discovery, FileEntry, Skip, discover, discover_changed
 from vaultheat.core.knn import affected_ids, knn_lists
 from vaultheat.core.models import ChunkDraft, NoteRow, ParsedNote
@@ -50,6 +73,14 @@ ProgressFn = Callable[[str, int, int], None]  # (stage, done, total)
 NOTE_BATCH = 256
 BATCH_BYTES = 1_500_000
 GRAPH_BATCH = 2000
+# The words phase keeps up to this much embedding-input text in memory for the meaning phase
+# of the same run (beyond it, and on a resumed run, inputs are derived again from the notes on
+# disk): saves re-reading and re-chunking a typical vault, bounds memory on a huge one.
+HOLD_BYTES = 64_000_000
+# The meaning phase embeds about this many chunks per model call and transaction: large enough
+# for the embedder's length-sorted sub-batches (see above), small enough that status moves and
+# a stop request is honoured within seconds.
+EMBED_BATCH = 512
 SAVE_EVERY_S = 60.0
 
 
@@ -68,6 +99,29 @@ def note_batches(
             batch, size = [], 0
     if batch:
         yield batch
+
+
+def _note_groups(
+    notes: list[tuple[int, str, str, int]], max_chunks: int
+) -> Iterator[list[tuple[int, str, str, int]]]:
+    """Consecutive groups of notes (id, path, hash, chunks awaiting a vector) holding about
+    ``max_chunks`` such chunks (a group always holds at least one note)."""
+    group: list[tuple[int, str, str, int]] = []
+    n = 0
+    for item in notes:
+        group.append(item)
+        n += item[3]
+        if n >= max_chunks:
+            yield group
+            group, n = [], 0
+    if group:
+        yield group
+
+
+def meaning_doc(total: int, done: int, started: float) -> dict[str, Any]:
+    """The meaning phase's progress as the manifest keeps it (``status`` reads it)."""
+    return {"total": total, "done": done, "started": round(started, 3),
+            "updated": round(time.time(), 3)}  # fmt: skip
 
 
 def content_hash(raw: bytes) -> str:
@@ -182,6 +236,12 @@ class Indexer:
         self.embedder = embedder
         self.progress = progress or (lambda stage, done, total: None)
         self.should_stop = should_stop or (lambda: False)
+        # embedding inputs the words phase stored without a vector, up to HOLD_BYTES of text
+        self._held: dict[str, str] = {}
+        self._held_bytes = 0
+        self._awaiting: set[int] = set()  # notes this run stored with a chunk lacking a vector
+        self._scan_all = True
+        self._doc_skips: dict[str, list[Any]] = {}  # PDFs/canvases skipped: stat, caps, reason
 
     # -- entry point --------------------------------------------------------------------------
     def run(self, *, full: bool = False, only: Sequence[str] | None = None) -> IndexReport:
@@ -206,8 +266,19 @@ class Indexer:
         the vault's names), index (chunk, embed, store, per batch), resolve (links whose target
         changed), graph (kNN lists and link edges), save (vector file, run marked complete)."""
         t0 = time.perf_counter()
+        before = store.manifest()
+        m = before.get("meaning") or {}
+        # only a run after one that left chunks without a vector scans the whole index for
+        # them; otherwise they are the chunks this run stored without one (``_awaiting``)
+        self._scan_all = before.get("run_complete", True) is not True or (
+            m.get("done", 0) < m.get("total", 0)
+        )
         manifest, wanted = self._prepare(store, full=full)
         disc = self._discover(store, only)
+        # PDFs and canvases (core/derived_notes.py): indexed as notes are, skips remembered
+        self._doc_skips = find_documents(
+            self.paths.vault, self.settings, disc, {} if full else manifest.get(MANIFEST_KEY) or {}
+        )
         report.timings["discover"] = time.perf_counter() - t0
 
         t1 = time.perf_counter()
@@ -224,6 +295,10 @@ class Indexer:
         t3 = time.perf_counter()
         self._resolve_and_report(store, disc, diff, plan, wanted, report)
         report.timings["resolve"] = time.perf_counter() - t3
+        # the parsed notes and their bytes go: the meaning phase needs only the held inputs
+        # (or the notes on disk), so memory is not the whole vault's text twice
+        del plan
+        diff.work.clear()
 
         t4 = time.perf_counter()
         if vectors is None and store.pending_links():
@@ -232,9 +307,34 @@ class Indexer:
             self._repair_graph(store, vectors, report)
         report.timings["graph"] = time.perf_counter() - t4
 
+        # the words phase is committed: every note is findable by its words and links now
+        fp = self.embedder.fingerprint
+        only_notes = None if self._scan_all else sorted(self._awaiting)
+        candidates = store.unembedded_notes(fp, only_notes)
+        unembedded = sum(n for *_, n in candidates)
+        with store.transaction():
+            store.set_manifest(words_done=True)
+            if unembedded or "meaning" in store.manifest():
+                store.set_manifest(meaning=meaning_doc(unembedded, 0, time.time()))
+        report.timings["words_total"] = time.perf_counter() - t0
+
         t5 = time.perf_counter()
+        if unembedded and not self.should_stop():
+            if vectors is None:
+                vectors = self._open_vectors(store, store.manifest())
+            if unembedded >= EMBED_BATCH:
+                # a long meaning phase ahead: readers that open the index meanwhile load the
+                # words phase's vectors from the file instead of rebuilding them from the cache
+                # (an edit's few chunks skip this: the save at the end is enough)
+                save_vectors(vectors, self.paths.vectors, store.generation())
+            self._embed_pending(store, vectors, candidates, unembedded, report)
+            if not self.should_stop():
+                self._repair_graph(store, vectors, report)  # kNN of the chunks just embedded
+        report.timings["embed"] = time.perf_counter() - t5
+
+        t6 = time.perf_counter()
         self._save(store, vectors)
-        report.timings["save"] = time.perf_counter() - t5
+        report.timings["save"] = time.perf_counter() - t6
         report.timings["total"] = time.perf_counter() - t0
 
     # -- the steps of a run -------------------------------------------------------------------
@@ -260,7 +360,7 @@ class Indexer:
                 wanted=json.dumps(wanted),
             )
         with store.transaction():  # until the end of this run: status says "incomplete"
-            store.set_manifest(run_complete=False)
+            store.set_manifest(run_complete=False, words_done=False)
         return manifest, wanted
 
     def _diff(self, store: Store, disc: Discovery, report: IndexReport, *, full: bool) -> _Diff:
@@ -269,7 +369,7 @@ class Indexer:
         stored = store.notes()
         seen: set[str] = set()
         work: list[_Work] = []
-        for entry in disc.notes:
+        for entry in [*disc.notes, *disc.documents]:
             seen.add(entry.path)
             row = stored.get(entry.path)
             if full and row is not None:
@@ -325,6 +425,8 @@ class Indexer:
                     diff.deleted.append(diff.stored[w.entry.path])
                     report.notes["modified"] -= 1
                     report.notes["deleted"] += 1
+                elif document_kind(w.entry.path) is not None:
+                    report.notes["added"] -= 1  # a PDF or canvas skipped: never added
                 continue
             if w.note_id is None:
                 changed_keys.add(name_key(note.path))
@@ -413,6 +515,7 @@ class Indexer:
             self._reresolve(store, plan.resolver, plan.changed_keys, {r.path for r in diff.deleted})
             store.replace_skipped((s.path, s.reason) for s in disc.skipped)
             store.set_manifest(stored=wanted, vault=str(self.paths.vault))
+            store.set_manifest(**{MANIFEST_KEY: self._doc_skips})
         report.skipped_files = store.skipped() + store.unchunked_notes()
         report.skipped = len(report.skipped_files)
         report.warnings = store.note_warnings()
@@ -440,6 +543,7 @@ class Indexer:
                 notes=[
                     FileEntry(r.path, self.paths.vault / r.path, r.size, r.mtime_ns)
                     for r in store.notes().values()
+                    if document_kind(r.path) is None  # found again among other_files
                 ],
                 other_files=sorted(store.attachments()),
                 skipped=[Skip(d["path"], d["reason"]) for d in store.skipped()],
@@ -472,6 +576,15 @@ class Indexer:
         return open_vectors(store, self.paths.vectors, int(dim), self.embedder.fingerprint)
 
     def _parse(self, w: _Work, disc: Discovery) -> ParsedNote | None:
+        if document_kind(w.entry.path) is not None:
+            doc = read_document(w.entry, w.raw, self.settings, self.embedder.max_tokens)
+            w.raw = b""  # the file's bytes are hashed already: only the extracted text is kept
+            if isinstance(doc, str):
+                log.warning("skipping %s: %s", w.entry.path, doc)
+                disc.skipped.append(_skip(w.entry.path, doc))
+                remember_skip(self._doc_skips, self.settings, w.entry, doc)
+                return None
+            return doc
         reason = binary_reason(w.raw)
         if reason is not None:
             log.warning("skipping %s: %s", w.entry.path, reason)
@@ -486,7 +599,19 @@ class Indexer:
             disc.skipped.append(_skip(w.entry.path, f"could not be parsed: {exc}"))
             return None
 
+    def _reparse(self, path: str, raw: bytes) -> ParsedNote | None:
+        """A stored note (or PDF, canvas) parsed again from its bytes, as the words phase did."""
+        if document_kind(path) is None:
+            return parse_note(path, raw, exclude_property=self.settings.vault.exclude_property)
+        abs_path = self.paths.vault / path
+        st = abs_path.stat()
+        entry = FileEntry(path, abs_path, st.st_size, st.st_mtime_ns)
+        doc = read_document(entry, raw, self.settings, self.embedder.max_tokens)
+        return None if isinstance(doc, str) else doc
+
     def _chunk(self, note: ParsedNote) -> list[ChunkDraft]:
+        if note.drafts is not None:  # a PDF or canvas: chunked when read
+            return note.drafts
         return chunk_for(note, self.settings, self.embedder)
 
     def _index_batch(
@@ -497,11 +622,19 @@ class Indexer:
         batch: list[tuple[_Work, ParsedNote]],
         report: IndexReport,
     ) -> None:
-        """One batch: chunk, embed what the cache lacks, store (one transaction), then update
-        the vector index."""
+        """One batch of the words phase: chunk, store (one transaction) with the vectors the
+        cache already holds, then update the vector index. No model call: chunks the cache
+        has no vector for wait for the meaning phase (``_embed_pending``)."""
         drafts = self._chunk_batch(batch, report)
-        cache, fresh = self._embed_batch(store, drafts, report)
-        added, removed = self._store_batch(store, resolver, drafts, cache, fresh, report)
+        hashes = [input_hash(d.embed_input) for _, _, cs in drafts for d in cs]
+        cache = store.cached_vectors(self.embedder.fingerprint, hashes)
+        for _, _, cs in drafts:  # kept for the meaning phase while they fit (see _inputs_of)
+            for d in cs:
+                h = input_hash(d.embed_input)
+                if h not in cache and h not in self._held and self._held_bytes < HOLD_BYTES:
+                    self._held[h] = d.embed_input
+                    self._held_bytes += len(d.embed_input)
+        added, removed = self._store_batch(store, resolver, drafts, cache, report)
         if removed:
             vectors.delete(removed)
         if added:
@@ -523,31 +656,80 @@ class Indexer:
             drafts.append((w, note, chunks))
         return drafts
 
-    def _embed_batch(
+    # -- the meaning phase ----------------------------------------------------------------------
+    def _embed_pending(
         self,
         store: Store,
-        drafts: list[tuple[_Work, ParsedNote, list[ChunkDraft]]],
+        vectors: VectorIndex,
+        notes: list[tuple[int, str, str, int]],
+        total: int,
         report: IndexReport,
-    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-        """Vectors for every embedding input of the batch, by input hash: the cache's and the
-        model's for the rest (one call). Returns (all of them, the freshly embedded)."""
-        hashes = [input_hash(d.embed_input) for _, _, cs in drafts for d in cs]
-        cache = store.cached_vectors(self.embedder.fingerprint, hashes)
-        missing: dict[str, str] = {}
-        for _, _, cs in drafts:
-            for d in cs:
-                h = input_hash(d.embed_input)
-                if h not in cache and h not in missing:
-                    missing[h] = d.embed_input
-        fresh: dict[str, np.ndarray] = {}
-        if missing:
+    ) -> None:
+        """Embed every chunk still awaiting its vector, most recently modified notes first, in
+        batches (one model call and one transaction each), recording the phase's progress in
+        the manifest for ``status`` (done, total, when it started)."""
+        fp = self.embedder.fingerprint
+        started = time.time()
+        last_save = time.perf_counter()
+        done = 0
+        self.progress("meaning", 0, total)
+        for group in _note_groups(notes, EMBED_BATCH):
+            if self.should_stop():
+                break
+            inputs = self._inputs_of(store, group)
+            if not inputs:
+                continue
+            keys = list(inputs)
             report.model_loaded = True
-            keys = list(missing)
-            vecs = self.embedder.embed_documents([missing[k] for k in keys])
+            vecs = self.embedder.embed_documents([inputs[k] for k in keys])
             fresh = {k: np.asarray(v, dtype=np.float32) for k, v in zip(keys, vecs, strict=True)}
             report.chunks["embedded"] += len(keys)
-        cache.update(fresh)
-        return cache, fresh
+            # every chunk with one of these inputs gets its vector, in any note
+            chunks = store.chunks_with_hashes(keys)
+            with store.transaction():
+                store.put_vectors(fp, fresh)
+                store.add_pending_knn(cid for cid, _ in chunks)
+                done += len(chunks)
+                store.set_manifest(meaning=meaning_doc(total, done, started))
+                store.bump_generation()
+            live = [(cid, h) for cid, h in chunks if cid not in vectors]
+            if live:
+                vectors.add([cid for cid, _ in live], np.stack([fresh[h] for _, h in live]))
+            self.progress("meaning", min(done, total), total)
+            if time.perf_counter() - last_save > SAVE_EVERY_S:
+                save_vectors(vectors, self.paths.vectors, store.generation())
+                last_save = time.perf_counter()
+
+    def _inputs_of(self, store: Store, group: list[tuple[int, str, str, int]]) -> dict[str, str]:
+        """input hash -> embedding input of the group's chunks awaiting a vector, derived from
+        each note on disk as the words phase did; a note changed or gone since (its stored
+        content hash no longer matches) is left for the next run, which re-indexes it."""
+        want = store.unembedded_hashes(self.embedder.fingerprint, [g[0] for g in group])
+        out: dict[str, str] = {}
+        for note_id, path, digest, _n in group:
+            hashes = want.get(note_id)
+            if not hashes:
+                continue  # embedded meanwhile through a chunk of another note
+            if hashes <= self._held.keys():  # stored by this run's words phase: no disk read
+                out.update((h, self._held.pop(h)) for h in hashes)
+                continue
+            try:
+                raw = (self.paths.vault / path).read_bytes()
+            except OSError:
+                continue
+            if content_hash(raw) != digest:
+                continue
+            try:
+                note = self._reparse(path, raw)
+                drafts = self._chunk(note) if note is not None else []
+            except Exception as exc:  # stored by the words phase, so this is unexpected
+                log.warning("cannot embed %s: %s", path, exc)
+                continue
+            for d in drafts:
+                h = input_hash(d.embed_input)
+                if h in hashes:
+                    out[h] = d.embed_input
+        return out
 
     def _store_batch(
         self,
@@ -555,16 +737,15 @@ class Indexer:
         resolver: LinkResolver,
         drafts: list[tuple[_Work, ParsedNote, list[ChunkDraft]]],
         cache: dict[str, np.ndarray],
-        fresh: dict[str, np.ndarray],
         report: IndexReport,
     ) -> tuple[list[tuple[int, np.ndarray]], list[int]]:
-        """Write the batch in one transaction: new vectors into the cache, each note with its
-        chunks (an unchanged input keeps its chunk id), tags and links, and the graph work they
-        queue. Returns the chunks added (id, vector) and the chunk ids removed."""
+        """Write the batch in one transaction: each note with its chunks (an unchanged input
+        keeps its chunk id), tags and links, and the graph work they queue. Returns the chunks
+        added with a cached vector (id, vector) and the chunk ids removed; chunks added without
+        one await the meaning phase."""
         added: list[tuple[int, np.ndarray]] = []
         removed: list[int] = []
         with store.transaction():
-            store.put_vectors(self.embedder.fingerprint, fresh)
             for w, note, chunks in drafts:
                 old = store.chunk_hashes(w.note_id) if w.note_id is not None else []
                 note_id = store.upsert_note(
@@ -578,15 +759,17 @@ class Indexer:
                 for d in chunks:
                     h = input_hash(d.embed_input)
                     header = context_header(note, d.heading_path)  # lexical: all of it
+                    if h not in cache:
+                        self._awaiting.add(note_id)
                     if free.get(h):
                         cid = free[h].pop(0)
                         store.update_chunk_position(cid, d)
                         report.chunks["reused"] += 1
                     else:
                         cid = store.insert_chunk(note_id, d, h, header)
-                        added.append((cid, cache[h]))
                         changed = True
-                        if h not in fresh:
+                        if h in cache:
+                            added.append((cid, cache[h]))
                             report.chunks["reused"] += 1
                 gone = [cid for ids in free.values() for cid in ids]
                 if gone:
@@ -686,14 +869,18 @@ class Indexer:
         edges: dict[tuple[int, int], float] = {}
         target_chunks: dict[str, list[Any]] = {}
         self_path = chunks[0].path
+        derived = document_kind(self_path) is not None  # a canvas: its links are not in bytes
         for _raw, _t, subpath, kind, b0, _b1, _line, resolved in store.outgoing_links(note_id):
-            if resolved is None or resolved == self_path or not resolved.lower().endswith(".md"):
+            if resolved is None or resolved == self_path:
+                continue
+            if not resolved.lower().endswith(".md") and document_kind(resolved) is None:
                 continue
             if resolved not in target_chunks:
                 row = store.note_by_path(resolved)
                 target_chunks[resolved] = store.note_chunks(row.id) if row else []
             targets = _pick_targets(target_chunks[resolved], subpath)
-            src = _chunk_at(chunks, b0) if kind != "property" else chunks[0]
+            # a property link, or a canvas's (file card, link in a card): from the first chunk
+            src = chunks[0] if kind == "property" or derived else _chunk_at(chunks, b0)
             for t in targets:
                 edges[(src.id, t.id)] = 1.0
         store.replace_link_edges([c.id for c in chunks], [(s, d, w) for (s, d), w in edges.items()])
@@ -720,6 +907,10 @@ def _pick_targets(chunks: list[Any], subpath: str | None) -> list[Any]:
     if not chunks:
         return []
     if subpath:
+        if subpath.startswith("page=") and subpath[5:].isdigit():  # [[Manual.pdf#page=3]]
+            n = int(subpath[5:])
+            hits = [c for c in chunks if c.page is not None and c.page <= n <= (c.page_end or n)]
+            return hits[:1] or chunks
         if subpath.startswith("^"):
             marker = subpath
             hits = [c for c in chunks if marker in c.text]

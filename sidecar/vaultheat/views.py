@@ -28,6 +28,7 @@ import numpy as np
 from vaultheat.config import GraphSettings
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.resolve import LinkResolver
+from vaultheat.core.titles import TitleIndex
 from vaultheat.core.view import IndexView
 from vaultheat.core.votes import NoteLinks
 from vaultheat.errors import IndexMismatchError, IndexMissingError
@@ -183,18 +184,20 @@ class ViewSource:
         self._vectors_gen = gen
         same_gen = old is not None and self._key is not None and self._key.generation == gen
         if old is not None and same_gen and not self._stale:
-            dense, resolver, links = old.dense, old.resolver, old.links
+            dense, resolver, links, titles = old.dense, old.resolver, old.links, old.titles
         else:
             dense = fill_dense(old.dense if old is not None else None, snap, dim, self.fingerprint)
             resolver = LinkResolver(list(snap.notes()), snap.attachments(), snap.note_aliases())
             links = None
+            names = {p: n.title for p, n in snap.notes().items() if not n.excluded}
+            titles = TitleIndex.build(names, snap.note_aliases())
         similar = self._similar
         if similar is None and graph.knn_k <= 0:
             similar = {}  # knn_k 0 (the default): an older index's similar edges go unread
         graph_view = GraphView.from_store(snap, graph, similar)
         if links is None:
             links = NoteLinks.from_pairs(snap.note_link_pairs(), graph_view.note_chunks())
-        view = IndexView(gen, snap, self._vectors, graph_view, dense, links, resolver)
+        view = IndexView(gen, snap, self._vectors, graph_view, dense, links, resolver, titles)
         self._view, self._key, self._stale = view, key, False
         return view
 
@@ -253,6 +256,8 @@ def fill_dense(dense: np.ndarray | None, store: Store, dim: int, fingerprint: st
         dense = grown
     ids = np.fromiter((cid for cid, _ in keys), dtype=np.int64, count=len(keys))
     empty = set(ids[~dense[ids].any(axis=1)].tolist())
+    if len(empty) > 1024:  # a first index's meaning phase: look up only what has a vector
+        keys = store.embedded_chunk_keys(fingerprint)
     missing = [(cid, h) for cid, h in keys if cid in empty]
     if missing:
         cache = store.cached_vectors(fingerprint, [h for _, h in missing])

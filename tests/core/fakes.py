@@ -19,6 +19,7 @@ from vaultheat.core.lexical import query_terms
 from vaultheat.core.lru import LRU
 from vaultheat.core.models import ChunkRow, NoteRow
 from vaultheat.core.resolve import LinkResolver
+from vaultheat.core.titles import TitleIndex
 from vaultheat.core.view import IndexView
 from vaultheat.core.votes import NoteLinks
 from vaultheat.providers.base import Generator, Reranker
@@ -185,4 +186,5 @@ def fake_view(
     pairs = [(s, d) for s, ds in links.items() for d in ds]
     note_links = NoteLinks.from_pairs(pairs, gv.note_chunks())
     resolver = LinkResolver(list(rows))
-    return IndexView(1, store, vectors, gv, dense, note_links, resolver)
+    titles = TitleIndex.build({p: r.title for p, r in rows.items()}, store.note_aliases())
+    return IndexView(1, store, vectors, gv, dense, note_links, resolver, titles)

@@ -110,3 +110,17 @@ def test_final_is_exactly_recomputable(
         assert -1e-12 <= result.final[c] <= 1 + 1e-12
     for norm in result.normalized.values():
         assert all(0.0 <= v <= 1.0 for v in norm.values())
+
+
+def test_an_absolute_component_is_clipped_not_stretched() -> None:
+    # the best title match among the candidates is weak (0.3): it stays 0.3, where min-max
+    # would have made it 1.0 and let a weak partial name match lead
+    result = combine(
+        [1, 2, 3],
+        {"vector": {1: 0.9, 2: 0.5, 3: 0.1}, "title": {2: 0.3, 3: 1.7}},
+        {"vector": 0.8, "title": 0.2},
+        absolute=("title",),
+    )
+    assert result.normalized["title"] == {1: 0.0, 2: 0.3, 3: 1.0}
+    assert result.normalized["vector"] == {1: 1.0, 2: 0.5, 3: 0.0}
+    assert result.final[2] == pytest.approx(0.8 * 0.5 + 0.2 * 0.3)

@@ -54,3 +54,49 @@ def test_canvas_hostile_shapes():
     for raw in bad:
         doc = parse_canvas("x.canvas", raw)
         assert doc.skipped is not None or all(c.card_id for c in doc.cards)
+
+
+def test_hostile_documents_in_a_vault_are_skipped_with_reasons_and_nothing_else_is_lost(tmp_path):
+    """Through the indexer: each hostile PDF or canvas is listed with its reason, the notes and
+    the good PDF are indexed, and the inflation happens outside the indexing process."""
+    from vaultheat.config import Settings, save_settings
+    from vaultheat.engine import Engine
+    from vaultheat.paths import index_paths
+    from vaultheat.providers.fake import FakeEmbedder
+
+    vault = tmp_path / "vault"
+    for i in range(5):
+        write(vault / f"Note {i}.md", f"# Note {i}\n\nPlain text number {i}.\n".encode())
+    write(vault / "bomb.pdf", build_pdf([], raw_streams=[bomb_stream(256 << 20)]))
+    write(vault / "long.pdf", build_pdf([text_page(["one"]), text_page(["two"]), text_page(["3"])]))
+    write(vault / "junk.pdf", b"%PDF-1.4\n1 0 obj << /Length 99999999 >> stream\n")
+    write(vault / "scan.pdf", build_pdf([b"0.5 g 72 72 400 600 re f"]))
+    write(vault / "good.pdf", build_pdf([text_page(["a good page about lighthouses"])]))
+    nodes = [{"id": f"n{i}", "type": "text", "text": f"card {i}"} for i in range(100_000)]
+    write(vault / "huge.canvas", json.dumps({"nodes": nodes}).encode())
+    write(vault / "bad.canvas", b'{"nodes": [')
+    write(vault / "deep.canvas", b"[" * 100_000 + b"]" * 100_000)
+    paths = index_paths(vault)
+    paths.root.mkdir()
+    settings = Settings().with_overrides(
+        {"embeddings.provider": "fake", "index.pdf_memory_mb": 300, "index.pdf_max_pages": 2}
+    )
+    save_settings(paths.config, settings)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    engine = Engine.open(vault, embedder=FakeEmbedder())
+    try:
+        report = engine.index()
+        skipped = {s["path"]: s["reason"] for s in report.skipped_files}
+        assert "memory bound" in skipped["bomb.pdf"]
+        assert "over the 2-page cap" in skipped["long.pdf"]
+        assert skipped["junk.pdf"].startswith("broken PDF")
+        assert skipped["scan.pdf"].startswith("no text layer")
+        assert "100000 nodes" in skipped["huge.canvas"]
+        assert skipped["bad.canvas"].startswith("not valid JSON Canvas")
+        assert skipped["deep.canvas"].startswith("not valid JSON Canvas")
+        assert "good.pdf" not in skipped
+        assert report.notes_indexed == 6  # five notes and the good PDF
+        assert report.notes["added"] == 6
+    finally:
+        engine.close()
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 200 * 1024

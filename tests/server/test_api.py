@@ -419,3 +419,21 @@ def test_cli_client_finds_the_server_and_steers_it(live: Live) -> None:
         call(found, "POST", "/v1/search", {"query": ""})
     with pytest.raises(NotFoundError):
         call(found, "POST", "/v1/related", {"path": "Nope.md"})
+
+
+def test_pdf_and_canvas_results_answer_their_schema(tmp_path: Path, make_live: MakeLive) -> None:
+    """A PDF page and a canvas card through the HTTP API, validated against the OpenAPI
+    document (``Live.request``): the locators are declared fields."""
+    from tests.test_pdf_canvas_index import make_vault
+
+    live = make_live(vault_path=make_vault(tmp_path / "docs"), wait=False)
+    live.wait_idle()
+    query = "harden zinnia seedlings outdoors"
+    hit = live.post("/v1/search", {"query": query}).json()["results"][0]
+    assert (hit["path"], hit["page"], hit["page_end"]) == ("Docs/Manual.pdf", 2, 2)
+    files = live.post("/v1/search", {"query": "sourdough starter rye", "files_only": True}).json()
+    assert files["results"][0]["best_chunk"]["card_id"] == "c-sourdough"
+    seed = live.post("/v1/explain", {"query": query, "chunk_id": hit["chunk_id"]}).json()["seed"]
+    assert seed["page"] == 2
+    skipped = {s["path"]: s["reason"] for s in live.get("/v1/status").json()["skipped"]}
+    assert skipped["Docs/Broken.pdf"].startswith("broken PDF")

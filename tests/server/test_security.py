@@ -26,6 +26,7 @@ PROTECTED: list[tuple[str, str, Any]] = [
     ("GET", "/v1/events", None),
     ("POST", "/v1/search", {"query": "coffee"}),
     ("POST", "/v1/related", {"path": "Home.md"}),
+    ("POST", "/v1/related/batch", {"paths": ["Home.md"]}),
     ("POST", "/v1/explain", {"query": "coffee", "chunk_id": 1}),
     ("POST", "/v1/notes/changed", {"events": []}),
     ("POST", "/v1/index", {}),

@@ -1,8 +1,9 @@
 """Numbered migrations: an index written by an older schema is upgraded in place and keeps
 its data; a failed migration leaves the old version; a newer index is refused.
 
-The project has one migration so far, so the upgrade is exercised with a second one added
-for the test (``m002``), run over a real index built by the indexer at schema 1.
+The upgrade is exercised with one more migration added for the test, run over a real index
+built by the indexer at the current schema, and with the real ``m002_locators`` over an index
+built at schema 1 (which readers keep answering from until a writer upgrades it).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from vaultheat.engine import Engine
 from vaultheat.errors import IndexCorruptError
 from vaultheat.providers.fake import FakeEmbedder
 from vaultheat.storage import db as dbmod
+from vaultheat.storage import store as store_mod
 from vaultheat.storage.store import Store
 
 TABLES = ("notes", "chunks", "links", "tags", "edges", "embeddings", "manifest", "attachments")
@@ -62,11 +64,14 @@ def version(path: Path) -> int:
 
 @pytest.fixture
 def old_index(fake_engine: Engine) -> Path:
-    """A real index at schema 1 (the current one), closed."""
+    """A real index at the current schema, closed."""
     fake_engine.close()
     path = fake_engine.paths.db
-    assert version(path) == 1
+    assert version(path) == dbmod.SCHEMA_VERSION
     return path
+
+
+NEXT = dbmod.SCHEMA_VERSION + 1
 
 
 def test_migrations_are_numbered_in_order() -> None:
@@ -82,9 +87,10 @@ def test_an_older_index_is_upgraded_and_keeps_its_data(
     before = dump(old_index)
     assert before["notes"] and before["chunks"] and before["embeddings"] and before["links"]
     monkeypatch.setattr(dbmod, "MIGRATIONS", [*dbmod.MIGRATIONS, m002_note_language])
-    monkeypatch.setattr(dbmod, "SCHEMA_VERSION", 2)
-    with pytest.raises(IndexCorruptError):
-        Store(old_index, readonly=True)  # readers never migrate
+    monkeypatch.setattr(dbmod, "SCHEMA_VERSION", NEXT)
+    reader = Store(old_index, readonly=True)  # readers never migrate (they still read)
+    reader.close()
+    assert version(old_index) == NEXT - 1
     store = Store(old_index)  # the writer (the indexer) does, in place
     try:
         cols = {r[1] for r in store.db.execute("PRAGMA table_info(notes)")}
@@ -92,7 +98,7 @@ def test_an_older_index_is_upgraded_and_keeps_its_data(
         assert {r[0] for r in store.db.execute("SELECT DISTINCT language FROM notes")} == {""}
     finally:
         store.close()
-    assert version(old_index) == 2
+    assert version(old_index) == NEXT
     assert dump(old_index) == before
     # and the upgraded index still answers and indexes
     engine = Engine.open(old_index.parent.parent, embedder=FakeEmbedder())
@@ -108,10 +114,10 @@ def test_a_failed_migration_leaves_the_old_version(
 ) -> None:
     before = dump(old_index)
     monkeypatch.setattr(dbmod, "MIGRATIONS", [*dbmod.MIGRATIONS, m002_broken])
-    monkeypatch.setattr(dbmod, "SCHEMA_VERSION", 2)
+    monkeypatch.setattr(dbmod, "SCHEMA_VERSION", NEXT)
     with pytest.raises(sqlite3.OperationalError):
         Store(old_index)
-    assert version(old_index) == 1
+    assert version(old_index) == NEXT - 1
     con = sqlite3.connect(old_index)
     try:
         tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -119,6 +125,43 @@ def test_a_failed_migration_leaves_the_old_version(
         con.close()
     assert "half_done" not in tables  # one script, one transaction: rolled back whole
     assert dump(old_index) == before
+
+
+def test_a_schema_1_index_keeps_answering_and_is_upgraded_by_the_next_index_run(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.conftest import open_fake_index, search_doc
+    from vaultheat.core.requests import SearchRequest
+
+    open_fake_index(vault).close()
+    db_path = vault / ".vaultheat" / "index.sqlite"
+    con = sqlite3.connect(db_path)  # made as an index written before chunk locators existed
+    for col in ("page", "page_end", "card_id"):
+        con.execute(f"ALTER TABLE chunks DROP COLUMN {col}")
+    con.execute("PRAGMA user_version = 1")
+    con.close()
+    assert version(db_path) == 1
+    before = dump(db_path)
+    reader = Store(db_path, readonly=True)  # the server, say, before the next index run
+    note_id = next(iter(reader.notes().values())).id
+    rows = reader.note_chunks(note_id)
+    assert rows and all(r.page is None and r.card_id is None for r in rows)
+    assert version(db_path) == 1  # reading changed nothing
+    engine = Engine.open(vault, embedder=FakeEmbedder())
+    try:
+        assert search_doc(engine, SearchRequest(query="roasting"))["results"]
+        report = engine.index()  # the writer upgrades in place, keeping every note
+        assert report.notes["unchanged"] == len(before["notes"]) and report.notes["added"] == 0
+    finally:
+        engine.close()
+    try:  # the reader opened before the upgrade reads the new columns now
+        assert reader._cols() == store_mod._CHUNK_COLS
+        assert [r.id for r in reader.note_chunks(note_id)] == [r.id for r in rows]
+    finally:
+        reader.close()
+    assert version(db_path) == dbmod.SCHEMA_VERSION
+    cols = {r[1] for r in sqlite3.connect(db_path).execute("PRAGMA table_info(chunks)")}
+    assert {"page", "page_end", "card_id"} <= cols
 
 
 def test_a_newer_index_is_refused(old_index: Path) -> None:
@@ -140,10 +183,10 @@ def test_a_new_database_appears_only_once_migrated(
         seen.append(path.exists())
         return dbmod.m001_initial()
 
-    monkeypatch.setattr(dbmod, "MIGRATIONS", [m001_watched])
+    monkeypatch.setattr(dbmod, "MIGRATIONS", [m001_watched, *dbmod.MIGRATIONS[1:]])
     (tmp_path / "index.sqlite.new").write_bytes(b"left by a crash")
     store = Store(path)
     store.close()
     assert seen == [False]  # a reader polling `path` could not have opened it half-made
-    assert version(path) == 1
+    assert version(path) == dbmod.SCHEMA_VERSION
     assert sorted(p.name for p in tmp_path.iterdir()) == ["index.sqlite"]

@@ -17,7 +17,16 @@ interface BootOptions {
 	hashes?: Record<string, string>;
 	/** A vaultheat "installed" with pipx on this pretend machine (for the setup card). */
 	installed?: { command: string; version: string };
+	/** Obsidian on a phone: Platform says mobile app, the adapter is not a FileSystemAdapter, and
+	 * main.js gets no Node module from `require` (each asked for is recorded in `vh.required`). */
+	mobile?: boolean;
+	/** The Origin the proxy sends with the plugin's requests (the mobile app's, say). */
+	origin?: string;
+	/** Modified times (epoch ms) by path, as a sync service left them (default: now). */
+	mtimes?: Record<string, number>;
 }
+
+let sendOrigin = "";
 
 interface PluginLike {
 	load(): void;
@@ -26,6 +35,7 @@ interface PluginLike {
 
 async function proxyRequest(p: obsidian.RequestUrlParam): Promise<obsidian.RequestUrlResponse> {
 	const headers: Record<string, string> = { ...(p.headers ?? {}), "x-vh-url": p.url };
+	if (sendOrigin) headers["x-vh-origin"] = sendOrigin;
 	if (p.contentType) headers["content-type"] = p.contentType;
 	const res = await fetch("/__proxy", { method: p.method ?? "GET", headers, body: p.body });
 	const text = await res.text();
@@ -166,12 +176,25 @@ const vh = {
 	app: null as obsidian.App | null,
 	plugin: null as PluginLike | null,
 	errors: [] as string[],
+	mobile: false,
+	/** Modules main.js asked `require` for beyond obsidian, on a phone (must stay empty). */
+	required: [] as string[],
 
 	boot(options: BootOptions): void {
 		document.body.classList.add(options.theme === "dark" ? "theme-dark" : "theme-light");
-		const adapter = new obsidian.FileSystemAdapter(options.basePath);
+		this.mobile = options.mobile ?? false;
+		sendOrigin = options.origin ?? "";
+		if (this.mobile) {
+			Object.assign(obsidian.Platform, { isDesktop: false, isDesktopApp: false, isMobile: true, isMobileApp: true, isPhone: true });
+			document.body.classList.add("is-mobile", "is-phone");
+		}
+		const adapter = this.mobile ? new obsidian.DataAdapter() : new obsidian.FileSystemAdapter(options.basePath);
 		const vault = new obsidian.Vault(adapter);
 		vault.seed(options.files);
+		for (const [path, mtime] of Object.entries(options.mtimes ?? {})) {
+			const file = vault.getFileByPath(path);
+			if (file) file.stat = { ...file.stat, mtime };
+		}
 		for (const [path, data] of Object.entries(options.hidden)) adapter.hidden.set(path, data);
 		for (const [input, hex] of Object.entries(options.hashes ?? {})) knownHashes.set(input, hex);
 		installed.command = options.installed?.command ?? null;
@@ -191,8 +214,9 @@ const vh = {
 	/** Loads main.js as Obsidian does and runs the plugin's onload, then lays out the workspace. */
 	async loadPlugin(code: string, manifest: obsidian.PluginManifest): Promise<void> {
 		const app = this.app!;
-		const modules: Record<string, unknown> = { obsidian, http, https: http, child_process: childProcess, crypto, fs, os };
+		const modules: Record<string, unknown> = this.mobile ? { obsidian } : { obsidian, http, https: http, child_process: childProcess, crypto, fs, os };
 		const require = (name: string): unknown => {
+			if (name !== "obsidian" && this.mobile) this.required.push(name);
 			const mod = modules[name.replace(/^node:/, "")];
 			if (!mod) throw new Error(`Cannot find module '${name}'`);
 			return mod;
@@ -223,6 +247,11 @@ const vh = {
 	cursorLine(): number | null {
 		const view = this.app!.workspace.getMostRecentLeaf()?.view;
 		return view instanceof obsidian.MarkdownView ? view.editor.getCursor().line : null;
+	},
+
+	/** A file in the vault's config folder as the plugin wrote it through the adapter (e.g. its snapshot). */
+	hiddenFile(path: string): string | null {
+		return this.app!.vault.adapter.hidden.get(path) ?? null;
 	},
 
 	/** Plugin data as data.json would hold it, before loadPlugin. */

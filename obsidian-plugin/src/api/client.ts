@@ -15,7 +15,11 @@ import type {
 	ExplainDoc,
 	ExplainRequest,
 	HealthDoc,
+	MissingDoc,
+	MissingRequest,
 	NoteStatusDoc,
+	RelatedBatchDoc,
+	RelatedBatchRequest,
 	RelatedDoc,
 	RelatedRequest,
 	SearchDoc,
@@ -35,6 +39,8 @@ export interface ClientOptions {
 }
 
 const HEALTH_TIMEOUT_MS = 3000;
+/** A batch runs one related query per note: give a busy machine room. */
+const BATCH_TIMEOUT_MS = 120000;
 
 export class VaultheatClient {
 	private readonly transport: Transport;
@@ -68,8 +74,18 @@ export class VaultheatClient {
 		return this.call<RelatedDoc>("POST", "/v1/related", request, SCHEMA_TAGS.RelatedDoc);
 	}
 
+	/** Related notes of many saved notes at once (the snapshot's fetches); 404 on an older server. */
+	relatedBatch(request: RelatedBatchRequest): Promise<RelatedBatchDoc> {
+		return this.call<RelatedBatchDoc>("POST", "/v1/related/batch", request, SCHEMA_TAGS.RelatedBatchDoc, BATCH_TIMEOUT_MS);
+	}
+
 	explain(request: ExplainRequest): Promise<ExplainDoc> {
 		return this.call<ExplainDoc>("POST", "/v1/explain", request, SCHEMA_TAGS.ExplainDoc);
+	}
+
+	/** Where a note the user expected landed in a search, and what kept it down. */
+	explainMissing(request: MissingRequest): Promise<MissingDoc> {
+		return this.call<MissingDoc>("POST", "/v1/explain/missing", request, SCHEMA_TAGS.MissingDoc);
 	}
 
 	notesChanged(events: ChangeEvent[]): Promise<AckDoc> {

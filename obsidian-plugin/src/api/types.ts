@@ -48,6 +48,8 @@ export interface Components {
 	/** Without heat: how high the meaning and keyword searches ranked it (rank fusion). */
 	fusion: number | null;
 	rerank: number | null;
+	/** The query named the note (its title, an alias or its file name): 1 exact, less partial. */
+	title: number | null;
 }
 export type ComponentName = keyof Components;
 
@@ -98,6 +100,17 @@ export interface StatusDoc {
 	exclude?: string[];
 	/** Why the state is what it is, in plain words (contract "status state"). */
 	state_detail?: string;
+	/** The two phases of an index run: words (notes, lexical index, links) then meaning (vectors). */
+	phases?: IndexPhases;
+}
+
+/** "done", "running", "interrupted" (a run stopped in it) or "pending". */
+export type PhaseState = "done" | "running" | "interrupted" | "pending";
+
+export interface IndexPhases {
+	words: { state: PhaseState };
+	/** `done` of `total` chunks have their vector; `eta_s` only while the phase runs. */
+	meaning: { state: PhaseState; done: number; total: number; percent: number; eta_s: number | null };
 }
 
 export interface NoteStatusDoc {
@@ -136,6 +149,11 @@ export interface SearchHit {
 	line_end: number;
 	byte_start: number;
 	byte_end: number;
+	/** A PDF's chunk: its first and last page (1-based); absent on notes and older servers. */
+	page?: number;
+	page_end?: number;
+	/** A canvas's chunk: the card (JSON Canvas node id) it comes from. */
+	card_id?: string;
 	text: string;
 	text_truncated: boolean;
 	score: number;
@@ -154,6 +172,8 @@ export interface SearchDoc {
 	files_only: boolean;
 	/** "words": no match by meaning, the results with the query's words come first */
 	ranked_by: "meaning" | "words";
+	/** Chunk results: at most this many chunks of one note came before every other note's (0: plain score order). */
+	per_note: number;
 	results: SearchHit[];
 }
 
@@ -164,6 +184,10 @@ export interface BestChunk {
 	line_end: number;
 	byte_start: number;
 	byte_end: number;
+	/** As on SearchHit: a PDF's pages or a canvas's card, for derived text only. */
+	page?: number;
+	page_end?: number;
+	card_id?: string;
 	text: string;
 }
 
@@ -227,6 +251,25 @@ export interface RelatedDoc {
 	results: RelatedHit[];
 }
 
+/** POST /v1/related/batch: the saved notes' related notes, many at once (the snapshot). */
+export interface RelatedBatchRequest {
+	paths: string[];
+	top?: number;
+}
+
+export interface RelatedBatchNote {
+	path: string;
+	results: RelatedHit[];
+}
+
+export interface RelatedBatchDoc {
+	schema: "vaultheat.related_batch.v1";
+	took_ms: number;
+	notes: RelatedBatchNote[];
+	/** Asked-for paths the index does not hold (not indexed, excluded, not a note). */
+	missing: string[];
+}
+
 export type ExplainRequest =
 	| { query: string; chunk_id: number }
 	| { path: string; text?: string; cursor?: number; target: string };
@@ -235,6 +278,9 @@ export interface ExplainSeed {
 	chunk_id: number;
 	path: string;
 	heading_path: string[];
+	page?: number;
+	page_end?: number;
+	card_id?: string;
 	text: string;
 	stage: string;
 	seed_score: number;
@@ -274,6 +320,65 @@ export interface ExplainDoc {
 	content_score?: number;
 	/** The related result's link votes (contract "votes"); absent for search. */
 	votes?: Votes | null;
+}
+
+/** POST /v1/explain/missing: the search the user ran and the note they expected in it. */
+export interface MissingRequest extends SearchRequest {
+	path: string;
+}
+
+export type MissingStatus =
+	| "not_indexed"
+	| "no_chunks"
+	| "no_vectors"
+	| "filtered"
+	| "shown"
+	| "ranked"
+	| "cut_by_rerank"
+	| "not_retrieved";
+
+/** Where the note's highest-placed passage stands in one retriever's ranking of the vault. */
+export interface RetrieverPlace {
+	stage: "vector" | "lexical";
+	/** null: the retriever does not match it at all (no word of the query). */
+	rank: number | null;
+	score: number | null;
+	/** How many passages the retriever passes on. */
+	keeps: number;
+	/** The score of the last one it passes on. */
+	cutoff: number | null;
+}
+
+export interface Rival {
+	rank: number;
+	path: string;
+	chunk_id: number;
+	score: number;
+}
+
+export interface MissingDoc {
+	schema: "vaultheat.missing.v1";
+	query: string;
+	path: string;
+	files_only: boolean;
+	ranked_by: "meaning" | "words";
+	status: MissingStatus;
+	/** One sentence from the server: what kept it down. */
+	reason: string;
+	top: number;
+	candidates: number;
+	/** Its rank in this search; null when it was not among the candidates. */
+	rank: number | null;
+	/** Not a candidate: where its score would have put it. */
+	would_rank: number | null;
+	score: number | null;
+	relevance: number | null;
+	relevance_label: RelevanceLabel | null;
+	best_chunk: BestChunk | null;
+	components: ScoreBreakdown | null;
+	explain: Omit<ExplainDoc, "schema" | "query" | "chunk_id" | "path" | "score"> | null;
+	retrievers: RetrieverPlace[];
+	to_beat: Rival | null;
 }
 
 export interface ChangeEvent {

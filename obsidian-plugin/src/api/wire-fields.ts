@@ -11,11 +11,18 @@ import type {
 	ExplainHop,
 	ExplainSeed,
 	HealthDoc,
+	MissingDoc,
+	MissingRequest,
 	NoteStatusDoc,
 	Progress,
+	RelatedBatchDoc,
+	RelatedBatchNote,
+	RelatedBatchRequest,
 	RelatedDoc,
 	RelatedHit,
 	RelatedRequest,
+	RetrieverPlace,
+	Rival,
 	ScoreBreakdown,
 	SearchDoc,
 	SearchHit,
@@ -40,7 +47,7 @@ export const WIRE_FIELDS = {
 	StatusDoc: {
 		schema: R, vault: R, index_dir: R, state: R, notes: R, chunks: R, links: R, tags: R,
 		skipped: R, vectors: R, edges: R, model: R, progress: R, last_error: R, paused: R,
-		version: O, pending: O, queue: O, excluded: O, exclude: O, state_detail: P,
+		version: O, pending: O, queue: O, excluded: O, exclude: O, state_detail: P, phases: O,
 	} satisfies Fields<StatusDoc>,
 	NoteStatusDoc: {
 		schema: R, path: R, exists: R, indexed: R, reason: R, chunks: R, indexed_hash: R,
@@ -53,24 +60,29 @@ export const WIRE_FIELDS = {
 	SearchHit: {
 		rank: R, chunk_id: R, path: R, title: R, heading_path: R, line_start: R, line_end: R,
 		byte_start: R, byte_end: R, text: R, text_truncated: R, score: R, found_by: R,
-		components: R, explain: R, relevance: P, relevance_label: P,
+		components: R, explain: R, relevance: P, relevance_label: P, page: O, page_end: O, card_id: O,
 	} satisfies Fields<SearchHit>,
-	SearchDoc: { schema: R, query: R, took_ms: R, files_only: R, ranked_by: R, results: R } satisfies Fields<SearchDoc>,
+	SearchDoc: { schema: R, query: R, took_ms: R, files_only: R, ranked_by: R, per_note: R, results: R } satisfies Fields<SearchDoc>,
 	RelatedRequest: {
 		path: R, text: O, cursor: O, top: O, unlinked_only: O, explain: O, lexical: O, graph: O, rerank: O,
 		votes: O,
 	} satisfies Fields<RelatedRequest>,
 	BestChunk: {
 		chunk_id: R, heading_path: R, line_start: R, line_end: R, byte_start: R, byte_end: R, text: R,
+		page: O, page_end: O, card_id: O,
 	} satisfies Fields<BestChunk>,
 	RelatedHit: {
 		rank: R, path: R, title: R, folder: R, score: R, link_status: R, best_chunk: R,
 		duplicates: R, components: R, explain: R, relevance: P, relevance_label: P, votes: P,
 	} satisfies Fields<RelatedHit>,
 	RelatedDoc: { schema: R, path: R, took_ms: R, results: R } satisfies Fields<RelatedDoc>,
-	Components: { vector: R, lexical: R, heat: R, fusion: R, rerank: R } satisfies Fields<Components>,
+	RelatedBatchRequest: { paths: R, top: O } satisfies Fields<RelatedBatchRequest>,
+	RelatedBatchNote: { path: R, results: R } satisfies Fields<RelatedBatchNote>,
+	RelatedBatchDoc: { schema: R, took_ms: R, notes: R, missing: R } satisfies Fields<RelatedBatchDoc>,
+	Components: { vector: R, lexical: R, heat: R, fusion: R, rerank: R, title: R } satisfies Fields<Components>,
 	ExplainSeed: {
 		chunk_id: R, path: R, heading_path: R, text: R, stage: R, seed_score: R,
+		page: O, page_end: O, card_id: O,
 	} satisfies Fields<ExplainSeed>,
 	ExplainHop: {
 		hop: R, from_chunk: R, to_chunk: R, edge: R, edge_weight: R, type_weight: R, decay: R,
@@ -81,6 +93,17 @@ export const WIRE_FIELDS = {
 		schema: R, query: R, chunk_id: R, path: R, score: R, seed: R, hops: R, components: R,
 		content_score: O, votes: P,
 	} satisfies Fields<ExplainDoc>,
+	MissingRequest: {
+		query: R, path: R, top: O, files_only: O, explain: O, lexical: O, graph: O, rerank: O, expand: O,
+		folder: O, tag: O, property: O,
+	} satisfies Fields<MissingRequest>,
+	RetrieverPlace: { stage: R, rank: R, score: R, keeps: R, cutoff: R } satisfies Fields<RetrieverPlace>,
+	Rival: { rank: R, path: R, chunk_id: R, score: R } satisfies Fields<Rival>,
+	MissingDoc: {
+		schema: R, query: R, path: R, files_only: R, ranked_by: R, status: R, reason: R, top: R,
+		candidates: R, rank: R, would_rank: R, score: R, relevance: R, relevance_label: R,
+		best_chunk: R, components: R, explain: R, retrievers: R, to_beat: R,
+	} satisfies Fields<MissingDoc>,
 } as const;
 
 /** The discovery file is not an API document, so it is not in the OpenAPI comparison. */
@@ -95,6 +118,8 @@ export const SCHEMA_TAGS = {
 	NoteStatusDoc: "vaultheat.note_status.v1",
 	SearchDoc: "vaultheat.search.v1",
 	RelatedDoc: "vaultheat.related.v1",
+	RelatedBatchDoc: "vaultheat.related_batch.v1",
 	ExplainDoc: "vaultheat.explain.v1",
+	MissingDoc: "vaultheat.missing.v1",
 	AckDoc: "vaultheat.ack.v1",
 } as const;

@@ -53,8 +53,9 @@ export function coalesce(events: readonly ChangeEvent[]): ChangeEvent[] {
 	return [...byPath.values()];
 }
 
+/** Files the sidecar indexes: notes, and PDFs and canvases (its `index.kinds` decides the rest). */
 function isNote(path: string): boolean {
-	return path.toLowerCase().endsWith(".md");
+	return /\.(md|pdf|canvas)$/i.test(path);
 }
 
 /** The event to send for a raw vault event, given the exclusions (null: none). */

@@ -49,7 +49,12 @@ export interface ConnectionDeps {
 	onServer?: (server: { url: string; token: string; discovery: DiscoveryDoc | null }) => void;
 	/** Called when nothing answers any more. */
 	onUnreachable?: () => void;
+	/** True where no server can be found without an address in settings (mobile): then wait for one. */
+	needsAddress?: () => boolean;
 }
+
+/** `ConnectionState.message` while no address is set where one is needed. */
+export const NO_ADDRESS = "No server address is set.";
 
 /** The server answers, but for another vault (two vaults open side by side). */
 export const OTHER_VAULT = "other_vault";
@@ -85,6 +90,13 @@ export class ConnectionManager {
 		this.attempt = 0;
 		this.startedAt = null;
 		this.closeStream();
+		if (this.deps.needsAddress?.()) {
+			// Nothing to try until the user types an address (settingsChanged connects again).
+			this.epoch++;
+			this.clearTimer();
+			this.setConnection({ phase: "offline", url: "", tokenSource: "none", message: NO_ADDRESS, retryAt: null, live: false });
+			return;
+		}
 		this.setConnection({ phase: "connecting", message: null, retryAt: null });
 		void this.tryOnce(++this.epoch, options.autoStart ?? true);
 	}

@@ -4,7 +4,18 @@
  */
 import type { ApiError } from "../api/errors";
 import type { Progress } from "../api/types";
+import { NO_ADDRESS } from "./connection";
+import { NO_SERVER } from "./related";
 import type { AppStatus, SetupState } from "./status";
+
+/** Mobile without a server address: what works, what does not, and how to get the rest. */
+export const NO_SERVER_DIAGNOSIS: Diagnosis = {
+	title: "No server for this device",
+	detail:
+		"Vaultheat's sidecar cannot run on a phone or tablet. Search, explain and related notes for unsaved text need one running elsewhere: set its address and token in settings (vaultheat serve --allow-remote on your desktop or a home server). Without one, the related notes sidebar shows the snapshot your desktop wrote, and Obsidian's own search still finds words.",
+	actions: ["open-settings"],
+	tone: "info",
+};
 
 export type FixAction =
 	| "start-sidecar"
@@ -81,6 +92,7 @@ export function diagnoseStatus(status: AppStatus, vaultPath: string, canSpawn: b
 				tone: "busy",
 			};
 		case "offline":
+			if (connection.message === NO_ADDRESS) return NO_SERVER_DIAGNOSIS;
 			if (sidecar.phase === "missing") {
 				return {
 					title: "The vaultheat sidecar is not installed",
@@ -157,6 +169,7 @@ export function diagnoseStatus(status: AppStatus, vaultPath: string, canSpawn: b
 
 /** The sidebar's or the modal's failure, in words. */
 export function diagnoseQueryError(error: ApiError, status: AppStatus, vaultPath: string, canSpawn: boolean): Diagnosis {
+	if (error.code === NO_SERVER) return NO_SERVER_DIAGNOSIS;
 	if (error.kind === "unreachable" || error.kind === "timeout") {
 		if (error.kind === "timeout" && status.connection.phase === "online") {
 			return { title: "The sidecar is slow to answer", detail: error.message, actions: ["retry", "show-status"], tone: "error" };

@@ -11,6 +11,7 @@ export const COMPONENT_LABELS: Record<ComponentName, { name: string; help: strin
 	heat: { name: "Linked from a match", help: "Reached through links, tags or similar passages of a match" },
 	fusion: { name: "Ranked high by both searches", help: "How high the meaning and keyword searches ranked it, combined (rank fusion)" },
 	rerank: { name: "Reread", help: "A second model reread the pair and judged it (cross-encoder)" },
+	title: { name: "Named the note", help: "Your query is the note's title, an alias or its file name, or shares its rarer words" },
 };
 
 const EDGE_LABELS: Record<string, string> = {
@@ -28,6 +29,7 @@ const STAGE_LABELS: Record<string, string> = {
 	note: "Matched your note",
 	cursor: "Matched the text at your cursor",
 	rerank: "Reranker",
+	title: "Matched a note name",
 };
 
 export interface Contribution {
@@ -39,9 +41,9 @@ export interface Contribution {
 	value: number | null;
 }
 
-const ORDER: ComponentName[] = ["vector", "lexical", "heat", "fusion", "rerank"];
+const ORDER: ComponentName[] = ["vector", "lexical", "heat", "fusion", "rerank", "title"];
 
-export function contributions(doc: ExplainDoc): Contribution[] {
+export function contributions(doc: Pick<ExplainDoc, "components">): Contribution[] {
 	const { raw, normalized, weights } = doc.components;
 	return ORDER.map((component) => {
 		// A component the document leaves out counts as not used (null), never as undefined.
@@ -57,7 +59,7 @@ export function contributionTotal(items: readonly Contribution[]): number {
 }
 
 /** "Mostly meaning (0.72 of 0.91), then graph (0.12)." */
-export function scoreSentence(doc: ExplainDoc): string {
+export function scoreSentence(doc: Pick<ExplainDoc, "components">): string {
 	const used = contributions(doc)
 		.filter((c) => c.value !== null && c.value > 0)
 		.sort((a, b) => (b.value ?? 0) - (a.value ?? 0));

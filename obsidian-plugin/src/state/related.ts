@@ -14,6 +14,7 @@ import type { RelatedDoc, RelatedHit, RelatedRequest } from "../api/types";
 import type { Clock } from "./clock";
 import type { PathFilter } from "./exclude";
 import { LatestRunner } from "./latest";
+import { asRelatedHit, type SnapshotAnswer } from "./snapshot";
 import { Store } from "./store";
 import { utf8Length, utf8Offset } from "./text";
 
@@ -46,6 +47,8 @@ export interface RelatedState {
 	hiddenWeak: number;
 	/** The results are for a selected piece of the note, not the whole note. */
 	selection: boolean;
+	/** Set when `results` come from the snapshot (no server answered): its time and what changed. */
+	snapshot: { at: number; noteChanged: boolean; changed: string[] } | null;
 }
 
 export interface RelatedDeps {
@@ -54,8 +57,18 @@ export interface RelatedDeps {
 	isExcluded: () => PathFilter;
 	/** Suggestions the user hid for a note ("Hide this suggestion for this note"). */
 	isHidden?: (source: string, target: string) => boolean;
+	/** The snapshot's list for a note, used when no server answers (mobile, sidecar off). */
+	fromSnapshot?: (path: string) => SnapshotAnswer | null;
 	clock: Clock;
 }
+
+/** No server can answer: unreachable, too slow, or none is set (mobile without an address). */
+export function isOffline(error: ApiError): boolean {
+	return error.kind === "unreachable" || error.kind === "timeout" || error.code === NO_SERVER;
+}
+
+/** The error code the plugin raises itself when no server address is set where one is needed. */
+export const NO_SERVER = "no_server";
 
 /** Larger unsaved texts are not sent: the server's saved copy is used instead. */
 export const MAX_TEXT_BYTES = 1_000_000;
@@ -71,6 +84,7 @@ export function initialRelatedState(unlinkedOnly: boolean): RelatedState {
 		tookMs: null,
 		hiddenWeak: 0,
 		selection: false,
+		snapshot: null,
 	};
 }
 
@@ -216,18 +230,30 @@ export class RelatedController {
 	private onResult(request: RelatedRequest, doc: RelatedDoc, latest: boolean): void {
 		if (request.path !== this.source?.path) return;
 		if (Boolean(request.unlinked_only) !== this.state.unlinkedOnly && !latest) return;
+		const { kept, results } = this.shown(request.path, doc.results);
+		this.patch({ results, resultsFor: request, error: null, tookMs: doc.took_ms, hiddenWeak: kept.length - results.length, snapshot: null });
+	}
+
+	/** The hits the sidebar lists: not excluded, not hidden, not the note itself, above the threshold. */
+	private shown(path: string, hits: readonly RelatedHit[]): { kept: RelatedHit[]; results: RelatedHit[] } {
 		const excluded = this.deps.isExcluded();
 		const { top, threshold = "all" } = this.deps.options();
 		const hidden = this.deps.isHidden ?? (() => false);
-		const kept = doc.results.filter((hit) => !excluded(hit.path) && hit.path !== request.path && !hidden(request.path, hit.path)).slice(0, top);
-		const results = kept.filter((hit) => passesThreshold(hit, threshold));
-		this.patch({ results, resultsFor: request, error: null, tookMs: doc.took_ms, hiddenWeak: kept.length - results.length });
+		const kept = hits.filter((hit) => !excluded(hit.path) && hit.path !== path && !hidden(path, hit.path)).slice(0, top);
+		return { kept, results: kept.filter((hit) => passesThreshold(hit, threshold)) };
 	}
 
 	private onError(request: RelatedRequest, error: unknown, latest: boolean): void {
 		if (request.path !== this.source?.path || !latest) return;
 		const apiError = error instanceof ApiError ? error : toApiError(error);
-		this.patch({ error: apiError, resultsFor: request });
+		const answer = isOffline(apiError) ? (this.deps.fromSnapshot?.(request.path) ?? null) : null;
+		if (answer) {
+			const { kept, results } = this.shown(request.path, answer.hits.map((h, i) => asRelatedHit(h, i + 1)));
+			const snapshot = { at: answer.at, noteChanged: answer.noteChanged, changed: answer.changed };
+			this.patch({ results, resultsFor: null, error: null, tookMs: null, hiddenWeak: kept.length - results.length, snapshot });
+			return;
+		}
+		this.patch({ error: apiError, resultsFor: request, snapshot: null });
 	}
 
 	private patch(patch: Partial<RelatedState>): void {

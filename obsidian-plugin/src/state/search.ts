@@ -7,7 +7,7 @@
  * modal renders last shows current results, and an empty input answers at once.
  */
 import { ApiError, toApiError } from "../api/errors";
-import type { SearchDoc, SearchHit, SearchRequest } from "../api/types";
+import type { MissingRequest, SearchDoc, SearchHit, SearchRequest } from "../api/types";
 import type { Clock } from "./clock";
 import type { PathFilter } from "./exclude";
 import { type ParsedQuery, parseSearchInput } from "./filters";
@@ -97,6 +97,14 @@ export class SearchController {
 		// Passages are grouped by note: ask for more so `top` distinct notes remain.
 		this.runner.submit(buildSearchRequest(parsed, top * 3, rerank, excluding ? 10 : 0), debounceMs);
 		return new Promise((resolve) => this.waiters.push(resolve));
+	}
+
+	/** The request "why isn't `path` here?" sends: this search's, as it was run, plus the note. */
+	missingRequest(path: string): MissingRequest | null {
+		const { parsed } = this.store.get();
+		if (parsed.query.length < 2) return null;
+		const { top, rerank, excluding } = this.deps.options();
+		return { ...buildSearchRequest(parsed, top * 3, rerank, excluding ? 10 : 0), path };
 	}
 
 	dispose(): void {

@@ -6,7 +6,7 @@
  * the wire (state first, then progress/note_indexed/ready/error) is tested without a server.
  * `revision` increments when an index pass finishes: views that show results refresh on it.
  */
-import type { Progress, ServerEvent, StatusDoc } from "../api/types";
+import type { IndexPhases, Progress, ServerEvent, StatusDoc } from "../api/types";
 
 export type ConnectionPhase =
 	| "connecting" // first attempt, or re-reading the discovery file
@@ -177,12 +177,20 @@ export function statusBarText(status: AppStatus): { text: string; tone: "ok" | "
 	if (doc.paused) return { text: "Indexing paused", tone: "warn" };
 	if (doc.state === "indexing" || index.progress) {
 		const p = index.progress;
+		// the meaning phase of a first index: every note is already findable by its words
+		if (p && p.stage === "meaning" && p.total > 0) {
+			return { text: `Words ready · meaning ${Math.floor((100 * p.done) / p.total)}%`, tone: "busy" };
+		}
 		if (p && p.total > 0) return { text: `Indexing ${p.done}/${p.total}`, tone: "busy" };
 		return { text: "Indexing…", tone: "busy" };
 	}
 	if (doc.state === "empty" || (doc.state === "incomplete" && doc.notes === 0)) return { text: "No index yet", tone: "warn" };
 	const notes = `${doc.notes.toLocaleString("en-US")} ${doc.notes === 1 ? "note" : "notes"}`;
 	if (doc.state === "stale") return { text: `${notes} (out of date)`, tone: "warn" };
+	const meaning = doc.phases?.meaning;
+	if (doc.state === "incomplete" && doc.phases?.words.state === "done" && meaning && meaning.state !== "done") {
+		return { text: `${notes} (words only, meaning ${Math.floor(meaning.percent)}%)`, tone: "warn" };
+	}
 	if (doc.state === "incomplete") return { text: `${notes} (incomplete)`, tone: "warn" };
 	return { text: notes, tone: "ok" };
 }
@@ -199,5 +207,21 @@ export function stateWords(doc: StatusDoc): string {
 	const words = base[doc.state] ?? doc.state;
 	const detail = doc.state_detail?.trim();
 	const paused = doc.paused ? " (paused)" : "";
-	return detail ? `${words.split(":")[0]}${paused}: ${detail}` : `${words}${paused}`;
+	const phases = phaseWords(doc.phases);
+	const text = detail ? `${words.split(":")[0]}${paused}: ${detail}` : `${words}${paused}`;
+	return phases ? `${text}. ${phases}` : text;
+}
+
+/**
+ * The two phases in words while meaning is not done ("" once it is, or from an older server):
+ * "Words: done. Meaning: 41% (1,234 of 3,000 passages), about 2 min left".
+ */
+export function phaseWords(phases: IndexPhases | undefined): string {
+	if (!phases || phases.meaning.state === "done") return "";
+	const m = phases.meaning;
+	const count = `${m.done.toLocaleString("en-US")} of ${m.total.toLocaleString("en-US")} passages`;
+	const eta = formatEta(m.eta_s);
+	const state = m.state === "interrupted" ? ", stopped: it resumes with the next index run" : "";
+	const words = phases.words.state === "done" ? "Words: done (every note is searchable by its words)" : `Words: ${phases.words.state}`;
+	return `${words}. Meaning: ${Math.floor(m.percent)}% (${count})${eta ? `, about ${eta} left` : ""}${state}`;
 }

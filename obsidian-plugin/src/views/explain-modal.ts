@@ -120,7 +120,8 @@ function renderVotes(parent: HTMLElement, votes: Votes, open: (path: string, lin
 	section.createDiv({ cls: "vaultheat-edge-math", text: votesArithmetic(votes) });
 }
 
-function renderBreakdown(parent: HTMLElement, doc: ExplainDoc): void {
+/** The score, the sentence that sums it up and a row per component (also the missing view's). */
+export function renderBreakdown(parent: HTMLElement, doc: Pick<ExplainDoc, "score" | "components">): void {
 	const section = parent.createDiv({ cls: "vaultheat-explain-section" });
 	const head = section.createDiv({ cls: "vaultheat-explain-scorehead" });
 	head.createDiv({ cls: "vaultheat-explain-final", text: formatScore(doc.score) });

@@ -22,6 +22,33 @@ export async function openNoteAtLine(app: App, path: string, line: number, newLe
 	}
 }
 
+/** Where a result points: a note's line, a PDF's page or a canvas's card (server fields). */
+export interface ResultPlace {
+	line_start: number;
+	page?: number | null;
+	card_id?: string | null;
+}
+
+/**
+ * The link text that opens a result where it is: `file.pdf#page=2` for a PDF's page (the form
+ * Obsidian's own PDF links use), the path otherwise (a canvas opens whole: Obsidian's public API,
+ * obsidian.d.ts 1.13, has no canvas view to focus a card in; canvas.d.ts only types the file).
+ */
+export function resultLinktext(path: string, place: ResultPlace): string {
+	return typeof place.page === "number" && place.page >= 1 ? `${path}#page=${place.page}` : path;
+}
+
+/** Opens a search or related result: a note at its line, a PDF at its page, a canvas. */
+export async function openResult(app: App, path: string, place: ResultPlace, newLeaf: PaneType | boolean = false): Promise<void> {
+	const derived = typeof place.page === "number" || typeof place.card_id === "string" || /\.(pdf|canvas)$/i.test(path);
+	if (!derived) return openNoteAtLine(app, path, place.line_start, newLeaf);
+	if (!app.vault.getFileByPath(path)) {
+		new Notice(`${path} is not in the vault any more.`);
+		return;
+	}
+	await app.workspace.openLinkText(resultLinktext(path, place), "", newLeaf);
+}
+
 /**
  * The heading a link should point at: the matching passage's own section ("#Heading"), or ""
  * when the match is the note's top (no heading, or only the title heading).

@@ -18,10 +18,12 @@ import { hiddenNote } from "../state/relevance";
 import { folderOf } from "../state/text";
 import { diagnoseQueryError, diagnoseStatus, type Diagnosis } from "../state/diagnosis";
 import type { NoteContext, NoteSource, RelatedState } from "../state/related";
+import { NO_ADDRESS } from "../state/connection";
+import { asOf } from "../state/snapshot";
 import type { AppStatus } from "../state/status";
 import { renderDiagnosis, renderProgress } from "./dom";
 import { openExplain } from "./explain-modal";
-import { insertLink, linkList, linkTo, openNoteAtLine, sectionSubpath } from "./navigation";
+import { insertLink, linkList, linkTo, openResult, sectionSubpath } from "./navigation";
 import { renderRelatedRow } from "./related-row";
 import { VIEW_TYPE_RELATED, type ViewContext } from "./context";
 
@@ -78,7 +80,7 @@ export class RelatedView extends ItemView {
 	private act(hit: RelatedHit, action: ReturnType<typeof rowAction>): void {
 		if (action === "insert-link") this.insert(hit);
 		else if (action === "explain") this.explain(hit);
-		else if (action) void openNoteAtLine(this.app, hit.path, hit.best_chunk.line_start, action === "open-tab" ? "tab" : action === "open-split" ? "split" : false);
+		else if (action) void openResult(this.app, hit.path, hit.best_chunk, action === "open-tab" ? "tab" : action === "open-split" ? "split" : false);
 	}
 
 	/** Keyboard focus into the list (the "Focus related notes" command). */
@@ -280,8 +282,8 @@ export class RelatedView extends ItemView {
 	private contextMenu(hit: RelatedHit, evt: MouseEvent): void {
 		const source = this.ctx.related.current?.path ?? "";
 		const menu = new Menu();
-		menu.addItem((i) => i.setTitle("Open in new tab").setIcon("file-plus").onClick(() => void openNoteAtLine(this.app, hit.path, hit.best_chunk.line_start, "tab")));
-		menu.addItem((i) => i.setTitle("Open to the right").setIcon("separator-vertical").onClick(() => void openNoteAtLine(this.app, hit.path, hit.best_chunk.line_start, "split")));
+		menu.addItem((i) => i.setTitle("Open in new tab").setIcon("file-plus").onClick(() => void openResult(this.app, hit.path, hit.best_chunk, "tab")));
+		menu.addItem((i) => i.setTitle("Open to the right").setIcon("separator-vertical").onClick(() => void openResult(this.app, hit.path, hit.best_chunk, "split")));
 		menu.addSeparator();
 		menu.addItem((i) => i.setTitle("Insert link").setIcon("link").onClick(() => this.insert(hit)));
 		menu.addItem((i) =>
@@ -343,6 +345,10 @@ export class RelatedView extends ItemView {
 
 	private renderBanner(state: RelatedState, status: AppStatus): void {
 		this.bannerEl.empty();
+		if (state.snapshot) {
+			this.renderSnapshotBanner(state.snapshot, status);
+			return;
+		}
 		if (state.results.length === 0) return;
 		const diagnosis = this.diagnosis(state, status);
 		if (diagnosis) {
@@ -356,6 +362,20 @@ export class RelatedView extends ItemView {
 			body.createDiv({ cls: "vaultheat-state-title", text: "Updating the index" });
 			renderProgress(body, progress);
 		}
+	}
+
+	/** The list is the desktop's snapshot: say when it was made, and what changed since. */
+	private renderSnapshotBanner(snapshot: NonNullable<RelatedState["snapshot"]>, status: AppStatus): void {
+		const note = this.bannerEl.createDiv({ cls: "vaultheat-state is-info is-compact vaultheat-snapshot-banner", attr: { role: "status" } });
+		const body = note.createDiv({ cls: "vaultheat-state-body" });
+		body.createDiv({ cls: "vaultheat-state-title", text: `From the snapshot, ${asOf(snapshot.at)}` });
+		const parts: string[] = [];
+		if (snapshot.noteChanged) parts.push("This note changed since, so the list may be out of date.");
+		const n = snapshot.changed.length;
+		if (n > 0) parts.push(`${n} listed ${n === 1 ? "note" : "notes"} changed since.`);
+		// Shown only because no server answered: on a phone with no address set, say what that costs.
+		parts.push(status.connection.message === NO_ADDRESS ? "No server on this device: search and explain need one (settings)." : "The sidecar does not answer.");
+		body.createDiv({ cls: "vaultheat-state-detail", text: parts.join(" ") });
 	}
 
 	private renderBody(state: RelatedState, status: AppStatus): void {
@@ -380,6 +400,10 @@ export class RelatedView extends ItemView {
 		}
 		if (!state.target) {
 			renderDiagnosis(this.bodyEl, { title: "No note open", detail: "Open a note to see the notes related to it.", actions: [], tone: "info" }, fix);
+			return;
+		}
+		if (state.snapshot) {
+			renderDiagnosis(this.bodyEl, { title: "No related notes in the snapshot", detail: `The snapshot lists none for this note (${asOf(state.snapshot.at)}).`, actions: [], tone: "info" }, fix);
 			return;
 		}
 		if (state.updating || state.resultsFor === null) {
@@ -420,7 +444,7 @@ export class RelatedView extends ItemView {
 		this.listEl = list;
 		const rows = results.map((hit) =>
 			renderRelatedRow(list, hit, {
-				open: (h, evt) => void openNoteAtLine(this.app, h.path, h.best_chunk.line_start, Keymap.isModEvent(evt)),
+				open: (h, evt) => void openResult(this.app, h.path, h.best_chunk, Keymap.isModEvent(evt)),
 				insertLink: (h) => this.insert(h),
 				explain: (h) => this.explain(h),
 				hover: (h, evt, el) => this.hover(h, evt, el),
@@ -430,6 +454,13 @@ export class RelatedView extends ItemView {
 			}),
 		);
 		this.rows = rows;
+		const changed = new Set(this.ctx.related.store.get().snapshot?.changed ?? []);
+		rows.forEach((row, i) => {
+			const hit = results[i];
+			if (!hit || !changed.has(hit.path)) return;
+			row.addClass("is-changed");
+			row.createDiv({ cls: "vaultheat-row-changed", text: "Changed since the snapshot" });
+		});
 		const index = focusedPath ? results.findIndex((h) => h.path === focusedPath) : -1;
 		this.focusIndex = Math.max(0, Math.min(index === -1 ? this.focusIndex : index, rows.length - 1));
 		rows.forEach((row, i) => row.setAttr("tabindex", i === this.focusIndex ? "0" : "-1"));
@@ -467,6 +498,10 @@ export class RelatedView extends ItemView {
 	}
 
 	private explain(hit: RelatedHit): void {
+		if (this.ctx.related.store.get().snapshot) {
+			new Notice("Explaining a match needs a server: this list comes from the snapshot.");
+			return;
+		}
 		const request = this.ctx.related.explainRequest(hit.path);
 		if (!request) return;
 		openExplain(this.ctx, { kind: "related", request, title: hit.title, path: hit.path, score: hit.score });

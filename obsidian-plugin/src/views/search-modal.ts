@@ -15,11 +15,12 @@ import { morePassagesText, type NoteGroup } from "../state/group";
 import { explainKey, keyHelp, ROW_KEY_MODIFIERS, type RowAction, rowAction } from "../state/keys";
 import { hiddenNote } from "../state/relevance";
 import type { SearchController } from "../state/search";
-import { folderOf, queryTerms, toSnippet } from "../state/text";
+import { basename, folderOf, queryTerms, toSnippet } from "../state/text";
 import type { ViewContext } from "./context";
 import { headingTrail, iconButton, renderDiagnosis, renderHighlighted, renderRelevance } from "./dom";
 import { openExplain } from "./explain-modal";
-import { insertLink, lastMarkdownView, openNoteAtLine, sectionSubpath } from "./navigation";
+import { openMissing } from "./missing-modal";
+import { insertLink, lastMarkdownView, openResult, sectionSubpath } from "./navigation";
 
 /** A row: a note (its best passage), or one of its other passages once opened. */
 interface SearchRow {
@@ -35,6 +36,7 @@ export class SearchModal extends SuggestModal<SearchRow> {
 	private readonly sourcePath: string;
 	private readonly initialQuery: string;
 	private hintEl!: HTMLElement;
+	private missingEl!: HTMLElement;
 	private unsubscribe: (() => void) | null = null;
 	/** Notes whose other passages are shown, and the answer they belong to. */
 	private readonly expanded = new Set<string>();
@@ -72,6 +74,8 @@ export class SearchModal extends SuggestModal<SearchRow> {
 		this.modalEl.addClass("vaultheat-search-modal");
 		this.hintEl = createDiv({ cls: "vaultheat-search-hint" });
 		this.inputEl.insertAdjacentElement("afterend", this.hintEl);
+		this.missingEl = this.missingButton();
+		this.hintEl.insertAdjacentElement("afterend", this.missingEl);
 		this.unsubscribe = this.search.store.subscribe((state) => {
 			this.modalEl.toggleClass("is-loading", state.loading);
 			const filters = describeFilters(state.parsed);
@@ -79,6 +83,9 @@ export class SearchModal extends SuggestModal<SearchRow> {
 			const text = [filters ? `Filtered: ${filters}` : "", hidden].filter(Boolean).join(" · ");
 			this.hintEl.setText(text);
 			this.hintEl.toggleClass("is-visible", text !== "");
+			// The note you came from is not among the results: offer to say why.
+			const away = state.results.every((hit) => hit.path !== this.sourcePath);
+			this.missingEl.toggleClass("is-visible", this.sourcePath.endsWith(".md") && state.parsed.query.length >= 2 && !state.loading && away);
 		});
 		if (this.initialQuery) {
 			this.inputEl.value = this.initialQuery;
@@ -191,7 +198,7 @@ export class SearchModal extends SuggestModal<SearchRow> {
 			case "open-tab":
 			case "open-split":
 			case "open":
-				void openNoteAtLine(this.app, hit.path, hit.line_start, action === "open-tab" ? "tab" : action === "open-split" ? "split" : false);
+				void openResult(this.app, hit.path, hit, action === "open-tab" ? "tab" : action === "open-split" ? "split" : false);
 				return;
 		}
 	}
@@ -210,6 +217,23 @@ export class SearchModal extends SuggestModal<SearchRow> {
 			// Escape or "Back to search" returns to this search, as typed.
 			back: { label: "Back to search", run: () => new SearchModal(this.ctx, input).open() },
 		});
+	}
+
+	/** "Why isn't <the note you came from> here?": hidden until a search leaves it out. */
+	private missingButton(): HTMLElement {
+		const button = createEl("button", {
+			cls: "vaultheat-search-missing",
+			text: `Why isn't “${basename(this.sourcePath)}” here?`,
+			attr: { type: "button" },
+		});
+		button.addEventListener("click", () => {
+			const request = this.search.missingRequest(this.sourcePath);
+			if (!request) return;
+			const input = this.search.store.get().input;
+			this.close();
+			openMissing(this.ctx, { request, back: { label: "Back to search", run: () => new SearchModal(this.ctx, input).open() } });
+		});
+		return button;
 	}
 
 	/** Offline, wrong token, no index: say so before the user types into the void. */

@@ -25,6 +25,10 @@ export interface SettingsHost {
 	obsidianExcludes?: () => string[];
 	/** Whether a file exists (desktop); used by "Find the sidecar". */
 	commandExists?: (path: string) => boolean;
+	/** process.platform on desktop ("darwin", "win32", "linux"), "mobile" in the mobile app. */
+	platformName?: string;
+	/** The mobile app: no sidecar here, only a server at an address, or the snapshot. */
+	mobile?: boolean;
 }
 
 export const MODEL_PRESETS = {
@@ -50,9 +54,19 @@ export class VaultheatSettingTab extends PluginSettingTab {
 		containerEl.addClass("vaultheat-settings");
 
 		new Setting(containerEl).setName("Connection").setHeading();
+		if (this.host.mobile) {
+			containerEl.createDiv({
+				cls: "setting-item-description",
+				text: "On this device Vaultheat cannot run its sidecar. Give the address and token of one running elsewhere (vaultheat serve --allow-remote on your desktop or a home server) for search and live related notes; without one, the sidebar shows the related notes snapshot your desktop wrote.",
+			});
+		}
 		new Setting(containerEl)
 			.setName("Sidecar address")
-			.setDesc(`Leave empty to use the address in ${DISCOVERY_PATH}, else ${DEFAULT_URL}.`)
+			.setDesc(
+				this.host.mobile
+					? "The server's address, e.g. https://homebox.tailnet:51764 (serve --allow-remote). Empty: no server, the snapshot only."
+					: `Leave empty to use the address in ${DISCOVERY_PATH}, else ${DEFAULT_URL}.`,
+			)
 			.addText((text) =>
 				text
 					.setPlaceholder(DEFAULT_URL)
@@ -61,7 +75,11 @@ export class VaultheatSettingTab extends PluginSettingTab {
 			);
 		new Setting(containerEl)
 			.setName("Token")
-			.setDesc(`Leave empty to read it from ${DISCOVERY_PATH} when the sidecar runs on this computer.`)
+			.setDesc(
+				this.host.mobile
+					? "The token from server.json in the server's index folder."
+					: `Leave empty to read it from ${DISCOVERY_PATH} when the sidecar runs on this computer.`,
+			)
 			.addText((text) => {
 				text.inputEl.type = "password";
 				text.inputEl.autocomplete = "off";
@@ -72,71 +90,24 @@ export class VaultheatSettingTab extends PluginSettingTab {
 			})
 			.addButton((button) => button.setButtonText("Reconnect").onClick(() => this.host.fix("retry")));
 
-		new Setting(containerEl).setName("Sidecar").setHeading();
-		if (!this.host.canSpawn) {
-			containerEl.createDiv({ cls: "setting-item-description", text: "Starting the sidecar from Obsidian needs the desktop app." });
-		}
 		new Setting(containerEl)
-			.setName("Start automatically")
-			.setDesc("Start this vault's sidecar (on a free port) whenever none is running, without asking; it stops when Obsidian quits.")
-			.addToggle((toggle) => toggle.setValue(s.autoStart).setDisabled(!this.host.canSpawn).onChange((value) => save({ autoStart: value })));
-		new Setting(containerEl)
-			.setName("Command")
-			.setDesc("The sidecar executable, or its full path if Obsidian does not find it (apps started from a dock may not see your shell's search path).")
-			.addText((text) =>
-				text
-					.setPlaceholder("/usr/local/bin/vaultheat")
-					.setValue(s.command)
-					.onChange((value) => save({ command: value.trim() })),
-			);
-		new Setting(containerEl)
-			.setName("Python path")
-			.setDesc("Optional: run the sidecar as <python> -m vaultheat.cli with this interpreter instead.")
-			.addText((text) =>
-				text
-					.setPlaceholder("/path/to/venv/bin/python")
-					.setValue(s.pythonPath)
-					.onChange((value) => save({ pythonPath: value.trim() })),
+			.setName("Keep a snapshot for mobile")
+			.setDesc(
+				this.host.mobile
+					? "Written by the desktop app: each note's related notes, read here when no server answers."
+					: "After each index pass, write each note's top related notes to the plugin's folder (about 3 MB for 10,000 notes), so Obsidian on a phone shows them without a model or a server.",
 			)
-			.addButton((button) => button.setButtonText("Start now").setDisabled(!this.host.canSpawn).onClick(() => this.host.fix("start-sidecar")));
-		new Setting(containerEl)
-			.setName("Find the sidecar")
-			.setDesc("Point at a vaultheat checkout or its .venv folder once: the plugin uses its vaultheat from then on.")
-			.addText((text) => {
-				text.setPlaceholder("/path/to/vaultheat");
-				text.inputEl.addEventListener("change", () => {
-					const folder = text.getValue().trim();
-					if (!folder) return;
-					const command = venvCommand(folder, typeof process === "undefined" ? "linux" : process.platform);
-					if (this.host.commandExists && !this.host.commandExists(command)) {
-						new Notice(`No vaultheat at ${command}. Run scripts/setup.sh in that checkout first.`);
-						return;
-					}
-					void this.host.saveSettings({ command, pythonPath: "", setupDone: true }).then(() => {
-						new Notice(`Vaultheat: using ${command}.`);
-					});
-				});
-			});
-		new Setting(containerEl)
-			.setName("Index folder")
-			.setDesc("Leave empty to keep the index in .vaultheat inside the vault. For a synced vault, pick a folder outside it; the sidecar is started with --index-dir and its server.json is read from there.")
-			.addText((text) =>
-				text
-					.setPlaceholder("/home/me/.cache/vaultheat/work")
-					.setValue(s.indexDir)
-					.onChange((value) => save({ indexDir: value.trim() })),
-			);
+			.addToggle((toggle) => toggle.setValue(s.keepSnapshot).setDisabled(Boolean(this.host.mobile)).onChange((value) => save({ keepSnapshot: value })));
 
-		const cores = new Setting(containerEl)
-			.setName("Cores while indexing")
-			.setDesc("Use at most this many CPU cores while the sidecar indexes (0: all but one). Taken the next time the sidecar starts.");
-		cores.addSlider((slider) => {
-			slider
-				.setLimits(LIMITS.indexCores.min, Math.min(LIMITS.indexCores.max, 32), 1)
-				.setValue(s.indexCores)
-				.onChange((value) => save({ indexCores: value }));
-			showValue(cores, slider, s.indexCores, (v) => (v === 0 ? "all" : String(v)));
-		});
+		new Setting(containerEl).setName("Sidecar").setHeading();
+		if (this.host.mobile) {
+			containerEl.createDiv({
+				cls: "setting-item-description",
+				text: "Starting, stopping and configuring a sidecar needs the desktop app; on this device Vaultheat uses the server above, or the snapshot.",
+			});
+		} else {
+			this.sidecarSettings(containerEl, s, save);
+		}
 
 		new Setting(containerEl).setName("Results").setHeading();
 		const count = new Setting(containerEl)
@@ -184,6 +155,74 @@ export class VaultheatSettingTab extends PluginSettingTab {
 		this.displayHidden(containerEl);
 		this.displayModel(containerEl);
 		this.displayExclusions(containerEl);
+	}
+
+	/** Starting the sidecar and what it is started with (desktop only). */
+	private sidecarSettings(containerEl: HTMLElement, s: VaultheatSettings, save: (patch: Partial<VaultheatSettings>) => void): void {
+		if (!this.host.canSpawn) {
+			containerEl.createDiv({ cls: "setting-item-description", text: "Starting the sidecar from Obsidian needs the desktop app." });
+		}
+		new Setting(containerEl)
+			.setName("Start automatically")
+			.setDesc("Start this vault's sidecar (on a free port) whenever none is running, without asking; it stops when Obsidian quits.")
+			.addToggle((toggle) => toggle.setValue(s.autoStart).setDisabled(!this.host.canSpawn).onChange((value) => save({ autoStart: value })));
+		new Setting(containerEl)
+			.setName("Command")
+			.setDesc("The sidecar executable, or its full path if Obsidian does not find it (apps started from a dock may not see your shell's search path).")
+			.addText((text) =>
+				text
+					.setPlaceholder("/usr/local/bin/vaultheat")
+					.setValue(s.command)
+					.onChange((value) => save({ command: value.trim() })),
+			);
+		new Setting(containerEl)
+			.setName("Python path")
+			.setDesc("Optional: run the sidecar as <python> -m vaultheat.cli with this interpreter instead.")
+			.addText((text) =>
+				text
+					.setPlaceholder("/path/to/venv/bin/python")
+					.setValue(s.pythonPath)
+					.onChange((value) => save({ pythonPath: value.trim() })),
+			)
+			.addButton((button) => button.setButtonText("Start now").setDisabled(!this.host.canSpawn).onClick(() => this.host.fix("start-sidecar")));
+		new Setting(containerEl)
+			.setName("Find the sidecar")
+			.setDesc("Point at a vaultheat checkout or its .venv folder once: the plugin uses its vaultheat from then on.")
+			.addText((text) => {
+				text.setPlaceholder("/path/to/vaultheat");
+				text.inputEl.addEventListener("change", () => {
+					const folder = text.getValue().trim();
+					if (!folder) return;
+					const command = venvCommand(folder, this.host.platformName ?? "linux");
+					if (this.host.commandExists && !this.host.commandExists(command)) {
+						new Notice(`No vaultheat at ${command}. Run scripts/setup.sh in that checkout first.`);
+						return;
+					}
+					void this.host.saveSettings({ command, pythonPath: "", setupDone: true }).then(() => {
+						new Notice(`Vaultheat: using ${command}.`);
+					});
+				});
+			});
+		new Setting(containerEl)
+			.setName("Index folder")
+			.setDesc("Leave empty to keep the index in .vaultheat inside the vault. For a synced vault, pick a folder outside it; the sidecar is started with --index-dir and its server.json is read from there.")
+			.addText((text) =>
+				text
+					.setPlaceholder("/home/me/.cache/vaultheat/work")
+					.setValue(s.indexDir)
+					.onChange((value) => save({ indexDir: value.trim() })),
+			);
+
+		const cores = new Setting(containerEl)
+			.setName("Cores while indexing")
+			.setDesc("Use at most this many CPU cores while the sidecar indexes (0: all but one). Taken the next time the sidecar starts.");
+		cores.addSlider((slider) => {
+			slider
+				.setLimits(LIMITS.indexCores.min, Math.min(LIMITS.indexCores.max, 32), 1)
+				.setValue(s.indexCores)
+				.onChange((value) => save({ indexCores: value }));
+			showValue(cores, slider, s.indexCores, (v) => (v === 0 ? "all" : String(v)));
+		});
 	}
 
 	/** Suggestions hidden from a note's list ("Hide this suggestion for this note"), to undo. */

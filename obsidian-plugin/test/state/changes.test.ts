@@ -29,6 +29,8 @@ describe("toChangeEvent", () => {
 	it.each<[string, ChangeEvent["type"], string, string | undefined, ChangeEvent | null]>([
 		["a note", "modify", "A.md", undefined, m("A.md")],
 		["not a note", "modify", "image.png", undefined, null],
+		["a PDF is indexed too", "modify", "Docs/Manual.pdf", undefined, { type: "modify", path: "Docs/Manual.pdf" }],
+		["a canvas is indexed too", "create", "Boards/Plan.canvas", undefined, { type: "create", path: "Boards/Plan.canvas" }],
 		["an excluded note", "create", "Templates/T.md", undefined, null],
 		["rename between notes", "rename", "B.md", "A.md", r("A.md", "B.md")],
 		["rename into an excluded folder is a delete", "rename", "Templates/A.md", "A.md", d("A.md")],

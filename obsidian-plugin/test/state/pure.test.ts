@@ -108,10 +108,23 @@ describe("explain in words", () => {
 	it("contributions add up to the final score", () => {
 		const doc = explainDoc();
 		const items = contributions(doc);
-		expect(items.map((c) => c.component)).toEqual(["vector", "lexical", "heat", "fusion", "rerank"]);
+		expect(items.map((c) => c.component)).toEqual(["vector", "lexical", "heat", "fusion", "rerank", "title"]);
 		expect(items[3]).toMatchObject({ value: null, normalized: null });
 		expect(items[4]).toMatchObject({ value: null, normalized: null });
+		expect(items[5]).toMatchObject({ value: null, normalized: null });
 		expect(contributionTotal(items)).toBeCloseTo(doc.components.final, 10);
+	});
+	it("a note-name match reads as its own part", () => {
+		const doc = explainDoc({
+			components: {
+				raw: { vector: 0.4, lexical: 0, heat: 0, fusion: null, rerank: null, title: 1 },
+				normalized: { vector: 0.5, lexical: 0, heat: 0, fusion: null, rerank: null, title: 1 },
+				weights: { vector: 0.7, lexical: 0.04, heat: 0, fusion: 0, rerank: 0, title: 0.26 },
+				final: 0.61,
+			},
+		});
+		expect(contributions(doc).find((c) => c.component === "title")?.value).toBeCloseTo(0.26, 10);
+		expect(scoreSentence(doc)).toContain("named the note (0.26)");
 	});
 	it.each([
 		["dominant component", explainDoc(), "Mostly: similar meaning (0.72 of 0.77), then linked from a match (0.05)."],
@@ -119,9 +132,9 @@ describe("explain in words", () => {
 			"no dominant component",
 			explainDoc({
 				components: {
-					raw: { vector: 0.5, lexical: 0.5, heat: 0, fusion: null, rerank: null },
-					normalized: { vector: 0.5, lexical: 0.5, heat: 0, fusion: null, rerank: null },
-					weights: { vector: 0.5, lexical: 0.5, heat: 0.1, fusion: 0, rerank: 0 },
+					raw: { vector: 0.5, lexical: 0.5, heat: 0, fusion: null, fusion: null, rerank: null, title: null },
+					normalized: { vector: 0.5, lexical: 0.5, heat: 0, fusion: null, fusion: null, rerank: null, title: null },
+					weights: { vector: 0.5, lexical: 0.5, heat: 0.1, fusion: 0, rerank: 0, title: 0 },
 					final: 0.5,
 				},
 			}),
@@ -129,7 +142,7 @@ describe("explain in words", () => {
 		],
 		[
 			"nothing",
-			explainDoc({ components: { raw: { vector: null, lexical: null, heat: null, fusion: null, rerank: null }, normalized: { vector: null, lexical: null, heat: null, fusion: null, rerank: null }, weights: { vector: 1, lexical: 1, heat: 1, fusion: 1, rerank: 1 }, final: 0 } }),
+			explainDoc({ components: { raw: { vector: null, lexical: null, heat: null, fusion: null, fusion: null, rerank: null, title: null }, normalized: { vector: null, lexical: null, heat: null, fusion: null, rerank: null, title: null }, weights: { vector: 1, lexical: 1, heat: 1, fusion: 1, rerank: 1, title: 1 }, final: 0 } }),
 			"No component added to the score.",
 		],
 	])("%s", (_n, doc, want) => expect(scoreSentence(doc)).toBe(want));

@@ -5,7 +5,9 @@ import {
 	formatEta,
 	INITIAL_STATUS,
 	parseServerEvent,
+	phaseWords,
 	progressFraction,
+	stateWords,
 	statusBarText,
 } from "../../src/state/status";
 import { statusDoc } from "../helpers";
@@ -70,11 +72,30 @@ describe("statusBarText", () => {
 		["paused", online({ status: statusDoc({ paused: true }) }), "Indexing paused", "warn"],
 		["indexing with counts", online({ status: statusDoc({ state: "indexing" }), progress: { stage: "embed", done: 45, total: 120, rate: 1, eta_s: 3 } }), "Indexing 45/120", "busy"],
 		["indexing without counts", online({ status: statusDoc({ state: "indexing" }) }), "Indexing…", "busy"],
+		["meaning phase", online({ status: statusDoc({ state: "indexing" }), progress: { stage: "meaning", done: 41, total: 100, rate: 2, eta_s: 30 } }), "Words ready · meaning 41%", "busy"],
+		["words only after a stopped run", online({ status: statusDoc({ state: "incomplete", notes: 3, phases: { words: { state: "done" }, meaning: { state: "interrupted", done: 41, total: 100, percent: 41, eta_s: null } } }) }), "3 notes (words only, meaning 41%)", "warn"],
 	])("%s", (_n, status, text, tone) => expect(statusBarText(status)).toEqual({ text, tone }));
 
 	it("names a missing sidecar", () => {
 		const s = online({}, "offline");
 		expect(statusBarText({ ...s, sidecar: { ...s.sidecar, phase: "missing" } }).text).toBe("Sidecar not installed");
+	});
+});
+
+describe("phaseWords", () => {
+	it("says both phases while meaning runs, nothing once it is done", () => {
+		const running = { words: { state: "done" as const }, meaning: { state: "running" as const, done: 1234, total: 3000, percent: 41.1, eta_s: 120 } };
+		expect(phaseWords(running)).toBe(
+			"Words: done (every note is searchable by its words). Meaning: 41% (1,234 of 3,000 passages), about 2 min left",
+		);
+		expect(phaseWords({ ...running, meaning: { ...running.meaning, state: "done" } })).toBe("");
+		expect(phaseWords(undefined)).toBe("");
+	});
+	it("adds the phases to the tooltip's state words", () => {
+		const doc = statusDoc({ state: "indexing", state_detail: "an index run is in progress", phases: { words: { state: "done" }, meaning: { state: "running", done: 1, total: 4, percent: 25, eta_s: null } } });
+		expect(stateWords(doc)).toBe(
+			"Indexing: an index run is in progress. Words: done (every note is searchable by its words). Meaning: 25% (1 of 4 passages)",
+		);
 	});
 });
 

@@ -50,10 +50,11 @@ describe("explain rendering", () => {
 			["Linked from a match", "0.50", "0.016", "× 0.10", "+ 0.05"],
 			["Ranked high by both searches", "Not used", "–", "× 0.00", "–"],
 			["Reread", "Not used", "–", "× 0.00", "–"],
+			["Named the note", "Not used", "–", "× 0.00", "–"],
 			["Final score", "", "", "", "= 0.77"],
 		]);
 		expect(text(el.querySelector(".vaultheat-breakdown-help"))).toBe("Says the same thing in other words (embedding similarity)");
-		expect(el.querySelectorAll(".is-unused")).toHaveLength(2);
+		expect(el.querySelectorAll(".is-unused")).toHaveLength(3); // no fusion part (heat ran), no reranker, no note named
 		expect(el.querySelector(".vaultheat-explain-passage")).toBeNull();
 	});
 

@@ -38,6 +38,7 @@ describe("settings tab", () => {
 		expect(settings.map((r) => text(r.querySelector(".setting-item-name")))).toEqual([
 			"Sidecar address",
 			"Token",
+			"Keep a snapshot for mobile",
 			"Start automatically",
 			"Command",
 			"Python path",

@@ -26,6 +26,7 @@ from vaultheat.config import Settings, load_settings
 from vaultheat.core.requests import RelatedRequest, SearchRequest, with_default_top
 from vaultheat.documents import (
     explain_document,
+    missing_document,
     refresh_document,
     related_document,
     search_document,
@@ -56,6 +57,7 @@ class Backend(Protocol):
     def search(self, body: dict[str, Any]) -> dict[str, Any]: ...
     def related(self, body: dict[str, Any]) -> dict[str, Any]: ...
     def explain(self, body: dict[str, Any]) -> dict[str, Any]: ...
+    def explain_missing(self, body: dict[str, Any]) -> dict[str, Any]: ...
     def status(self) -> dict[str, Any]: ...
     def refresh(
         self, *, full: bool, wait: bool, timeout_s: float, progress: ProgressCb | None
@@ -100,6 +102,12 @@ class EngineBackend:
         req = RelatedRequest.from_dict(rest)
         req = replace(req, path=vault_path(self.paths, req.path))
         return explain_document(self.engine.explain_related(req, target))
+
+    def explain_missing(self, body: dict[str, Any]) -> dict[str, Any]:
+        rest = dict(body)
+        path = vault_path(self.paths, rest.pop("path", None))
+        req = SearchRequest.from_dict(with_default_top(rest, self.engine.settings.search.top))
+        return missing_document(self.engine.explain_missing(req, path))
 
     def status(self) -> dict[str, Any]:
         return status_document(self.engine.status())
@@ -165,6 +173,9 @@ class ServerBackend:
 
     def explain(self, body: dict[str, Any]) -> dict[str, Any]:
         return self._call("POST", "/v1/explain", body)
+
+    def explain_missing(self, body: dict[str, Any]) -> dict[str, Any]:
+        return self._call("POST", "/v1/explain/missing", body)
 
     def status(self) -> dict[str, Any]:
         return self._call("GET", "/v1/status")

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from vaultheat.config import Settings
+from vaultheat.core.derived_notes import document_kind
 from vaultheat.core.discovery import _Walker
-from vaultheat.core.models import display_text, line_starts
+from vaultheat.core.models import ChunkRow, display_text, line_starts
 from vaultheat.core.parsing import is_excluded, split_frontmatter
 from vaultheat.errors import InputError, NotFoundError
 from vaultheat.indexer import content_hash
@@ -43,12 +44,17 @@ class OpenRequest:
     max_bytes: int = 65_536
 
 
-def note_file(paths: IndexPaths, settings: Settings, rel: str) -> tuple[str, Path]:
-    """(normalized vault-relative path, absolute path) of a note an agent may read."""
+def note_file(
+    paths: IndexPaths, settings: Settings, rel: str, *, documents: bool = False
+) -> tuple[str, Path]:
+    """(normalized vault-relative path, absolute path) of a note an agent may read
+    (``documents``: or a PDF or canvas, whose indexed text is what is read)."""
     target = safe_vault_path(paths.vault, rel)
     norm = target.relative_to(paths.vault.resolve()).as_posix()
-    if not norm.lower().endswith(".md"):
-        raise InputError(f"{rel!r} is not a Markdown note (only .md notes can be opened)")
+    if not norm.lower().endswith(".md") and not (documents and document_kind(norm)):
+        raise InputError(
+            f"{rel!r} is not a Markdown note (only .md notes, PDFs and canvases can be opened)"
+        )
     if any(part.startswith(".") for part in norm.split("/")):
         raise InputError(f"{rel!r} is hidden (a name starting with '.'); it is not a note")
     root = paths.root.resolve()
@@ -91,6 +97,8 @@ def open_note(
         rel = chunk.path
     if rel is None:
         raise InputError("give a path or a chunk_id")
+    if document_kind(rel) is not None:
+        return open_document(paths, settings, store, req, rel)
     norm, raw = read_note(paths, settings, rel)
     text = raw.decode("utf-8", "surrogateescape")
     fm, _, _ = split_frontmatter(text, [])
@@ -137,6 +145,54 @@ def open_note(
     }
 
 
+def open_document(
+    paths: IndexPaths, settings: Settings, store: Store | None, req: OpenRequest, rel: str
+) -> dict[str, Any]:
+    """``open`` of a PDF or canvas: its indexed (extracted) text, since the file is no text;
+    one chunk's (``chunk_id``) or the chunks in order up to ``max_bytes``, with the page range
+    or card ids they come from. Lines are 0: derived text has no lines of the file."""
+    norm, target = note_file(paths, settings, rel, documents=True)
+    row = store.note_by_path(norm) if store is not None else None
+    if row is None or store is None:
+        raise NotFoundError(f"{norm!r} is not indexed (yet, or it was skipped)", path=norm)
+    chunks = store.note_chunks(row.id)
+    if req.chunk_id is not None:
+        chunks = [c for c in chunks if c.id == req.chunk_id]
+    parts: list[str] = []
+    used: list[ChunkRow] = []
+    size = 0
+    for c in chunks:
+        piece = display_text(c.text)
+        if used and size + len(piece.encode()) > req.max_bytes:
+            break
+        parts.append(piece)
+        used.append(c)
+        size += len(piece.encode()) + 2
+    pages = [c.page for c in used if c.page is not None]
+    ends = [c.page_end or c.page for c in used if c.page is not None]
+    stat = target.stat()
+    return {
+        "schema": "vaultheat.open.v1",
+        "path": norm,
+        "title": row.title,
+        "frontmatter": {},
+        "chunk_id": req.chunk_id,
+        "fresh": (row.mtime_ns, row.size) == (stat.st_mtime_ns, stat.st_size),
+        "line_start": 0,
+        "line_end": 0,
+        "total_lines": 0,
+        "byte_start": 0,
+        "byte_end": stat.st_size,
+        "size": stat.st_size,
+        "truncated": len(used) < len(chunks),
+        "next_line": None,
+        "page": min(pages) if pages else None,
+        "page_end": max(ends) if ends else None,
+        "card_ids": [c.card_id for c in used if c.card_id is not None],
+        "text": "\n\n".join(parts),
+    }
+
+
 def _line_of(starts: list[int], byte: int) -> int:
     import bisect
 
@@ -150,7 +206,15 @@ def _utf8_boundary(raw: bytes, end: int) -> int:
 
 
 def render_open(doc: dict[str, Any]) -> str:
-    """The text an agent reads: a header, then the lines with their numbers."""
+    """The text an agent reads: a header, then the lines with their numbers (a PDF or canvas:
+    its pages or cards, then the text)."""
+    if doc.get("page") is not None or doc.get("card_ids"):
+        where = (
+            f"p. {doc['page']}" if doc["page"] == doc["page_end"]
+            else f"pp. {doc['page']}-{doc['page_end']}"
+        ) if doc.get("page") is not None else "cards " + ", ".join(doc["card_ids"])  # fmt: skip
+        cut = " (truncated; open a result's chunk_id for the rest)" if doc["truncated"] else ""
+        return f"{doc['path']} {where}{cut}\n{doc['text']}"
     lines = doc["text"].split("\n")
     if lines and lines[-1] == "" and doc["text"].endswith("\n"):
         lines.pop()

@@ -90,12 +90,17 @@ PATH = {"type": "string", "minLength": 1, "maxLength": 4096,
         "description": "vault-relative path of a note, e.g. 'Projects/Ideas.md'"}  # fmt: skip
 TOP = {"type": "integer", "minimum": 1, "maximum": MAX_TOP, "default": 10}
 LABEL = {"enum": ["strong", "good", "weak"]}
+# PDF and canvas chunks: lines 0, bytes the whole file, and where the text comes from instead
+LOCATOR = {"page": {"type": "integer", "minimum": 1, "description": "PDF: first page"},
+           "page_end": {"type": "integer", "minimum": 1, "description": "PDF: last page"},
+           "card_id": {"type": "string", "description": "canvas: the card's node id"}}
 CHUNK = _obj({"chunk_id": INT, "heading_path": {"type": "array", "items": STR},
               "line_start": INT, "line_end": INT, "byte_start": INT, "byte_end": INT,
-              "text": STR}, ("chunk_id", "line_start", "line_end"), closed=False)  # fmt: skip
+              **LOCATOR, "text": STR}, ("chunk_id", "line_start", "line_end"),
+             closed=False)  # fmt: skip
 RESULT = _obj(
     {"rank": INT, "path": STR, "title": STR, "score": NUM, "chunk_id": INT,
-     "line_start": INT, "line_end": INT, "byte_start": INT, "byte_end": INT,
+     "line_start": INT, "line_end": INT, "byte_start": INT, "byte_end": INT, **LOCATOR,
      "relevance": NUM, "relevance_label": LABEL, "best_chunk": CHUNK},
     ("rank", "path", "score"), closed=False,
 )  # fmt: skip
@@ -148,6 +153,11 @@ def _explain(auto: AutoBackend, a: dict[str, Any], _: ProgressCb | None) -> dict
         return b.explain(a)
 
     doc: dict[str, Any] = auto.run(run)
+    return doc
+
+
+def _missing(auto: AutoBackend, a: dict[str, Any], _: ProgressCb | None) -> dict[str, Any]:
+    doc: dict[str, Any] = auto.run(lambda b: b.explain_missing(a))
     return doc
 
 
@@ -207,9 +217,10 @@ TOOLS: tuple[Tool, ...] = (
         "Find passages (or, with files_only, whole notes) in the user's Obsidian vault by "
         "meaning and keywords, boosted by the link graph. Use it first for any question about "
         "what the user wrote. Results carry path, line and byte ranges: pass them to `open` to "
-        "read more." + RELEVANCE_HELP + " `ranked_by` 'words': nothing matched by meaning and "
-        "the results that contain the query's words come first (relevance still measures "
-        "meaning, so they can read 'weak' and still be the note the user means).",
+        "read more." + RELEVANCE_HELP + " `ranked_by` 'words': nothing matched by meaning (or "
+        "a first index is still computing meaning for part of the vault) and the results that "
+        "contain the query's words come first (relevance still measures meaning, so they can "
+        "read 'weak' and still be the note the user means).",
         _obj({"query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS},
               "top": TOP, "files_only": {**BOOL, "default": False}, **FILTERS,
               "property": {"type": "object", "maxProperties": 32,
@@ -251,6 +262,21 @@ TOOLS: tuple[Tool, ...] = (
         _explain,
     ),
     Tool(
+        "missing", "Why a note is missing from a search",
+        "Where a note the user expected landed for a search `query`, and what kept it down: "
+        "its `rank` (null when it was not among the candidates: then `reason` says why, e.g. "
+        "neither in the vector nor the lexical top N, filtered, not indexed, and `would_rank` "
+        "where its score would put it), its best chunk with the score parts, and `to_beat`, "
+        "the result at rank `top` it would have to beat.",
+        _obj({"query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS},
+              "path": PATH, "top": TOP, "files_only": {**BOOL, "default": False}, **FILTERS},
+             ("query", "path")),
+        _doc("vaultheat.missing.v1", {"query": STR, "path": STR, "status": STR,
+             "reason": STR, "rank": NULL_INT, "would_rank": NULL_INT,
+             "to_beat": {"type": ["object", "null"]}}, ("path", "status", "reason")),
+        _missing,
+    ),
+    Tool(
         "neighbors", "Graph neighbours of a note",
         "The typed edges of a note (aggregated over its chunks) or of one chunk: `link` "
         "(it links there), `backlink` (linked from there), `similar` (close in meaning), each "
@@ -274,7 +300,9 @@ TOOLS: tuple[Tool, ...] = (
         "Read a note's exact text with line numbers: the whole note (up to max_lines), a "
         "line range, or the lines of a search result's `chunk_id`. The frontmatter comes as "
         "parsed `frontmatter` properties. Long answers are cut at a line boundary: "
-        "`truncated` is true and `next_line` says where to continue. Read-only.",
+        "`truncated` is true and `next_line` says where to continue. A PDF or canvas gives "
+        "its indexed text (a `chunk_id`'s, or all of it up to max_bytes) with `page`/"
+        "`page_end` or `card_ids` saying where it is; its lines are 0. Read-only.",
         _obj({"path": PATH, "chunk_id": INT,
               "line_start": {"type": "integer", "minimum": 1},
               "line_end": {"type": "integer", "minimum": 1},
@@ -284,7 +312,9 @@ TOOLS: tuple[Tool, ...] = (
                             "default": 65536}}),
         _doc("vaultheat.open.v1", {"path": STR, "title": STR, "frontmatter": {"type": "object"},
              "line_start": INT, "line_end": INT, "total_lines": INT, "byte_start": INT,
-             "byte_end": INT, "truncated": BOOL, "next_line": NULL_INT, "text": STR},
+             "byte_end": INT, "truncated": BOOL, "next_line": NULL_INT, "text": STR,
+             "page": NULL_INT, "page_end": NULL_INT,
+             "card_ids": {"type": "array", "items": STR}},
              ("path", "frontmatter", "line_start", "line_end", "truncated", "text")),
         _open,
         render=render_open,

@@ -4,9 +4,10 @@ Design: a Markdown chunk is an exact byte slice of its note; a PDF or canvas chu
 text is what the extractor or the JSON decoder produced), so its locator is the page range or the
 card id instead of bytes. PDFs are chunked per page first, then as notes are: a long page is cut
 at blank lines, then lines, then hard, into pieces of at most ``max_chars``; consecutive short
-pages are joined (so a chunk may span ``page``..``page_end``) until ``min_chars``. A canvas gives
-one chunk per text card, its group/edge labels as context. The embedding input is a context
-header (title, and "p. N" / "card ID") + a blank line + the text, as for notes.
+pages are joined (so a chunk may span ``page``..``page_end``) until ``min_chars``; a page of
+``min_chars`` or more is never joined to another, so the text printed on it keeps its page.
+A canvas gives one chunk per text card, its group/edge labels as context. The embedding input
+is a context header (title, and "p. N" / "card ID") + a blank line + the text, as for notes.
 """
 
 from __future__ import annotations
@@ -78,7 +79,8 @@ def chunk_pdf(
         text = page_text.strip()
         if not text:
             continue
-        if pieces and len(pieces[-1][2]) < min_chars and len(pieces[-1][2]) + len(text) < max_chars:
+        prev_short = pieces and len(pieces[-1][2]) < min_chars
+        if prev_short and len(text) < min_chars and len(pieces[-1][2]) + len(text) < max_chars:
             first, _, prev = pieces.pop()
             pieces.append((first, number, f"{prev}\n\n{text}"))
             continue

@@ -46,6 +46,9 @@ class Discovery:
     notes: list[FileEntry] = field(default_factory=list)
     other_files: list[str] = field(default_factory=list)  # attachments: links to them resolve
     skipped: list[Skip] = field(default_factory=list)
+    # PDFs and canvases to read, among ``other_files`` (the indexer fills it from
+    # ``discover_documents``; they stay attachments too, so links to them resolve)
+    documents: list[FileEntry] = field(default_factory=list)
 
 
 # --- filters -----------------------------------------------------------------------------------

@@ -33,12 +33,23 @@ def recompute_heat(explain: dict[str, Any]) -> float:
     return heat
 
 
+def locator_text(doc: dict[str, Any]) -> str:
+    """A chunk document's locator as people write it: "p. 2", "pp. 2-3", "card 1a2b" ("" for
+    a note's chunk)."""
+    if doc.get("card_id") is not None:
+        return f"card {doc['card_id']}"
+    if doc.get("page") is None:
+        return ""
+    first, last = doc["page"], doc.get("page_end") or doc["page"]
+    return f"p. {first}" if first == last else f"pp. {first}-{last}"
+
+
 def render_text(doc: dict[str, Any]) -> str:
     """A readable explanation for a terminal."""
     lines = [f"{doc['path']}  score {doc['score']:.4f}", f"query: {doc['query']}"]
     seed = doc.get("seed")
     if seed:
-        where = " > ".join(seed.get("heading_path") or []) or "(top)"
+        where = locator_text(seed) or " > ".join(seed.get("heading_path") or []) or "(top)"
         lines.append(
             f"seed: {seed['path']} [{where}] found by {seed['stage']} "
             f"(seed score {seed['seed_score']:.4f})"

@@ -62,6 +62,10 @@ class ParsedNote:
     block_ids: dict[str, int] = field(default_factory=dict)  # "^id" (without ^) -> byte offset
     warnings: list[str] = field(default_factory=list)  # e.g. malformed frontmatter
     excluded: bool = False  # opted out via frontmatter
+    kind: str = "markdown"  # "markdown", "pdf" or "canvas"
+    # derived text (PDF, canvas): its chunks, made when the file is read (raw/text are then the
+    # extracted text, not the file's bytes); None for a note, which the chunker cuts
+    drafts: list[ChunkDraft] | None = None
 
     @property
     def name(self) -> str:
@@ -83,6 +87,11 @@ class ChunkDraft:
     text: str  # == raw[byte_start:byte_end].decode("utf-8", "surrogateescape")
     heading_path: tuple[str, ...]  # headings enclosing the chunk start, outermost first
     embed_input: str  # context header + "\n\n" + text: what is embedded and indexed lexically
+    # derived text (PDF, canvas): where it comes from. Its bytes span the whole file and its
+    # lines are 0, since extracted text is no byte slice of the file (see core/derived.py)
+    page: int | None = None  # 1-based first page (PDF)
+    page_end: int | None = None  # last page (== page for a one-page chunk)
+    card_id: str | None = None  # the canvas card (JSON Canvas node id)
 
 
 @dataclass(frozen=True)
@@ -114,6 +123,9 @@ class ChunkRow:
     heading_path: tuple[str, ...]
     text: str
     embed_hash: str
+    page: int | None = None  # derived text only (see ChunkDraft)
+    page_end: int | None = None
+    card_id: str | None = None
 
 
 class ByteMap:

@@ -1,10 +1,11 @@
 """The retrieval pipeline shared by search and related notes.
 
-query vectors (+ lexical query) → hnswlib top-N per vector and FTS5 BM25 → weighted RRF into
-seeds → heat propagation over the typed chunk graph (only when ``hops`` > 0) → candidates =
-seeds ∪ heated nodes → components per candidate (vector = true cosine to the query, lexical =
-BM25, heat, or without heat the seeds' RRF score as ``fusion``, rerank) → min-max normalization
-and a weighted sum (weights renormalized over the stages that ran).
+query vectors (+ lexical query, + the notes the query names) → hnswlib top-N per vector, FTS5
+BM25 and each named note's best chunk → weighted RRF into seeds → heat propagation over the
+typed chunk graph (only when ``hops`` > 0) → candidates = seeds ∪ heated nodes → components per
+candidate (vector = true cosine to the query, lexical = BM25, heat, or without heat the seeds'
+RRF score as ``fusion``, rerank, title = the note-name score) → min-max normalization (title is
+absolute, only clipped) and a weighted sum (weights renormalized over the stages that ran).
 
 Every candidate's vector component is its real cosine to the query, also for nodes that only
 the graph found: the graph widens the candidate set (recall) and the final order still rests
@@ -23,10 +24,13 @@ import numpy as np
 from vaultheat.core.fusion import rrf
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.heat import HeatResult, propagate_heat, trace_path
-from vaultheat.core.plan import RetrievalPlan
+from vaultheat.core.models import ChunkRow
+from vaultheat.core.plan import NameMatch, RetrievalPlan
 from vaultheat.core.ports import StorePort, VectorIndexPort
 from vaultheat.core.results import HopTrace, ScoreParts, SeedTrace, Trace
 from vaultheat.core.scoring import combine
+
+ABSOLUTE = ("title",)  # score parts already on an absolute [0, 1] scale (core/titles.py)
 
 
 @dataclass
@@ -93,9 +97,6 @@ def retrieve(store: StorePort, vectors: VectorIndexPort, plan: RetrievalPlan) ->
             rankings.append([cid for cid, _ in ranked])
             weights.append(settings.lexical_weight * weight)
             stage_of.append(stage)
-    seeds = rrf(rankings, k=settings.rrf_k, weights=weights)
-    seed_stage = _seed_stages(rankings, weights, stage_of, settings.rrf_k)
-
     qmat = np.stack([q.vector for q in queries]).astype(np.float32)
     sim_cache: dict[int, float] = {}
 
@@ -110,6 +111,15 @@ def retrieve(store: StorePort, vectors: VectorIndexPort, plan: RetrievalPlan) ->
             for i, s in zip(todo, sims.max(axis=1), strict=True):
                 sim_cache[i] = float(s)
         return {i: sim_cache.get(i, 0.0) for i in ids}
+
+    names_raw: dict[int, float] | None = None
+    if plan.names is not None:
+        names_raw, ranking = name_chunks(plan.names, ok, query_sim)
+        rankings.append(ranking)
+        weights.append(settings.title_weight)
+        stage_of.append("title")
+    seeds = rrf(rankings, k=settings.rrf_k, weights=weights)
+    seed_stage = _seed_stages(rankings, weights, stage_of, settings.rrf_k)
 
     heat: HeatResult | None = None
     # heat runs only when it can move something: with hops = 0 (the default) it would hand back
@@ -144,6 +154,8 @@ def retrieve(store: StorePort, vectors: VectorIndexPort, plan: RetrievalPlan) ->
         "heat": {c: heat.heat.get(c, 0.0) for c in candidates} if heat is not None else None,
         "fusion": {c: seeds.get(c, 0.0) for c in candidates} if fusion else None,
         "rerank": None,
+        # no name matched: the part is off, so the scores read exactly as without the stage
+        "title": {c: names_raw.get(c, 0.0) for c in candidates} if names_raw else None,
     }
     score_weights = {
         "vector": settings.score_vector,
@@ -151,15 +163,16 @@ def retrieve(store: StorePort, vectors: VectorIndexPort, plan: RetrievalPlan) ->
         "heat": settings.score_heat,
         "fusion": settings.score_fusion,
         "rerank": settings.score_rerank,
+        "title": settings.score_title,
     }
-    first = combine(candidates, raw, score_weights)
+    first = combine(candidates, raw, score_weights, ABSOLUTE)
     if stages.rerank and plan.rerank is not None and candidates:
         shortlist = sorted(candidates, key=lambda c: (-first.final[c], c))[:plan.rerank_shortlist]
         scores = plan.rerank(shortlist)
         candidates = shortlist
         raw = {k: ({c: v[c] for c in shortlist} if v is not None else None) for k, v in raw.items()}
         raw["rerank"] = {c: scores.get(c, 0.0) for c in shortlist}
-        result = combine(candidates, raw, score_weights)
+        result = combine(candidates, raw, score_weights, ABSOLUTE)
     else:
         result = first
     order = sorted(candidates, key=lambda c: (-result.final[c], c))
@@ -174,6 +187,27 @@ def retrieve(store: StorePort, vectors: VectorIndexPort, plan: RetrievalPlan) ->
         order=order,
         qmat=qmat,
     )
+
+
+def name_chunks(
+    names: Sequence[NameMatch],
+    ok: Callable[[int], bool],
+    query_sim: Callable[[Sequence[int]], dict[int, float]],
+) -> tuple[dict[int, float], list[int]]:
+    """The note-name stage: each named note's chunk most similar to the query carries its
+    name score (once per note, so a named note does not flood chunk results), best name
+    first as a ranking for the seeds."""
+    raw: dict[int, float] = {}
+    ranking: list[int] = []
+    for m in names:
+        ids = [c for c in m.chunks if ok(c)]
+        if not ids:
+            continue
+        sims = query_sim(ids)
+        best = max(ids, key=lambda c: (sims[c], -c))
+        raw[best] = m.score
+        ranking.append(best)
+    return raw, ranking
 
 
 def score_unseen(r: Retrieval, sims: Mapping[int, float]) -> dict[int, float]:
@@ -258,6 +292,7 @@ def explain_unseen(
         text=snippet(row.text) if row else "",
         stage="votes",
         seed_score=0.0,
+        **_locator(row),
     )
     return Trace(seed, (), ScoreParts(parts["raw"], parts["normalized"], parts["weights"],
                                       parts["final"]))  # fmt: skip
@@ -317,6 +352,7 @@ def explain_chunk(
         text=snippet(seed_row.text) if seed_row else "",
         stage=r.seed_stage.get(seed_id, "graph"),
         seed_score=r.seeds.get(seed_id, 0.0),
+        **_locator(seed_row),
     )
     parts = ScoreParts(
         raw={k: (None if v is None else v.get(cid, 0.0)) for k, v in r.raw.items()},
@@ -331,3 +367,10 @@ def found_by(r: Retrieval, cid: int) -> str:
     if cid in r.seed_stage:
         return r.seed_stage[cid]
     return "graph"
+
+
+def _locator(row: ChunkRow | None) -> dict[str, Any]:
+    """A derived chunk's page range or card id (empty for a note's chunk or no row)."""
+    if row is None:
+        return {}
+    return {"page": row.page, "page_end": row.page_end, "card_id": row.card_id}

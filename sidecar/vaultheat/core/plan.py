@@ -33,6 +33,15 @@ class QueryVector:
 
 
 @dataclass(frozen=True)
+class NameMatch:
+    """A note the query names (``core/titles.py``): its name score in [0, 1] and its chunks."""
+
+    path: str
+    score: float
+    chunks: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class Stages:
     lexical: bool = True
     graph: bool = True
@@ -51,6 +60,7 @@ class RetrievalPlan:
     rerank_shortlist: int = 30
     graph: GraphView | None = None  # None: no heat stage
     dense: np.ndarray | None = None  # chunk id -> vector, for scoring (else the vector index)
+    names: tuple[NameMatch, ...] | None = None  # None: no note-name stage (related notes)
 
 
 def plan_for_search(
@@ -63,11 +73,17 @@ def plan_for_search(
     graph: GraphView,
     dense: np.ndarray | None,
     allowed: set[int] | None,
+    names: Sequence[NameMatch] | None = None,
 ) -> RetrievalPlan:
-    return build_plan(settings, settings.search, req.query, queries, lexical,
+    """``names``: the notes the query names; the stage runs with the lexical one, when
+    ``search.score_title`` is above 0."""
+    plan = build_plan(settings, settings.search, req.query, queries, lexical,
                       rerank=req.rerank, lexical_stage=req.lexical, graph_stage=req.graph,
                       make_rerank=make_rerank, graph=graph, dense=dense,
                       allowed=allowed)  # fmt: skip
+    if names is None or not req.lexical or settings.search.score_title <= 0:
+        return plan
+    return dataclasses.replace(plan, names=tuple(names))
 
 
 def plan_for_related(

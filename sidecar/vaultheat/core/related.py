@@ -298,7 +298,8 @@ def _keep(
             rows.update(store.chunks([cid]))
         if cid not in rows:  # deleted by a re-index since retrieval: skipped, not a KeyError
             continue
-        v = vectors.get_vectors([cid])[0]
+        # a chunk awaiting its vector (first index, meaning phase) cannot be a near-duplicate
+        v = vectors.get_vectors([cid])[0] if cid in vectors else np.zeros(vectors.dim)
         dup_of = next((i for i, kv in enumerate(kept_vecs)
                        if float(kv @ v) >= duplicate_sim), None)  # fmt: skip
         if dup_of is not None:

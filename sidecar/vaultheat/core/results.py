@@ -26,7 +26,8 @@ Components = Mapping[str, float | None]  # stage -> raw score part (None: the st
 
 @dataclass(frozen=True, slots=True)
 class ChunkRef:
-    """A result's best chunk: where it is (lines and bytes) and its snippet."""
+    """A result's best chunk: where it is (lines and bytes; a PDF's page range or a canvas's
+    card for derived text, whose lines are 0 and bytes the whole file) and its snippet."""
 
     chunk_id: int
     heading_path: tuple[str, ...]
@@ -35,6 +36,9 @@ class ChunkRef:
     byte_start: int
     byte_end: int
     text: str
+    page: int | None = None
+    page_end: int | None = None
+    card_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +51,9 @@ class SeedTrace:
     text: str
     stage: str  # "vector", "lexical", "note", "chunk:2", "graph", "votes" ...
     seed_score: float
+    page: int | None = None  # derived text: the seed chunk's locator
+    page_end: int | None = None
+    card_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +117,9 @@ class ChunkHit:
     explain: Trace | None = None
     relevance: float | None = None
     relevance_label: str | None = None
+    page: int | None = None  # derived text (PDF, canvas): the chunk's locator
+    page_end: int | None = None
+    card_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +171,10 @@ class SearchResults:
     # "meaning": the usual weights; "words": no vector match was even "good" and the query's
     # words were found, so the exact matches led (search.score_lexical_weak)
     ranked_by: str = "meaning"
+    # chunk results: at most this many chunks of one note came before every other note's
+    # chunks (search.chunks_per_note, core/shape.py), so a rank can sit below a lower score;
+    # 0: plain score order (always 0 for files-only results)
+    per_note: int = 0
 
     def with_relevance(self, curve: Curve) -> SearchResults:
         return dataclasses.replace(self, results=with_relevance(self.results, curve))

@@ -1,15 +1,18 @@
 """Final score: a weighted sum of min-max normalized components, exactly recomputable.
 
 Components (vector, lexical, heat, rerank...) live on unrelated scales, so each is min-max
-normalized over the *candidates* before weighting. A component that is off (``None``, e.g. no
-reranker) drops out and the remaining weights are renormalized to sum to 1, so turning the
-reranker off does not shrink every score. The result keeps the normalized values and effective
-weights it used so ``explain`` can show them and anyone can recompute ``final`` from them.
+normalized over the *candidates* before weighting. A component that is already on an absolute
+[0, 1] scale (the note-name score, ``core/titles.py``) can be named ``absolute``: it is only
+clipped, so a weak best match stays weak instead of being stretched to 1. A component that
+is off (``None``, e.g. no reranker) drops out and the remaining weights are renormalized to
+sum to 1, so turning the reranker off does not shrink every score. The result keeps the
+normalized values and effective weights it used so ``explain`` can show them and anyone can
+recompute ``final`` from them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from vaultheat.errors import ConfigError
@@ -63,8 +66,10 @@ def combine(
     candidates: Iterable[int],
     components: Mapping[str, Mapping[int, float] | None],
     weights: Mapping[str, float],
+    absolute: Collection[str] = (),
 ) -> CombineResult:
-    """Weighted sum over the on components of their values normalized over ``candidates``.
+    """Weighted sum over the on components of their values normalized over ``candidates``
+    (the ``absolute`` ones clipped to [0, 1] instead).
 
     A candidate missing from a component counts as 0.0 raw (before normalization).
     """
@@ -74,7 +79,11 @@ def combine(
     for name in eff:
         raw = components[name]
         assert raw is not None  # effective_weights keeps only the on components
-        normalized[name] = normalize({c: float(raw.get(c, 0.0)) for c in cands})
+        values = {c: float(raw.get(c, 0.0)) for c in cands}
+        if name in absolute:
+            normalized[name] = {c: min(1.0, max(0.0, v)) for c, v in values.items()}
+        else:
+            normalized[name] = normalize(values)
     final = {c: sum(eff[name] * normalized[name][c] for name in eff) for c in cands}
     off = tuple(name for name, values in components.items() if values is None)
     return CombineResult(final=final, normalized=normalized, weights=eff, off=off)

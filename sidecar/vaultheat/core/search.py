@@ -21,11 +21,12 @@ from vaultheat.core.pipeline import (
     found_by,
     retrieve,
 )
-from vaultheat.core.plan import QueryVector, RerankFn, plan_for_search
+from vaultheat.core.plan import NameMatch, QueryVector, RerankFn, RetrievalPlan, plan_for_search
 from vaultheat.core.ports import StorePort
 from vaultheat.core.relevance import GOOD, curve_for
 from vaultheat.core.requests import SearchRequest
 from vaultheat.core.results import ChunkHit, ChunkRef, NoteHit, SearchHit, SearchResults
+from vaultheat.core.shape import diversify
 from vaultheat.core.view import IndexView, Models, text_key
 
 
@@ -75,10 +76,11 @@ def make_rerank(
     return rerank
 
 
-def run_search(view: IndexView, models: Models, s: Settings, req: SearchRequest) -> SearchResults:
-    """``req`` against ``view`` with settings ``s``: embed (and expand) the query, retrieve,
-    re-weight a keyword query toward its words, then the chunk or note rows."""
-    t0 = time.perf_counter()
+def search_retrieval(
+    view: IndexView, models: Models, s: Settings, req: SearchRequest
+) -> tuple[RetrievalPlan, Retrieval, str]:
+    """The plan and the retrieval ``run_search`` ranks (after the keyword fallback, if it
+    ran), and how it ranked ("meaning" or "words"): explain of a missing note reads them."""
     store, vectors = view.store, view.vectors
     queries = [QueryVector(embed_query(models, req.query), 1.0, "vector")]
     lexical = [(req.query, 1.0, "lexical")]
@@ -101,21 +103,37 @@ def run_search(view: IndexView, models: Models, s: Settings, req: SearchRequest)
         graph=view.graph,
         dense=view.dense,
         allowed=allowed_chunks(store, req),
+        names=named_notes(view, s, req.query) if s.search.score_title > 0 else None,
     )
     result = retrieve(store, vectors, plan)
     ranked_by = "meaning"
-    if s.search.score_lexical_weak > 0 and _words_lead(s, req.query, result):
-        weights = dataclasses.replace(plan.weights, score_lexical=s.search.score_lexical_weak)
-        result = retrieve(store, vectors, dataclasses.replace(plan, weights=weights))
+    # part of the index still awaits its vectors (a first index's meaning phase): chunks
+    # without one cannot be found by meaning, so the words decide and the results say so
+    partial = len(vectors) < store.chunk_count()
+    if partial or (s.search.score_lexical_weak > 0 and _words_lead(s, req.query, result)):
+        weak = max(s.search.score_lexical_weak, plan.weights.score_lexical)
+        # the exact matches decide: a name match is one too, weighed at least as the words
+        title = max(plan.weights.score_title, weak)
+        weights = dataclasses.replace(plan.weights, score_lexical=weak, score_title=title)
+        plan = dataclasses.replace(plan, weights=weights)
+        result = retrieve(store, vectors, plan)
         ranked_by = "words"
+    return plan, result, ranked_by
+
+
+def run_search(view: IndexView, models: Models, s: Settings, req: SearchRequest) -> SearchResults:
+    """``req`` against ``view`` with settings ``s``: embed (and expand) the query, retrieve,
+    re-weight a keyword query toward its words, then the chunk or note rows."""
+    t0 = time.perf_counter()
+    store = view.store
+    _, result, ranked_by = search_retrieval(view, models, s, req)
     snippet = snippet_fn(s.search.snippet_chars)
     results: Sequence[SearchHit]
     if req.files_only:
-        results = file_results(
-            result, store, view.graph, req.top, s.search.files_top_chunks, snippet
-        )
+        results = file_results(result, store, view.graph, req.top, s.search.files_top_chunks,
+                               snippet, long_note=s.search.files_bonus_chunks)  # fmt: skip
     else:
-        ids = result.order[: req.top]
+        ids = diversify(result.order, view.graph.note_of, s.search.chunks_per_note)[: req.top]
         rows = store.chunks(ids)
         present = [cid for cid in ids if cid in rows]  # ranks stay 1..n if a chunk went
         results = [
@@ -123,7 +141,21 @@ def run_search(view: IndexView, models: Models, s: Settings, req: SearchRequest)
             for rank, cid in enumerate(present, start=1)
         ]
     took_ms = round((time.perf_counter() - t0) * 1000, 2)
-    return SearchResults(req.query, took_ms, req.files_only, tuple(results), ranked_by)
+    per_note = 0 if req.files_only else max(s.search.chunks_per_note, 0)
+    return SearchResults(req.query, took_ms, req.files_only, tuple(results), ranked_by, per_note)
+
+
+def named_notes(view: IndexView, settings: Settings, query: str) -> list[NameMatch]:
+    """The notes whose title, alias or file name matches the query (``core/titles.py``)."""
+    chunks = view.links.chunks
+    s = settings.search
+    return [
+        NameMatch(path, score, tuple(int(c) for c in chunks[path]))
+        for path, score in view.titles
+        .match(query, limit=s.title_top, partial=s.title_partial)
+        .items()
+        if path in chunks
+    ]
 
 
 NoteScore = tuple[str, float, int]  # (note path, score, its best chunk id)
@@ -172,6 +204,9 @@ def chunk_result(
         found_by=found_by(r, row.id),
         components=components_of(r, row.id),
         explain=explain_chunk(r, row.id, store, snippet, decay) if explain else None,
+        page=row.page,
+        page_end=row.page_end,
+        card_id=row.card_id,
     )
 
 
@@ -185,32 +220,56 @@ def chunk_ref(row: ChunkRow, snippet: Any) -> ChunkRef:
         byte_start=row.byte_start,
         byte_end=row.byte_end,
         text=snippet(row.text),
+        page=row.page,
+        page_end=row.page_end,
+        card_id=row.card_id,
     )
 
 
-def note_scores(r: Retrieval, graph: GraphView, top_chunks: int) -> list[NoteScore]:
+def note_scores(
+    r: Retrieval, graph: GraphView, top_chunks: int, *, long_note: int = 0
+) -> list[NoteScore]:
     """(path, score, best chunk) per note: the best chunk's score plus a small bonus for each
     further strong chunk (``top_chunks`` counted), so a note that matches in several places
-    edges out one lucky paragraph without letting long notes win by length."""
+    edges out one lucky paragraph. ``long_note`` > 0: a note of more chunks than that gets
+    the bonus x ``long_note`` / its chunk count: a 279 KB list page has many dense chunks to
+    offer, and the plain bonus made it win by volume (issue #22)."""
     per: dict[str, list[tuple[float, int]]] = {}
     for cid in r.order:
         path = graph.path_of(cid)
         if path is not None:
             per.setdefault(path, []).append((r.final[cid], cid))
+    sizes = _chunk_counts(graph) if long_note > 0 else None
     out = []
     for path, scored in per.items():
         scored.sort(key=lambda x: (-x[0], x[1]))
         best = scored[0][0]
         bonus = sum(sc for sc, _ in scored[1:top_chunks]) * 0.05
+        if sizes is not None:
+            nid = graph.note_of(scored[0][1])
+            bonus *= min(1.0, long_note / max(int(sizes[nid]) if 0 <= nid < len(sizes) else 1, 1))
         out.append((path, best + bonus, scored[0][1]))
     out.sort(key=lambda x: (-x[1], x[0]))
     return out
 
 
+def _chunk_counts(graph: GraphView) -> np.ndarray:
+    """note id -> its number of chunks."""
+    notes = graph.chunk_note[graph.chunk_note >= 0]
+    return np.bincount(notes) if len(notes) else np.zeros(0, dtype=np.int64)
+
+
 def file_results(
-    r: Retrieval, store: StorePort, graph: GraphView, top: int, top_chunks: int, snippet: Any
+    r: Retrieval,
+    store: StorePort,
+    graph: GraphView,
+    top: int,
+    top_chunks: int,
+    snippet: Any,
+    *,
+    long_note: int = 0,
 ) -> list[NoteHit]:
-    ranked = note_scores(r, graph, top_chunks)[:top]
+    ranked = note_scores(r, graph, top_chunks, long_note=long_note)[:top]
     rows = store.chunks([cid for _, _, cid in ranked])
     # a chunk deleted by a re-index since retrieval has no row: its note is left out, not a 500
     present = [(path, score, cid) for path, score, cid in ranked if cid in rows]

@@ -33,6 +33,56 @@ class Skipped:
 
 
 @dataclass(frozen=True)
+class Phases:
+    """The two phases of an index run (``indexer``): words (notes, chunks, the lexical index
+    and the links, for the whole vault) then meaning (the chunk vectors, most recently
+    modified notes first). Each is ``done``, ``running`` (a run is at it now), ``interrupted``
+    (a run stopped in it: ``vaultheat index`` resumes) or ``pending`` (no index yet)."""
+
+    words: str = "pending"
+    meaning: str = "pending"
+    vectors: int = 0  # chunks with their vector
+    chunks: int = 0
+    eta_s: float | None = None  # the meaning phase's time left, while it runs
+
+    @property
+    def percent(self) -> float:
+        """Share of the chunks with a vector, in percent (an empty index: 100 once built)."""
+        if not self.chunks:
+            return 100.0 if self.meaning == "done" else 0.0
+        return round(100.0 * self.vectors / self.chunks, 1)
+
+
+def phases_of(
+    *,
+    built: bool,
+    indexing: bool,
+    words_done: bool,
+    chunks: int,
+    unembedded: int,
+    meaning: dict[str, float] | None,
+    now: float,
+) -> Phases:
+    """The phases from what the index records: ``words_done`` (the manifest's flag, set once
+    the words phase of the last run committed), the chunks still awaiting a vector and the
+    meaning phase's progress (``meaning``: total, done, started, updated, epoch seconds)."""
+    if not built:
+        return Phases()
+    running = "running" if indexing else "interrupted"
+    words = "done" if words_done else running
+    if unembedded == 0 and words_done:
+        return Phases(words, "done", chunks, chunks)
+    state = running if words_done else "pending"  # meaning starts once the words are in
+    eta = None
+    if indexing and words_done and meaning:
+        elapsed = float(meaning.get("updated", 0)) - float(meaning.get("started", 0))
+        done = float(meaning.get("done", 0))
+        if elapsed >= 2.0 and done > 0:
+            eta = round(max(0.0, unembedded / (done / elapsed) - (now - meaning["updated"])), 1)
+    return Phases(words, state, chunks - unembedded, chunks, eta)
+
+
+@dataclass(frozen=True)
 class Status:
     version: str
     vault: str
@@ -50,10 +100,12 @@ class Status:
     # edges by kind: ``similar`` and ``link`` always, then any other kind the store holds
     edges: Mapping[str, int] = field(default_factory=lambda: {"similar": 0, "link": 0})
     skipped: tuple[Skipped, ...] = ()  # by path
+    phases: Phases = field(default_factory=Phases)
 
     @property
     def vectors(self) -> int:
-        return self.chunks  # one vector per chunk: the index keeps them in step
+        """Chunks with their vector: all of them once the meaning phase is done."""
+        return self.phases.vectors if self.built else self.chunks
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,9 @@ Core reads only these; it never learns where they came from, and a test can hand
 in-memory view (``tests/core/fakes.py``).
 
 The trade-off: a view holds everything derived from an index generation, so a new generation
-costs a rebuild of the graph and the link data before the next query (as before, once per
-generation); the vectors are shared with the next view and only changed while no query runs.
+costs a rebuild of the graph, the link data and the note-name index before the next query (as
+before, once per generation); the vectors are shared with the next view and only changed while
+no query runs.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from vaultheat.core.graphview import GraphView
 from vaultheat.core.lru import LRU
 from vaultheat.core.ports import StorePort, VectorIndexPort
 from vaultheat.core.resolve import LinkResolver
+from vaultheat.core.titles import TitleIndex
 from vaultheat.core.votes import NoteLinks
 from vaultheat.providers.base import Embedder, Generator, Reranker
 
@@ -35,7 +37,8 @@ from vaultheat.providers.base import Embedder, Generator, Reranker
 @dataclass(frozen=True)
 class IndexView:
     """One index generation: its store (a snapshot while a query runs), vectors, chunk graph,
-    dense chunk vectors (rows by chunk id), note links and link resolver."""
+    dense chunk vectors (rows by chunk id), note links, link resolver and the notes' names
+    (title, aliases, file name: the note-name stage of search, ``core/titles.py``)."""
 
     generation: int
     store: StorePort
@@ -44,6 +47,7 @@ class IndexView:
     dense: np.ndarray
     links: NoteLinks
     resolver: LinkResolver
+    titles: TitleIndex
 
     def reading(self, store: StorePort) -> IndexView:
         """This view reading ``store`` (a snapshot of the same generation)."""

@@ -83,6 +83,7 @@ def builtin_configs(rerank_available: bool) -> dict[str, EvalConfig]:
         "search.score_heat": 0.0,
         "search.files_top_chunks": 1,
         "related.score_fusion": 0.0,
+        "search.score_title": 0.0,
     }
     return {
         "lexical": EvalConfig(

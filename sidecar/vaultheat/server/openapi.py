@@ -93,12 +93,28 @@ def _paths() -> dict[str, Any]:
                 "responses": {"200": _json("RelatedDoc"), **_errors(*QUERY_ERRORS, 404)},
             }
         },
+        "/v1/related/batch": {
+            "post": {
+                "operationId": "relatedBatch",
+                "summary": "Related notes of many saved notes at once (the plugin's snapshot)",
+                "requestBody": _body("RelatedBatchRequest"),
+                "responses": {"200": _json("RelatedBatchDoc"), **_errors(*QUERY_ERRORS)},
+            }
+        },
         "/v1/explain": {
             "post": {
                 "operationId": "explain",
                 "summary": "Why a search result or a related note scored as it did",
                 "requestBody": _body("ExplainRequest"),
                 "responses": {"200": _json("ExplainDoc"), **_errors(*QUERY_ERRORS, 404)},
+            }
+        },
+        "/v1/explain/missing": {
+            "post": {
+                "operationId": "explainMissing",
+                "summary": "Where a note expected among a search's results landed, and why",
+                "requestBody": _body("MissingRequest"),
+                "responses": {"200": _json("MissingDoc"), **_errors(*QUERY_ERRORS, 404)},
             }
         },
         "/v1/notes/changed": {

@@ -15,10 +15,13 @@ from typing import Any
 
 from aiohttp import web
 
+from vaultheat.core.related_batch import RelatedBatchRequest, related_batch
 from vaultheat.core.requests import RelatedRequest, SearchRequest, with_default_top
 from vaultheat.documents import (
     explain_document,
+    missing_document,
     note_status_document,
+    related_batch_document,
     related_document,
     search_document,
 )
@@ -104,6 +107,18 @@ async def related(request: web.Request) -> web.Response:
     return web.json_response(related_document(await state.call(state.engine.related, req)))
 
 
+@routes.post("/v1/related/batch")
+async def related_many(request: web.Request) -> web.Response:
+    """``{paths: [...], top?}``: each saved note's related notes (the plugin's snapshot)."""
+    state = _state(request)
+    top = state.engine.settings.related.top
+    req = RelatedBatchRequest.from_dict(with_default_top(await read_json(request), top))
+    paths = tuple(dict.fromkeys(vault_relative(state, p) for p in req.paths))
+    req = dataclasses.replace(req, paths=paths)
+    batch = await state.call(related_batch, state.engine.related, req)
+    return web.json_response(related_batch_document(batch))
+
+
 @routes.post("/v1/explain")
 async def explain(request: web.Request) -> web.Response:
     """``{query, chunk_id, ...search options}`` or ``{path, text?, cursor?, target, ...}``."""
@@ -127,6 +142,22 @@ async def explain(request: web.Request) -> web.Response:
     else:
         raise InputError("give either {query, chunk_id} or {path, target}")
     return web.json_response(explain_document(found))
+
+
+@routes.post("/v1/explain/missing")
+async def explain_missing(request: web.Request) -> web.Response:
+    """``{query, path, ...search options}``: where ``path`` landed for the query and why."""
+    state = _state(request)
+    body = await read_json(request)
+    if not isinstance(body, dict):
+        raise InputError("request body must be a JSON object")
+    rest = dict(body)
+    if "path" not in rest:
+        raise InputError("path (the note expected among the results) is required")
+    path = vault_relative(state, rest.pop("path"))
+    req = SearchRequest.from_dict(with_default_top(rest, state.engine.settings.search.top))
+    found = await state.call(state.engine.explain_missing, req, path)
+    return web.json_response(missing_document(found))
 
 
 # -- index control ----------------------------------------------------------------------------

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from vaultheat.core.missing import STATUSES as MISSING_STATUSES
+from vaultheat.core.related_batch import MAX_BATCH_PATHS
 from vaultheat.core.requests import MAX_QUERY_CHARS, MAX_TEXT_CHARS, MAX_TOP
 
 Schema = dict[str, Any]
@@ -35,6 +37,7 @@ ERROR_CODES = [
     "internal",
 ]
 STATES = ["indexing", "incomplete", "stale", "ready"]  # core.freshness.STATES
+PHASE_STATES = ["done", "running", "interrupted", "pending"]  # core.status.Phases
 EVENT_NAMES = {
     "state": "StatusDoc",
     "progress": "Progress",
@@ -86,6 +89,16 @@ RELEVANCE: Schema = {
     "description": "calibrated probability that the result is relevant (docs/api.md)",
 }
 RELEVANCE_LABELS = ["strong", "good", "weak"]
+# Where a chunk of derived text comes from (a PDF's pages, a canvas's card): present only on
+# such chunks, whose text is the extracted text, lines 0 and bytes the whole file (docs/api.md)
+PAGE: Schema = {"type": "integer", "minimum": 1, "description": "PDF: first page, 1-based"}
+LOCATOR: dict[str, Schema] = {
+    "page": PAGE,
+    "page_end": {"type": "integer", "minimum": 1, "description": "PDF: last page"},
+    "card_id": {"type": "string", "description": "canvas: the JSON Canvas node id"},
+}
+# the score parts (core/pipeline.py); "title" is the note-name score (core/titles.py)
+COMPONENT_NAMES = ("vector", "lexical", "heat", "fusion", "rerank", "title")
 
 
 def tag(value: str) -> Schema:
@@ -94,7 +107,7 @@ def tag(value: str) -> Schema:
 
 def component_schemas() -> dict[str, Schema]:
     """Every named schema of the API (the plugin's wire types), by name."""
-    components = obj({k: NUM_OR_NULL for k in ("vector", "lexical", "heat", "fusion", "rerank")})
+    components = obj({k: NUM_OR_NULL for k in COMPONENT_NAMES})
     best_chunk = obj(
         {
             "chunk_id": INT,
@@ -104,7 +117,8 @@ def component_schemas() -> dict[str, Schema]:
             "byte_start": INT,
             "byte_end": INT,
             "text": STR,
-        }
+        },
+        LOCATOR,
     )
     search_options: dict[str, Schema] = {
         "top": {"type": "integer", "minimum": 1, "maximum": MAX_TOP, "default": 10},
@@ -187,6 +201,20 @@ def component_schemas() -> dict[str, Schema]:
             {
                 "version": STR,
                 "pending": obj({"knn": COUNT, "links": COUNT}),
+                "phases": obj(
+                    {
+                        "words": obj({"state": {"enum": PHASE_STATES}}),
+                        "meaning": obj(
+                            {
+                                "state": {"enum": PHASE_STATES},
+                                "done": COUNT,
+                                "total": COUNT,
+                                "percent": NUM,
+                                "eta_s": NUM_OR_NULL,
+                            }
+                        ),
+                    }
+                ),
                 "queue": {**COUNT, "description": "changed notes and runs waiting to be indexed"},
                 "excluded": COUNT,
                 "exclude": {
@@ -230,7 +258,8 @@ def component_schemas() -> dict[str, Schema]:
                 "found_by": STR,
                 "components": ref("Components"),
                 "explain": nullable(ref("Explanation")),
-            }
+            },
+            LOCATOR,
         ),
         "FileHit": obj(
             {
@@ -251,6 +280,12 @@ def component_schemas() -> dict[str, Schema]:
                 "took_ms": NUM,
                 "files_only": BOOL,
                 "ranked_by": {"type": "string", "enum": ["meaning", "words"]},
+                "per_note": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "chunk results: at most this many chunks of one note came "
+                    "before every other note's (0: plain score order)",
+                },
                 "results": {
                     "type": "array",
                     "items": {"anyOf": [ref("SearchHit"), ref("FileHit")]},
@@ -300,6 +335,31 @@ def component_schemas() -> dict[str, Schema]:
                 "results": {"type": "array", "items": ref("RelatedHit")},
             }
         ),
+        "RelatedBatchRequest": obj(
+            {
+                "paths": {
+                    "type": "array",
+                    "items": STR,
+                    "minItems": 1,
+                    "maxItems": MAX_BATCH_PATHS,
+                }
+            },
+            {"top": {"type": "integer", "minimum": 1, "maximum": MAX_TOP, "default": 10}},
+            closed=True,
+        ),
+        "RelatedBatchNote": obj(
+            {"path": STR, "results": {"type": "array", "items": ref("RelatedHit")}}
+        ),
+        "RelatedBatchDoc": obj(
+            {
+                "schema": tag("vaultheat.related_batch.v1"),
+                "took_ms": NUM,
+                "notes": {"type": "array", "items": ref("RelatedBatchNote")},
+                "missing": STR_LIST,
+            },
+            description="Related notes of saved notes, in the order asked; paths the index "
+            "does not hold are in missing",
+        ),
         "ExplainRequest": {
             "oneOf": [
                 obj({"query": query, "chunk_id": INT}, search_options, closed=True),
@@ -314,7 +374,8 @@ def component_schemas() -> dict[str, Schema]:
                 "text": STR,
                 "stage": STR,
                 "seed_score": NUM,
-            }
+            },
+            LOCATOR,
         ),
         "ExplainHop": obj(
             {
@@ -334,7 +395,7 @@ def component_schemas() -> dict[str, Schema]:
             {
                 "raw": ref("Components"),
                 "normalized": ref("Components"),
-                "weights": obj({k: NUM for k in ("vector", "lexical", "heat", "fusion", "rerank")}),
+                "weights": obj({k: NUM for k in COMPONENT_NAMES}),
                 "final": NUM,
             }
         ),
@@ -365,6 +426,45 @@ def component_schemas() -> dict[str, Schema]:
                 "components": ref("ScoreBreakdown"),
             },
             {"content_score": NUM, "votes": nullable(ref("Votes"))},
+        ),
+        "MissingRequest": obj({"query": query, "path": STR}, search_options, closed=True),
+        "RetrieverPlace": obj(
+            {
+                "stage": {"enum": ["vector", "lexical"]},
+                "rank": {"type": ["integer", "null"], "minimum": 1},
+                "score": NUM_OR_NULL,
+                "keeps": COUNT,
+                "cutoff": NUM_OR_NULL,
+            },
+            description="Where the note's highest-placed chunk stands in one retriever's full "
+            "ranking (rank null: no match); the retriever passes on its top `keeps`",
+        ),
+        "Rival": obj({"rank": INT, "path": STR, "chunk_id": INT, "score": NUM}),
+        "MissingDoc": obj(
+            {
+                "schema": tag("vaultheat.missing.v1"),
+                "query": STR,
+                "path": STR,
+                "files_only": BOOL,
+                "ranked_by": {"enum": ["meaning", "words"]},
+                "status": {"enum": list(MISSING_STATUSES)},
+                "reason": STR,
+                "top": COUNT,
+                "candidates": COUNT,
+                "rank": {"type": ["integer", "null"], "minimum": 1},
+                "would_rank": {"type": ["integer", "null"], "minimum": 1},
+                "score": NUM_OR_NULL,
+                "relevance": {"anyOf": [RELEVANCE, {"type": "null"}]},
+                "relevance_label": {"enum": [*RELEVANCE_LABELS, None]},
+                "best_chunk": nullable(ref("BestChunk")),
+                "components": nullable(ref("ScoreBreakdown")),
+                "explain": nullable(ref("Explanation")),
+                "retrievers": {"type": "array", "items": ref("RetrieverPlace")},
+                "to_beat": nullable(ref("Rival")),
+            },
+            description="Why a note is missing: its rank in the search (null: not among the "
+            "candidates; `would_rank` is then where its score would put it), its best chunk's "
+            "score parts and the result it would have to beat",
         ),
         "ChangeEvent": obj(
             {"type": {"enum": ["create", "modify", "delete", "rename"]}, "path": STR},

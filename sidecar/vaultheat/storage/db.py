@@ -94,8 +94,22 @@ def m001_initial() -> str:
         """
 
 
-MIGRATIONS: list[Callable[[], str]] = [m001_initial]
+def m002_locators() -> str:
+    """Where a chunk of derived text (PDF, canvas) comes from: its page range or card id.
+    ``ADD COLUMN`` with no default rewrites nothing, so the upgrade is instant at any size."""
+    return """
+        ALTER TABLE chunks ADD COLUMN page INTEGER;
+        ALTER TABLE chunks ADD COLUMN page_end INTEGER;
+        ALTER TABLE chunks ADD COLUMN card_id TEXT;
+        """
+
+
+MIGRATIONS: list[Callable[[], str]] = [m001_initial, m002_locators]
 SCHEMA_VERSION = len(MIGRATIONS)
+# The oldest schema a read-only opener still answers from (it cannot migrate): a schema-1 index
+# has no chunk locators, which read as NULL (Markdown chunks have none), until a writer (the
+# next `vaultheat index`) upgrades it in place.
+READABLE_SCHEMA = 1
 
 
 def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
@@ -144,7 +158,7 @@ def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
             f"the index at {path} was written by a newer vaultheat (schema {version} > "
             f"{SCHEMA_VERSION}); upgrade vaultheat or rebuild with `vaultheat index --full`"
         )
-    if version < SCHEMA_VERSION and readonly:
+    if version < READABLE_SCHEMA and readonly:
         db.close()
         raise IndexCorruptError(
             f"the index database {path} is empty or unfinished; "

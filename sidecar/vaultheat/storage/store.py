@@ -44,8 +44,10 @@ if TYPE_CHECKING:
 
 _CHUNK_COLS = (
     "c.id, c.note_id, n.path, n.title, c.ordinal, c.byte_start, c.byte_end, c.line_start, "
-    "c.line_end, c.heading_path, c.text, c.embed_hash"
+    "c.line_end, c.heading_path, c.text, c.embed_hash, c.page, c.page_end, c.card_id"
 )
+# a schema-1 index (before chunk locators) read by a reader, which cannot migrate it
+_CHUNK_COLS_V1 = _CHUNK_COLS.replace("c.page, c.page_end, c.card_id", "NULL, NULL, NULL")
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,9 @@ def _chunk(row: sqlite3.Row) -> ChunkRow:
         heading_path=tuple(json.loads(row[9])),
         text=row[10],
         embed_hash=row[11],
+        page=row[12],
+        page_end=row[13],
+        card_id=row[14],
     )
 
 
@@ -105,6 +110,17 @@ class Store:
         self.readonly = readonly
         self.db = connect(path, readonly=readonly)
         self._identity = _file_identity(path)
+        self._chunk_cols = _CHUNK_COLS if self._has_locators() else _CHUNK_COLS_V1
+
+    def _has_locators(self) -> bool:
+        return any(r[1] == "card_id" for r in self.db.execute("PRAGMA table_info(chunks)"))
+
+    def _cols(self) -> str:
+        """The chunk columns to read: a reader of a schema-1 index looks again until a writer
+        (the next index run) has added the locator columns under it, then reads them."""
+        if self._chunk_cols is _CHUNK_COLS_V1 and self._has_locators():
+            self._chunk_cols = _CHUNK_COLS
+        return self._chunk_cols
 
     def replaced(self) -> bool:
         """Whether the index file at ``path`` is gone or another file than the one opened."""
@@ -345,7 +361,8 @@ class Store:
     def insert_chunk(self, note_id: int, d: ChunkDraft, embed_hash: str, header: str) -> int:
         cur = self.db.execute(
             "INSERT INTO chunks(note_id, ordinal, byte_start, byte_end, line_start, line_end, "
-            "heading_path, text, embed_hash) VALUES (?,?,?,?,?,?,?,?,?)",
+            "heading_path, text, embed_hash, page, page_end, card_id) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 note_id,
                 d.ordinal,
@@ -356,6 +373,9 @@ class Store:
                 _clean_json(list(d.heading_path)),
                 clean(d.text),
                 embed_hash,
+                d.page,
+                d.page_end,
+                d.card_id,
             ),
         )
         cid = int(cur.lastrowid or 0)
@@ -368,7 +388,7 @@ class Store:
     def update_chunk_position(self, chunk_id: int, d: ChunkDraft) -> None:
         self.db.execute(
             "UPDATE chunks SET ordinal=?, byte_start=?, byte_end=?, line_start=?, line_end=?, "
-            "heading_path=?, text=? WHERE id=?",
+            "heading_path=?, text=?, page=?, page_end=?, card_id=? WHERE id=?",
             (
                 d.ordinal,
                 d.byte_start,
@@ -377,6 +397,9 @@ class Store:
                 d.line_end,
                 _clean_json(list(d.heading_path)),
                 clean(d.text),
+                d.page,
+                d.page_end,
+                d.card_id,
                 chunk_id,
             ),
         )
@@ -403,7 +426,7 @@ class Store:
         for part in _batches(list(ids), 500):
             marks = ",".join("?" * len(part))
             for r in self.db.execute(
-                f"SELECT {_CHUNK_COLS} FROM chunks c JOIN notes n ON n.id = c.note_id "
+                f"SELECT {self._cols()} FROM chunks c JOIN notes n ON n.id = c.note_id "
                 f"WHERE c.id IN ({marks})",
                 part,
             ):
@@ -414,7 +437,7 @@ class Store:
         return [
             _chunk(r)
             for r in self.db.execute(
-                f"SELECT {_CHUNK_COLS} FROM chunks c JOIN notes n ON n.id = c.note_id "
+                f"SELECT {self._cols()} FROM chunks c JOIN notes n ON n.id = c.note_id "
                 "WHERE c.note_id = ? ORDER BY c.ordinal",
                 (note_id,),
             )
@@ -495,6 +518,75 @@ class Store:
                 "SELECT input_hash, vector FROM embeddings WHERE fingerprint = ?", (fingerprint,)
             ).fetchall()
         }
+
+    # -- chunks awaiting their vector (the meaning phase) -----------------------------------
+    # A chunk "awaits its vector" when the embedding cache holds none for its input: derived
+    # from the two tables, never a separate list that could drift from them.
+    _UNEMBEDDED = (
+        "NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.fingerprint = ? "
+        "AND e.input_hash = c.embed_hash)"
+    )
+
+    def unembedded_count(self, fingerprint: str) -> int:
+        """Chunks whose vector the cache does not hold yet."""
+        sql = f"SELECT count(*) FROM chunks c WHERE {self._UNEMBEDDED}"
+        return int(self.db.execute(sql, (fingerprint,)).fetchone()[0])
+
+    def unembedded_notes(
+        self, fingerprint: str, note_ids: Sequence[int] | None = None
+    ) -> list[tuple[int, str, str, int]]:
+        """(note id, path, content hash, chunks awaiting a vector) of every note with such
+        chunks (or of those among ``note_ids``), most recently modified first: the order the
+        meaning phase embeds them in."""
+        sql = (
+            "SELECT n.id, n.path, n.content_hash, n.mtime_ns, count(*) FROM chunks c "
+            f"JOIN notes n ON n.id = c.note_id WHERE {self._UNEMBEDDED}"
+        )
+        if note_ids is None:
+            rows = self.db.execute(sql + " GROUP BY n.id", (fingerprint,)).fetchall()
+        else:
+            rows = []
+            for part in _batches(list(note_ids), 500):
+                marks = ",".join("?" * len(part))
+                rows += self.db.execute(
+                    sql + f" AND c.note_id IN ({marks}) GROUP BY n.id", (fingerprint, *part)
+                ).fetchall()
+        rows.sort(key=lambda r: (-r[3], r[0]))
+        return [(r[0], r[1], r[2], r[4]) for r in rows]
+
+    def unembedded_hashes(self, fingerprint: str, note_ids: Sequence[int]) -> dict[int, set[str]]:
+        """note id -> the input hashes of its chunks that await a vector."""
+        out: dict[int, set[str]] = {}
+        for part in _batches(list(note_ids), 500):
+            marks = ",".join("?" * len(part))
+            for nid, h in self.db.execute(
+                f"SELECT c.note_id, c.embed_hash FROM chunks c WHERE c.note_id IN ({marks}) "
+                f"AND {self._UNEMBEDDED}",
+                (*part, fingerprint),
+            ):
+                out.setdefault(nid, set()).add(h)
+        return out
+
+    def chunks_with_hashes(self, hashes: Sequence[str]) -> list[tuple[int, str]]:
+        """(chunk id, input hash) of every chunk, in any note, whose input is one of ``hashes``."""
+        out: list[tuple[int, str]] = []
+        for part in _batches(list(dict.fromkeys(hashes)), 500):
+            marks = ",".join("?" * len(part))
+            out.extend(
+                (r[0], r[1])
+                for r in self.db.execute(
+                    f"SELECT id, embed_hash FROM chunks WHERE embed_hash IN ({marks})", part
+                )
+            )
+        return out
+
+    def embedded_chunk_keys(self, fingerprint: str) -> list[tuple[int, str]]:
+        """(chunk id, input hash) of the chunks whose vector the cache holds."""
+        rows = self.db.execute(
+            f"SELECT c.id, c.embed_hash FROM chunks c WHERE NOT {self._UNEMBEDDED}",
+            (fingerprint,),
+        )
+        return [(r[0], r[1]) for r in rows.fetchall()]
 
     def put_vectors(self, fingerprint: str, items: dict[str, np.ndarray]) -> None:
         self.db.executemany(
@@ -801,7 +893,9 @@ READS = (
     "note_paths", "note_stats", "attachments", "chunk_hashes", "chunks", "note_chunks",
     "chunk_ids_of_notes", "chunk_positions", "chunk_notes", "filtered_chunk_ids",
     "all_chunk_vectors_keys", "chunk_count", "note_chunk_count", "cached_vectors",
-    "all_cached_vectors", "links_with_keys", "links_to_paths", "link_resolutions",
+    "all_cached_vectors", "unembedded_count", "unembedded_notes", "unembedded_hashes",
+    "chunks_with_hashes", "embedded_chunk_keys", "links_with_keys", "links_to_paths",
+    "link_resolutions",
     "resolved_link_offsets", "outgoing_links", "linked_paths", "note_link_pairs",
     "backlinking_paths", "note_tag_keys", "note_tags", "tag_counts", "notes_with_tag",
     "edge_rows", "similar_pairs", "edges_from", "edges_to", "edge_counts", "pending_knn",

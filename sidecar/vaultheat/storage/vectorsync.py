@@ -4,7 +4,8 @@ The vector file is saved with the store generation it reflects. When they differ
 between a committed batch and the save, or a reader opening mid-index) the index is
 reconciled from the database: vectors of chunks it lacks are added from the embedding cache,
 labels of chunks that no longer exist are marked deleted. A damaged or missing file is rebuilt
-the same way, so the vectors can never disagree with the chunks for long.
+the same way, so the vectors can never disagree with the chunks for long. Chunks still awaiting
+their vector (stored by the words phase, not embedded yet) simply have no label.
 """
 
 from __future__ import annotations
@@ -37,8 +38,10 @@ def open_vectors(store: Store, path: Path, dim: int, fingerprint: str) -> Vector
 
 
 def reconcile(index: VectorIndex, store: Store, fingerprint: str) -> tuple[int, int]:
-    """Make the index's live labels exactly the store's chunk ids; returns (added, removed)."""
-    keys = dict(store.all_chunk_vectors_keys())
+    """Make the index's live labels exactly the store's chunk ids that have a vector; returns
+    (added, removed). A chunk whose input the cache holds no vector for is awaiting its vector
+    (the indexer's meaning phase embeds it later), not lost: it is left out until then."""
+    keys = dict(store.embedded_chunk_keys(fingerprint))
     live = index.labels()
     extra = [label for label in live if label not in keys]
     if extra:
@@ -47,11 +50,6 @@ def reconcile(index: VectorIndex, store: Store, fingerprint: str) -> tuple[int, 
     if missing:
         cache = store.cached_vectors(fingerprint, [keys[c] for c in missing])
         have = [c for c in missing if keys[c] in cache]
-        lost = len(missing) - len(have)
-        if lost:
-            raise IndexCorruptError(
-                f"{lost} chunks have no stored vector; rebuild with `vaultheat index --full`"
-            )
         if have:
             index.add(have, np.stack([cache[keys[c]] for c in have]))
     return len(missing), len(extra)

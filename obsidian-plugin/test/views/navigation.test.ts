@@ -1,0 +1,61 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { openResult, resultLinktext } from "../../src/views/navigation";
+import { SearchModal } from "../../src/views/search-modal";
+import { flush, json, searchDoc, searchHit } from "../helpers";
+import { goOnline, key, makeWorld, openNote, type World } from "../world";
+
+let world: World;
+afterEach(() => {
+	for (const m of [...(world?.app.openModals ?? [])]) m.close();
+	world?.services.dispose();
+});
+
+describe("opening a result where it is", () => {
+	it.each([
+		["a PDF's page, as Obsidian's own links", "Docs/Manual.pdf", { line_start: 0, page: 2 }, "Docs/Manual.pdf#page=2"],
+		["a canvas, whole (no public API focuses a card)", "Boards/Kitchen.canvas", { line_start: 0, card_id: "c1" }, "Boards/Kitchen.canvas"],
+		["a note by its path", "Alpha.md", { line_start: 3 }, "Alpha.md"],
+		["a page number that is no page", "Docs/Manual.pdf", { line_start: 0, page: 0 }, "Docs/Manual.pdf"],
+	])("link text for %s", (_name, path, place, want) => {
+		expect(resultLinktext(path, place)).toBe(want);
+	});
+
+	it("opens a PDF result at its page and a canvas result by its path", async () => {
+		world = makeWorld();
+		world.app.vault.seed({ "Docs/Manual.pdf": "%PDF-1.7", "Boards/Kitchen.canvas": "{}" });
+		const opened = vi.spyOn(world.app.workspace, "openLinkText");
+		await openResult(world.app as never, "Docs/Manual.pdf", { line_start: 0, page: 2 }, "tab");
+		await openResult(world.app as never, "Boards/Kitchen.canvas", { line_start: 0, card_id: "c1" });
+		expect(opened.mock.calls.map((c) => [c[0], c[2]])).toEqual([["Docs/Manual.pdf#page=2", "tab"], ["Boards/Kitchen.canvas", false]]);
+	});
+
+	it("opens a note result at its line, not through a link", async () => {
+		world = makeWorld();
+		const opened = vi.spyOn(world.app.workspace, "openLinkText");
+		await openResult(world.app as never, "Projects/Beta.md", { line_start: 3 });
+		const view = world.app.workspace.getMostRecentLeaf()?.view as unknown as { file: { path: string }; editor: { getCursor(): { line: number } } };
+		expect(view.file.path).toBe("Projects/Beta.md");
+		expect(view.editor.getCursor().line).toBe(2);
+		expect(opened).not.toHaveBeenCalled();
+	});
+
+	it("Enter on a PDF search result opens the PDF at the result's page", async () => {
+		world = makeWorld();
+		world.app.vault.seed({ "Docs/Manual.pdf": "%PDF-1.7" });
+		world.transport.on("POST /v1/search", () =>
+			json(200, searchDoc("zinnia", [searchHit("Docs/Manual.pdf", { title: "Manual", line_start: 0, line_end: 0, page: 2, page_end: 2, text: "Harden zinnia seedlings." })])),
+		);
+		await goOnline(world);
+		await openNote(world, "Alpha.md");
+		const opened = vi.spyOn(world.app.workspace, "openLinkText");
+		const modal = new SearchModal(world.services.viewContext());
+		modal.open();
+		modal.inputEl.value = "zinnia";
+		modal.inputEl.dispatchEvent(new Event("input"));
+		await world.clock.advance(250);
+		await flush();
+		key(modal.inputEl, "Enter");
+		await flush();
+		expect(opened.mock.calls[0]?.[0]).toBe("Docs/Manual.pdf#page=2");
+	});
+});

@@ -1,0 +1,382 @@
+"""Why is a note missing? Where a note the user expected landed in a search, and what kept it
+down (``vaultheat explain QUERY --path NOTE``, ``POST /v1/explain/missing``).
+
+It reads the very retrieval the search ranks (``search.search_retrieval``: the same plan, the
+keyword fallback included), so the rank it reports is the rank the search gives. A note among
+the candidates is explained by its best chunk's own trace. A note outside them is scored the
+way retrieval scores chunks only the graph found (``pipeline.score_unseen`` / ``unseen_parts``:
+its best cosine, every other part 0 raw, min-max scaled with the candidates' bounds), which
+gives the rank it would have had with everything else unchanged; and the retrievers say why it
+was not a candidate: its exact place by cosine among all chunks (the vector retriever keeps the
+top ``vector_top``) and by BM25 (the lexical one keeps ``lexical_top``). The trade-off: the
+exact cosine rank is brute force over the dense matrix (one product per query vector), cheap
+for one explained note but not something a search could do per result.
+
+Statuses, in the order they are checked (the engine answers ``not_indexed`` itself):
+``not_indexed`` · ``no_chunks`` · ``no_vectors`` · ``filtered`` · ``shown`` (rank <= top) ·
+``ranked`` (a candidate below the shown results) · ``cut_by_rerank`` (a candidate the rerank
+shortlist left out) · ``not_retrieved``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from vaultheat.config import SearchSettings, Settings
+from vaultheat.core.graphview import GraphView
+from vaultheat.core.pipeline import Retrieval, explain_chunk, score_unseen, unseen_parts
+from vaultheat.core.plan import RetrievalPlan
+from vaultheat.core.ports import StorePort, VectorIndexPort
+from vaultheat.core.relevance import Curve, label
+from vaultheat.core.requests import SearchRequest
+from vaultheat.core.results import ChunkRef, ScoreParts, Trace
+from vaultheat.core.search import (
+    allowed_chunks,
+    chunk_ref,
+    note_scores,
+    search_retrieval,
+    snippet_fn,
+)
+from vaultheat.core.shape import diversify
+from vaultheat.core.view import IndexView, Models
+
+STATUSES = (
+    "not_indexed",
+    "no_chunks",
+    "no_vectors",
+    "filtered",
+    "shown",
+    "ranked",
+    "cut_by_rerank",
+    "not_retrieved",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RetrieverPlace:
+    """Where the note's highest-placed chunk stands in one retriever's full ranking of the
+    vault's chunks (for the vector retriever that is its best chunk by cosine)."""
+
+    stage: str  # "vector" | "lexical"
+    rank: int | None  # 1-based; None: the retriever does not match it at all (no query word)
+    score: float | None  # its cosine (vector) or BM25 score (lexical)
+    keeps: int  # how many the retriever passes on (vector_top / lexical_top)
+    cutoff: float | None  # the score of the last one it keeps (None: it matched fewer)
+
+
+@dataclass(frozen=True, slots=True)
+class Rival:
+    """The result the note would have to beat."""
+
+    rank: int
+    path: str
+    chunk_id: int
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class MissingExplanation:
+    """Where ``path`` landed for ``query``; ``rank`` is its rank in the search (None: not among
+    the candidates), ``would_rank`` the rank its score would give it were it retrieved."""
+
+    query: str
+    path: str
+    files_only: bool
+    status: str  # one of STATUSES
+    reason: str
+    top: int  # results the search shows
+    candidates: int  # how many it ranked (chunks; notes when files_only)
+    rank: int | None = None
+    would_rank: int | None = None
+    score: float | None = None
+    best_chunk: ChunkRef | None = None
+    trace: Trace | None = None  # a candidate's own trace (seed, hops, score parts)
+    components: ScoreParts | None = None  # the best chunk's score parts
+    retrievers: tuple[RetrieverPlace, ...] = ()
+    to_beat: Rival | None = None
+    ranked_by: str = "meaning"
+    relevance: float | None = None  # the curve read at its best chunk's cosine
+    relevance_label: str | None = None
+
+
+def explain_missing(
+    view: IndexView,
+    models: Models,
+    settings: Settings,
+    req: SearchRequest,
+    path: str,
+    curve: Curve | None = None,
+) -> MissingExplanation:
+    """``path`` must be an indexed note (the engine says why one is not)."""
+    store, vectors = view.store, view.vectors
+    note = store.note_by_path(path)
+    base = MissingExplanation(
+        req.query, path, req.files_only, "not_indexed", f"{path} is not indexed", req.top, 0
+    )
+    if note is None:
+        return base
+    rows = store.note_chunks(note.id)
+    if not rows:
+        return dataclasses.replace(base, status="no_chunks", reason="the note has no body text")
+    with_vec = [row for row in rows if row.id in vectors]
+    if not with_vec:
+        why = f"none of its {len(rows)} chunks has a vector: it cannot match by meaning"
+        return dataclasses.replace(base, status="no_vectors", reason=why)
+    allowed = allowed_chunks(store, req)
+    if allowed is not None and not any(row.id in allowed for row in rows):
+        why = f"the search's filter ({_filters(req)}) leaves it out"
+        return dataclasses.replace(base, status="filtered", reason=why)
+    plan, r, ranked_by = search_retrieval(view, models, settings, req)
+    graph = view.graph
+    s = settings.search
+    snippet = snippet_fn(s.snippet_chars)
+    ok_rows = [row for row in with_vec if allowed is None or row.id in allowed]
+    ids = [row.id for row in ok_rows]
+    sims = _sims(r, plan, vectors, ids)
+    base = dataclasses.replace(base, ranked_by=ranked_by)
+    places = _places(r, plan, store, graph, vectors, allowed, ids, sims)
+    ranking = _ranking(r, graph, req.files_only, s)
+    found = next((i for i, (p, _, _) in enumerate(ranking) if p == path), None)
+    by_id = {row.id: row for row in rows}
+    if found is not None:
+        _, score, cid = ranking[found]
+        rank = found + 1
+        trace = explain_chunk(r, cid, store, snippet, s.decay)
+        base = _with_label(base, curve, (r.raw["vector"] or {}).get(cid, sims.get(cid, 0.0)))
+        shown = rank <= req.top
+        rival = _rival(ranking, min(req.top, rank - 1)) if rank > 1 else None
+        if shown:
+            reason = f"shown at #{rank} of the top {req.top}"
+        else:
+            assert rival is not None  # rank > top >= 1
+            reason = (
+                f"ranked #{rank} of {len(ranking)}: the search shows the top {req.top}; "
+                f"#{req.top} scores {rival.score:.4f}, {rival.score - score:.4f} more"
+            )
+        return dataclasses.replace(
+            base,
+            status="shown" if shown else "ranked",
+            reason=reason,
+            rank=rank,
+            candidates=len(ranking),
+            score=score,
+            best_chunk=chunk_ref(by_id[cid], snippet),
+            trace=trace,
+            components=trace.components,
+            retrievers=places,
+            to_beat=rival,
+        )
+    # not a candidate: scored as retrieval scores a chunk only the graph found
+    unseen = score_unseen(r, sims)
+    cid = min(unseen, key=lambda c: (-unseen[c], c))
+    parts = unseen_parts(r, sims[cid])
+    base = _with_label(base, curve, sims[cid])
+    components = ScoreParts(parts["raw"], parts["normalized"], parts["weights"], parts["final"])
+    would = _ranking(_with_unseen(r, unseen), graph, req.files_only, s)
+    at = next(i for i, (p, _, _) in enumerate(would) if p == path)
+    score = would[at][1]
+    rival = _rival(ranking, req.top) if len(ranking) >= req.top else None
+    pre = set(r.heat.heat) if r.heat is not None else set(r.seeds)
+    cut = plan.stages.rerank and any(c in pre for c in ids)
+    status = "cut_by_rerank" if cut else "not_retrieved"
+    reason = _why_not(plan, places, len(pre) if cut else len(r.order), cut) + (
+        f"; if retrieved it would score {score:.4f} and rank #{at + 1}"
+        + (f" (#{req.top} scores {rival.score:.4f})" if rival else "")
+    )
+    return dataclasses.replace(
+        base,
+        status=status,
+        reason=reason,
+        candidates=len(ranking),
+        would_rank=at + 1,
+        score=score,
+        best_chunk=chunk_ref(by_id[cid], snippet),
+        components=components,
+        retrievers=places,
+        to_beat=rival,
+    )
+
+
+def _with_label(m: MissingExplanation, curve: Curve | None, cosine: float) -> MissingExplanation:
+    """The relevance a search result with this chunk would read (its cosine on the curve)."""
+    if curve is None:
+        return m
+    rel = round(curve(round(cosine, 6)), 2)  # as ``relevance.annotate`` reads a result
+    return dataclasses.replace(m, relevance=rel, relevance_label=label(rel))
+
+
+def _filters(req: SearchRequest) -> str:
+    out = []
+    if req.folder:
+        out.append(f"folder {req.folder}")
+    if req.tag:
+        out.append(f"tag {req.tag}")
+    out += [f"{k} = {v}" for k, v in req.property.items()]
+    return ", ".join(out)
+
+
+def _sims(
+    r: Retrieval, plan: RetrievalPlan, vectors: VectorIndexPort, ids: Sequence[int]
+) -> dict[int, float]:
+    """Each chunk's best cosine to the query vectors, as ``retrieve`` computes it."""
+    assert r.qmat is not None
+    dense = plan.dense
+    if dense is not None and len(dense) > max(ids):
+        mat = dense[list(ids)]
+    else:
+        mat = vectors.get_vectors(list(ids))
+    sims = (mat @ r.qmat.T).max(axis=1)
+    return {cid: float(s) for cid, s in zip(ids, sims, strict=True)}
+
+
+def _places(
+    r: Retrieval,
+    plan: RetrievalPlan,
+    store: StorePort,
+    graph: GraphView,
+    vectors: VectorIndexPort,
+    allowed: set[int] | None,
+    ids: Sequence[int],
+    sims: Mapping[int, float],
+) -> tuple[RetrieverPlace, ...]:
+    s = plan.weights
+    best = max(sims.values())
+    live = np.flatnonzero(graph.chunk_note >= 0)
+    if allowed is not None:
+        live = live[np.isin(live, np.fromiter(allowed, dtype=np.int64, count=len(allowed)))]
+    dense = plan.dense
+    if dense is not None and len(dense) > int(live.max(initial=0)):
+        mat = dense[live]
+        has = mat.any(axis=1)  # a row of zeros: a chunk without a vector
+    else:
+        live = np.array([c for c in live.tolist() if c in vectors], dtype=np.int64)
+        mat = vectors.get_vectors(live.tolist()) if len(live) else np.zeros((0, vectors.dim))
+        has = np.ones(len(live), dtype=bool)
+    assert r.qmat is not None
+    all_sims = np.sort((mat[has] @ r.qmat.T).max(axis=1))[::-1] if has.any() else np.zeros(0)
+    vrank = int(np.sum(all_sims > best)) + 1
+    cutoff = float(all_sims[s.vector_top - 1]) if len(all_sims) >= s.vector_top else None
+    places = [RetrieverPlace("vector", vrank, best, s.vector_top, cutoff)]
+    if plan.stages.lexical:
+        mine = set(ids)
+        lrank: int | None = None
+        lscore: float | None = None
+        lcut: float | None = None
+        for text, _, _ in plan.lexical:
+            hits = [
+                (c, sc)
+                for c, sc in store.lexical_search(text, store.chunk_count())
+                if allowed is None or c in allowed
+            ]
+            if len(hits) >= s.lexical_top:
+                last = hits[s.lexical_top - 1][1]
+                lcut = last if lcut is None else max(lcut, last)
+            at = next((i for i, (c, _) in enumerate(hits) if c in mine), None)
+            if at is not None and (lrank is None or at + 1 < lrank):
+                lrank, lscore = at + 1, hits[at][1]
+        places.append(RetrieverPlace("lexical", lrank, lscore, s.lexical_top, lcut))
+    return tuple(places)
+
+
+def _ranking(
+    r: Retrieval, graph: GraphView, files_only: bool, s: SearchSettings
+) -> list[tuple[str, float, int]]:
+    """(path, score, chunk) in the order the search shows them: notes when ``files_only``,
+    else chunks (a note then appears as often as it has candidate chunks, after the per-note
+    rule of ``search.chunks_per_note``)."""
+    if files_only:
+        return note_scores(r, graph, s.files_top_chunks, long_note=s.files_bonus_chunks)
+    out = []
+    for cid in diversify(r.order, graph.note_of, s.chunks_per_note):
+        p = graph.path_of(cid)
+        if p is not None:
+            out.append((p, r.final[cid], cid))
+    return out
+
+
+def _with_unseen(r: Retrieval, unseen: Mapping[int, float]) -> Retrieval:
+    """``r`` with the unseen chunks ranked in at their scores, every other score unchanged."""
+    final = {**r.final, **unseen}
+    order = sorted(set(r.order) | set(unseen), key=lambda c: (-final[c], c))
+    return dataclasses.replace(r, final=final, order=order)
+
+
+def _rival(ranking: Sequence[tuple[str, float, int]], rank: int) -> Rival | None:
+    if rank < 1 or rank > len(ranking):
+        return None
+    p, score, cid = ranking[rank - 1]
+    return Rival(rank, p, cid, score)
+
+
+def _why_not(plan: RetrievalPlan, places: Sequence[RetrieverPlace], pool: int, cut: bool) -> str:
+    if cut:
+        return (
+            f"it was among the {pool} candidate chunks, but not in the {plan.rerank_shortlist} "
+            "the reranker reads (by the first score)"
+        )
+    parts = []
+    for p in places:
+        if p.stage == "vector":
+            assert p.score is not None and p.rank is not None
+            where = f"its best chunk is #{p.rank} by cosine ({p.score:.3f})"
+            if p.rank <= p.keeps:
+                where += f", inside the vector top {p.keeps}, but the approximate index missed it"
+            else:
+                last = f", the last at {p.cutoff:.3f}" if p.cutoff is not None else ""
+                where += f", the vector retriever keeps the top {p.keeps}{last}"
+            parts.append(where)
+        elif p.rank is None:
+            parts.append("no word of the query is in it (lexical)")
+        else:
+            assert p.score is not None
+            parts.append(
+                f"#{p.rank} by BM25 ({p.score:.3f}; the lexical retriever keeps the top {p.keeps})"
+            )
+    if not plan.stages.lexical:
+        parts.append("the lexical stage was off")
+    if plan.graph is not None and plan.weights.hops > 0:
+        parts.append(f"no graph path of {plan.weights.hops} hops from the seeds reached it")
+    return f"not among the {pool} candidate chunks: " + "; ".join(parts)
+
+
+def render_missing(doc: dict[str, Any]) -> str:
+    """A ``vaultheat.missing.v1`` document for a terminal."""
+    where = "notes" if doc["files_only"] else "chunks"
+    lines = [f"{doc['path']}: {doc['status'].replace('_', ' ')}", f"query: {doc['query']}"]
+    lines.append(doc["reason"])
+    if doc["ranked_by"] == "words":
+        lines.append("ranked by the words found: no match in meaning was even good")
+    chunk = doc.get("best_chunk")
+    if chunk:
+        heading = " > ".join(chunk["heading_path"]) or "(top)"
+        span = f"lines {chunk['line_start']}-{chunk['line_end']}"
+        text = " ".join(chunk["text"].split())[:120]
+        lines.append(f"best chunk {chunk['chunk_id']} [{heading}] {span}: {text}")
+    comp = doc.get("components")
+    if comp:
+        parts = [
+            f"{k} {raw:.3f}→{comp['normalized'][k]:.3f}×{comp['weights'][k]:.2f}"
+            for k, raw in comp["raw"].items()
+            if raw is not None
+        ]
+        lines.append("score: " + " + ".join(parts) + f" = {comp['final']:.4f}")
+    if doc.get("relevance_label"):
+        lines.append(f"relevance: {doc['relevance']:.2f} ({doc['relevance_label']})")
+    for p in doc.get("retrievers") or []:
+        if p["rank"] is None:
+            lines.append(f"{p['stage']}: no match (keeps the top {p['keeps']})")
+            continue
+        cut = f", #{p['keeps']} at {p['cutoff']:.3f}" if p["cutoff"] is not None else ""
+        keeps = f"keeps the top {p['keeps']}{cut}"
+        lines.append(f"{p['stage']}: #{p['rank']} ({p['score']:.3f}; {keeps})")
+    rival = doc.get("to_beat")
+    if rival and doc.get("score") is not None:
+        gap = rival["score"] - doc["score"]
+        beat = f"#{rival['rank']} {rival['path']} {rival['score']:.4f}"
+        lines.append(f"to beat: {beat} (gap {gap:.4f}, ranking {where})")
+    return "\n".join(lines)
