@@ -101,3 +101,29 @@ def test_replaced_sees_an_index_deleted_and_built_anew(tmp_path: Path) -> None:
         assert EXTRA not in store.notes()  # the old file still reads
     finally:
         store.close()
+
+
+def test_a_read_aborted_by_another_threads_rollback_runs_again(tmp_path: Path) -> None:
+    """SQLITE_ABORT_ROLLBACK: a query thread ending its read transaction on the shared
+    connection aborts another thread's stepping statement; that read is retried, not a 503."""
+    from vaultheat.storage import store as store_module
+
+    db = build(copy_vault(tmp_path / "a"))
+    calls = {"n": 0}
+
+    def flaky(self: Store) -> int:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise sqlite3.OperationalError("abort due to ROLLBACK")
+        return 7
+
+    store = Store(db, readonly=True)
+    try:
+        assert store_module._read(flaky)(store) == 7
+        assert calls["n"] == 2
+        always = store_module._read(lambda self: (_ for _ in ()).throw(
+            sqlite3.OperationalError("abort due to ROLLBACK")))  # fmt: skip
+        with pytest.raises(IndexChangedError):
+            always(store)
+    finally:
+        store.close()

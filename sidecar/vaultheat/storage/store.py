@@ -912,21 +912,28 @@ NOT_READS = (
 
 F = TypeVar("F", bound=Callable[..., Any])
 _CALLER_BUGS = (sqlite3.ProgrammingError, sqlite3.InterfaceError)
+_ROLLBACK_RETRIES = 2
 
 
 def _read(method: F) -> F:
     @functools.wraps(method)
     def read(self: Store, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return method(self, *args, **kwargs)
-        except sqlite3.Error as exc:
-            # a closed connection or a bad parameter is a bug of the caller, not the index
-            if not self.readonly or isinstance(exc, _CALLER_BUGS):
-                raise
-            raise IndexChangedError(
-                f"the index at {self.path} changed during a read ({exc}); reopen it and retry",
-                path=str(self.path),
-            ) from exc
+        for attempt in range(_ROLLBACK_RETRIES + 1):
+            try:
+                return method(self, *args, **kwargs)
+            except sqlite3.Error as exc:
+                # a closed connection or a bad parameter is a bug of the caller, not the index
+                if not self.readonly or isinstance(exc, _CALLER_BUGS):
+                    raise
+                # another query thread ended its read transaction on this shared connection
+                # while this statement was stepping (SQLITE_ABORT_ROLLBACK): a read can run again
+                if "abort due to ROLLBACK" in str(exc) and attempt < _ROLLBACK_RETRIES:
+                    continue
+                raise IndexChangedError(
+                    f"the index at {self.path} changed during a read ({exc}); reopen it and retry",
+                    path=str(self.path),
+                ) from exc
+        raise AssertionError("unreachable")  # the loop returns or raises
 
     return read  # type: ignore[return-value]
 
