@@ -4,16 +4,14 @@
  * Below: the path from the seed (where retrieval started) through each graph hop (edge type and
  * the numbers that decayed the heat) to the result, with the snippet of every step.
  */
-import { Modal, setIcon } from "obsidian";
-import { toApiError } from "../api/errors";
+import { setIcon } from "obsidian";
 import type { ExplainDoc, ExplainRequest, Votes } from "../api/types";
-import { diagnoseQueryError } from "../state/diagnosis";
 import { COMPONENT_LABELS, contributions, edgeLabel, scoreSentence, stageLabel } from "../state/explain";
 import { basename, toSnippet } from "../state/text";
 import { votesArithmetic, votesSentence } from "../state/votes";
 import type { ViewContext } from "./context";
-import { formatScore, headingTrail, renderDiagnosis, renderScore } from "./dom";
-import { openNoteAtLine } from "./navigation";
+import { formatScore, headingTrail, renderScore } from "./dom";
+import { TracedModal } from "./traced-modal";
 
 export interface ExplainTarget {
 	kind: "related" | "search";
@@ -33,15 +31,11 @@ export function openExplain(ctx: ViewContext, target: ExplainTarget): ExplainMod
 	return modal;
 }
 
-export class ExplainModal extends Modal {
-	private readonly ctx: ViewContext;
+export class ExplainModal extends TracedModal {
 	private readonly target: ExplainTarget;
-	private closed = false;
-	private leaving = false;
 
 	constructor(ctx: ViewContext, target: ExplainTarget) {
-		super(ctx.app);
-		this.ctx = ctx;
+		super(ctx, target.back);
 		this.target = target;
 	}
 
@@ -57,41 +51,8 @@ export class ExplainModal extends Modal {
 		} else {
 			context.setText(`To ${basename(target.request.path)}${target.request.cursor !== undefined ? ", around your cursor" : ""}`);
 		}
-		const back = target.back;
-		if (back) {
-			const button = context.createEl("button", { cls: "vaultheat-explain-back", text: `← ${back.label}`, attr: { type: "button" } });
-			button.addEventListener("click", () => this.close());
-		}
-		const loading = body.createDiv({ cls: "vaultheat-state is-busy", attr: { role: "status" } });
-		setIcon(loading.createDiv({ cls: "vaultheat-state-icon" }), "loader");
-		loading.createDiv({ cls: "vaultheat-state-title", text: "Tracing the path…" });
-		this.ctx.client.explain(target.request).then(
-			(doc) => {
-				if (this.closed) return;
-				loading.remove();
-				renderExplain(body, doc, (path, line) => {
-					this.leaving = true;
-					this.close();
-					void openNoteAtLine(this.app, path, line);
-				});
-			},
-			(err: unknown) => {
-				if (this.closed) return;
-				loading.remove();
-				const diagnosis = diagnoseQueryError(toApiError(err), this.ctx.status.get(), this.ctx.vaultPath, this.ctx.canSpawn);
-				renderDiagnosis(body, diagnosis, (a) => {
-					this.leaving = true;
-					this.close();
-					this.ctx.fix(a);
-				});
-			},
-		);
-	}
-
-	onClose(): void {
-		this.closed = true;
-		this.contentEl.empty();
-		if (!this.leaving) this.target.back?.run();
+		this.addBack(context);
+		this.load(body, "Tracing the path…", this.ctx.client.explain(target.request), renderExplain);
 	}
 }
 

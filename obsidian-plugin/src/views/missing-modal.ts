@@ -4,16 +4,13 @@
  * looked at it) and the server's reason; then each retriever's place for the note, the result
  * it would have to beat, its best passage, and that passage's score breakdown.
  */
-import { Modal, setIcon } from "obsidian";
-import { toApiError } from "../api/errors";
 import type { MissingDoc, MissingRequest } from "../api/types";
-import { diagnoseQueryError } from "../state/diagnosis";
 import { beatSentence, missingHeadline, retrieverSentence } from "../state/missing";
 import { basename, toSnippet } from "../state/text";
 import type { ViewContext } from "./context";
-import { headingTrail, renderDiagnosis } from "./dom";
+import { headingTrail } from "./dom";
 import { renderBreakdown } from "./explain-modal";
-import { openNoteAtLine } from "./navigation";
+import { TracedModal } from "./traced-modal";
 
 export interface MissingTarget {
 	request: MissingRequest;
@@ -27,59 +24,22 @@ export function openMissing(ctx: ViewContext, target: MissingTarget): MissingMod
 	return modal;
 }
 
-export class MissingModal extends Modal {
-	private readonly ctx: ViewContext;
+export class MissingModal extends TracedModal {
 	private readonly target: MissingTarget;
-	private closed = false;
-	private leaving = false;
 
 	constructor(ctx: ViewContext, target: MissingTarget) {
-		super(ctx.app);
-		this.ctx = ctx;
+		super(ctx, target.back);
 		this.target = target;
 	}
 
 	onOpen(): void {
-		const { request, back } = this.target;
+		const { request } = this.target;
 		this.modalEl.addClass("vaultheat-explain-modal");
 		this.setTitle(`Where is “${basename(request.path)}”?`);
 		const body = this.contentEl;
 		body.addClass("vaultheat-explain");
-		const context = body.createDiv({ cls: "vaultheat-explain-context", text: `For the search “${request.query}”` });
-		if (back) {
-			const button = context.createEl("button", { cls: "vaultheat-explain-back", text: `← ${back.label}`, attr: { type: "button" } });
-			button.addEventListener("click", () => this.close());
-		}
-		const loading = body.createDiv({ cls: "vaultheat-state is-busy", attr: { role: "status" } });
-		setIcon(loading.createDiv({ cls: "vaultheat-state-icon" }), "loader");
-		loading.createDiv({ cls: "vaultheat-state-title", text: "Looking for the note…" });
-		this.ctx.client.explainMissing(request).then(
-			(doc) => {
-				if (this.closed) return;
-				loading.remove();
-				renderMissing(body, doc, (path, line) => {
-					this.leaving = true;
-					this.close();
-					void openNoteAtLine(this.app, path, line);
-				});
-			},
-			(err: unknown) => {
-				if (this.closed) return;
-				loading.remove();
-				const diagnosis = diagnoseQueryError(toApiError(err), this.ctx.status.get(), this.ctx.vaultPath, this.ctx.canSpawn);
-				renderDiagnosis(body, diagnosis, (a) => {
-					this.leaving = true;
-					this.close();
-					this.ctx.fix(a);
-				});
-			},
-		);
-	}
-
-	onClose(): void {
-		this.closed = true;
-		this.contentEl.empty();
-		if (!this.leaving) this.target.back?.run();
+		this.addBack(body.createDiv({ cls: "vaultheat-explain-context", text: `For the search “${request.query}”` }));
+		this.load(body, "Looking for the note…", this.ctx.client.explainMissing(request), renderMissing);
 	}
 }
 

@@ -54,7 +54,7 @@ describe("explain rendering", () => {
 			["Final score", "", "", "", "= 0.77"],
 		]);
 		expect(text(el.querySelector(".vaultheat-breakdown-help"))).toBe("Says the same thing in other words (embedding similarity)");
-		expect(el.querySelectorAll(".is-unused")).toHaveLength(3); // no fusion part (heat ran), no reranker, no note named
+		expect(el.querySelectorAll(".is-unused")).toHaveLength(2); // no reranker, no note named
 		expect(el.querySelector(".vaultheat-explain-passage")).toBeNull();
 	});
 
