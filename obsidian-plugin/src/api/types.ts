@@ -295,7 +295,9 @@ export interface ExplainHop {
 	type_weight: number;
 	decay: number;
 	heat: number;
+	hub_factor: number;
 	path: string;
+	heading_path: string[];
 	text: string;
 }
 

@@ -86,7 +86,7 @@ export const WIRE_FIELDS = {
 	} satisfies Fields<ExplainSeed>,
 	ExplainHop: {
 		hop: R, from_chunk: R, to_chunk: R, edge: R, edge_weight: R, type_weight: R, decay: R,
-		heat: R, path: R, text: R,
+		heat: R, hub_factor: R, path: R, heading_path: R, text: R,
 	} satisfies Fields<ExplainHop>,
 	ScoreBreakdown: { raw: R, normalized: R, weights: R, final: R } satisfies Fields<ScoreBreakdown>,
 	ExplainDoc: {
