@@ -19,6 +19,7 @@ from vaultheat.server.openapi import openapi_document
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN = json.loads((REPO / "tests" / "data" / "golden_documents.json").read_text("utf-8"))
+STATUS = json.loads((REPO / "tests" / "data" / "golden_status.json").read_text("utf-8"))
 
 
 def _timed(doc: Any) -> Any:
@@ -66,6 +67,25 @@ def test_every_golden_document_fits_its_schema_exactly(key: str) -> None:
     schema = schemas.document_schema(doc["schema"])
     Draft202012Validator(schema).validate(doc)
     assert undeclared(doc, schema) == []
+
+
+@pytest.mark.parametrize("state", sorted(STATUS))
+def test_every_golden_status_document_fits_its_schema_exactly(state: str) -> None:
+    """The server's status and note status documents fit the API's schema; the CLI's and the
+    agents' (no server fields) fit the status tool's, which is the same schema."""
+    tool = BY_NAME["status"].output_schema
+    for key, doc in STATUS[state].items():
+        doc = doc["doc"] if key == "cli:status" else doc
+        if key.startswith("http:"):
+            schema = schemas.document_schema(doc["schema"])
+            Draft202012Validator(schema).validate(doc)
+            assert undeclared(doc, schema) == [], key
+        elif key == "agent:status":
+            Draft202012Validator(tool).validate(doc)
+            assert undeclared(doc, tool) == []
+        else:
+            assert undeclared(doc, schemas.document_schema(doc["schema"])) == [], key
+    assert tool["properties"]["agent"]["required"] == ["backend"]
 
 
 def test_undeclared_sees_a_field_the_schema_lacks() -> None:

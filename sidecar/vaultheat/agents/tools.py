@@ -37,7 +37,7 @@ from vaultheat.agents.notes import (
 from vaultheat.agents.research import research
 from vaultheat.core.requests import MAX_QUERY_CHARS, MAX_TEXT_CHARS, MAX_TOP
 from vaultheat.documents import error_document
-from vaultheat.server.schemas import RELEVANCE_LABELS, document_schema
+from vaultheat.server.schemas import RELEVANCE_LABELS, SERVER_STATUS, document_schema
 
 log = logging.getLogger("vaultheat.agents")
 
@@ -82,6 +82,14 @@ def _obj(props: dict[str, Any], required: tuple[str, ...] = (), *, closed: bool 
 
 def _doc(schema: str, props: dict[str, Any], required: tuple[str, ...]) -> dict[str, Any]:
     return _obj({"schema": {"const": schema}, **props}, ("schema", *required), closed=False)
+
+
+def _with_agent(status: dict[str, Any]) -> dict[str, Any]:
+    """The status document as the ``status`` tool adds where its answers come from."""
+    agent = _obj({"backend": {"enum": ["engine", "server"]},
+                  "server": {"type": ["string", "null"]}}, ("backend",), closed=False)  # fmt: skip
+    return {**status, "properties": {**status["properties"], "agent": agent},
+            "required": [*status["required"], "agent"]}  # fmt: skip
 
 
 STR = {"type": "string"}
@@ -326,9 +334,7 @@ TOOLS: tuple[Tool, ...] = (
         "where answers come from (`agent.backend`: 'server' when `vaultheat serve` runs, else "
         "'engine' in this process). Check it when results look stale or empty.",
         _obj({}),
-        _doc("vaultheat.status.v1", {"state": STR, "notes": INT, "chunks": INT,
-             "agent": _obj({"backend": {"enum": ["engine", "server"]}}, ("backend",),
-                           closed=False)}, ("state", "agent")),
+        _with_agent(document_schema("vaultheat.status.v1", optional=SERVER_STATUS)),
         _status,
     ),
     Tool(

@@ -47,6 +47,9 @@ ERROR_CODES = [
     "internal",
 ]
 STATES = ["indexing", "incomplete", "stale", "ready"]  # core.freshness.STATES
+FRESHNESS = ("on_disk", "indexed", "not_indexed", "changed", "deleted")  # core.freshness
+# what only a running server adds to the status document (the CLI and agents in process omit it)
+SERVER_STATUS = ("progress", "last_error", "paused", "queue")
 PHASE_STATES = ["done", "running", "interrupted", "pending"]  # core.status.Phases
 EVENT_NAMES = {
     "state": "StatusDoc",
@@ -230,17 +233,24 @@ def component_schemas() -> dict[str, Schema]:
                 "tags": COUNT,
                 "skipped": {"type": "array", "items": ref("SkippedFile")},
                 "vectors": COUNT,
-                "edges": obj({"similar": COUNT, "link": COUNT, "tag": COUNT}),
+                "edges": obj(
+                    {"similar": COUNT, "link": COUNT},
+                    {"tag": d(COUNT, "the server counts tag edges too")},
+                ),
                 "model": obj(
                     {"provider": STR, "name": STR, "dimension": {"type": ["integer", "null"]}},
-                    {"backend": STR},
+                    {"backend": STR, "preset": d(STR, "the config preset that named it")},
                 ),
-                "progress": nullable(ref("Progress")),
-                "last_error": {"type": ["string", "null"]},
-                "paused": BOOL,
+                "progress": d(nullable(ref("Progress")), "server only: the index run"),
+                "last_error": d({"type": ["string", "null"]}, "server only"),
+                "paused": d(BOOL, "server only: background indexing is paused"),
             },
             {
                 "version": STR,
+                "freshness": d(
+                    obj({k: COUNT for k in FRESHNESS}),
+                    "the notes on disk against the index (the scan status starts with)",
+                ),
                 "pending": obj({"knn": COUNT, "links": COUNT}),
                 "phases": obj(
                     {
@@ -256,7 +266,7 @@ def component_schemas() -> dict[str, Schema]:
                         ),
                     }
                 ),
-                "queue": {**COUNT, "description": "changed notes and runs waiting to be indexed"},
+                "queue": d(COUNT, "server only: changed notes and runs waiting to be indexed"),
                 "excluded": COUNT,
                 "exclude": {
                     "type": "array",
@@ -605,6 +615,9 @@ def name_of(schema_tag: str) -> str:
     raise KeyError(schema_tag)
 
 
-def document_schema(schema_tag: str) -> Schema:
-    """The self-contained schema of the document tagged ``schema_tag``."""
-    return standalone(name_of(schema_tag))
+def document_schema(schema_tag: str, *, optional: tuple[str, ...] = ()) -> Schema:
+    """The self-contained schema of the document tagged ``schema_tag``; ``optional``: fields
+    it requires that this sender may leave out (the status a server alone adds)."""
+    out = standalone(name_of(schema_tag))
+    out["required"] = [k for k in out["required"] if k not in optional]
+    return out
