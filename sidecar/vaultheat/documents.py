@@ -13,8 +13,10 @@ Documents one shell alone sends stay beside it: ``init`` / ``index`` / ``config`
 
 The CLI (``--json``), the HTTP API and the agent tools all send what these functions return,
 so the three cannot drift apart. This module owns the wire format: key order (clients and the
-golden test read it), scores rounded to 6 decimals, tuples as lists; the contract itself is
-docs/api.md and ``server/schemas.py``.
+golden test read it), scores rounded to 6 decimals, tuples as lists. The schema of each
+document is ``server/schemas.py`` (the OpenAPI components, the agent tools' output schemas and
+docs/api.md's field tables come from it); ``tests/test_wire_schema.py`` checks that these
+documents send no field it does not declare.
 """
 
 from __future__ import annotations

@@ -164,29 +164,40 @@ def component_schemas() -> dict[str, Schema]:
         LOCATOR,
         description="A result's best chunk: where it is and its snippet",
     )
+    top = d(
+        {"type": "integer", "minimum": 1, "maximum": MAX_TOP, "default": 10},
+        "how many results (default from config: search.top / related.top)",
+    )
+    rerank = d({"type": ["boolean", "null"]}, "rerank the shortlist (null: as configured)")
     search_options: dict[str, Schema] = {
-        "top": {"type": "integer", "minimum": 1, "maximum": MAX_TOP, "default": 10},
-        "files_only": BOOL,
-        "explain": BOOL,
-        "lexical": BOOL,
-        "graph": BOOL,
-        "rerank": {"type": ["boolean", "null"]},
-        "expand": {"type": ["boolean", "null"]},
-        "folder": {"type": ["string", "null"]},
-        "tag": {"type": ["string", "null"]},
-        "property": {"type": "object"},
+        "top": top,
+        "files_only": d(BOOL, "one result per note"),
+        "explain": d(BOOL, "add each result's trace (`explain`)"),
+        "lexical": d(BOOL, "use the keyword (BM25) retriever (default true)"),
+        "graph": d(BOOL, "heat propagation, when search.hops > 0 (default true)"),
+        "rerank": rerank,
+        "expand": d({"type": ["boolean", "null"]}, "query expansion (null: as configured)"),
+        "folder": d({"type": ["string", "null"]}, "only notes under this folder"),
+        "tag": d({"type": ["string", "null"]}, "only notes with this tag"),
+        "property": d({"type": "object"}, "frontmatter properties that must match"),
     }
     query = {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS}
     related_options: dict[str, Schema] = {
-        "text": {"type": ["string", "null"], "maxLength": MAX_TEXT_CHARS},
-        "cursor": {"type": ["integer", "null"], "minimum": 0},
-        "top": {"type": "integer", "minimum": 1, "maximum": MAX_TOP, "default": 10},
-        "unlinked_only": BOOL,
-        "explain": BOOL,
-        "graph": BOOL,
-        "lexical": BOOL,
-        "rerank": {"type": ["boolean", "null"]},
-        "votes": BOOL,
+        "text": d(
+            {"type": ["string", "null"], "maxLength": MAX_TEXT_CHARS},
+            "the note's unsaved editor text",
+        ),
+        "cursor": d(
+            {"type": ["integer", "null"], "minimum": 0},
+            "byte offset into `text`: focus on the passage around it",
+        ),
+        "top": top,
+        "unlinked_only": d(BOOL, "only notes the note does not link to yet"),
+        "explain": d(BOOL, "add each result's trace (`explain`)"),
+        "graph": d(BOOL, "heat propagation, when search.hops > 0 (default true)"),
+        "lexical": d(BOOL, "use the keyword (BM25) retriever (default true)"),
+        "rerank": rerank,
+        "votes": d(BOOL, "link votes (default true; the CLI's --no-votes)"),
     }
     return {
         "ErrorBody": obj(
