@@ -31,7 +31,7 @@ import numpy as np
 
 from vaultheat.core.relevance import GOOD, STRONG, Curve, fit_isotonic, vote_evidence
 from vaultheat.core.requests import RelatedRequest, SearchRequest
-from vaultheat.core.votes import vote_document
+from vaultheat.documents import vote_document
 from vaultheat.engine import Engine
 from vaultheat.evaluation.harness import render_items
 from vaultheat.evaluation.sets import load_linkpred_set, load_search_set

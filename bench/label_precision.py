@@ -64,7 +64,7 @@ def fit(rows: list[dict[str, Any]]) -> Curve:
 
 
 def label_of(curve: Curve, cosine: float) -> str:
-    rel = round(curve(round(cosine, 6)), 2)  # as relevance.annotate reads a result
+    rel = round(curve(round(cosine, 6)), 2)  # as relevance.rate reads a result
     return "strong" if rel >= STRONG else "good" if rel >= GOOD else "weak"
 
 

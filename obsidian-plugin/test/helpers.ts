@@ -178,7 +178,7 @@ export function explainDoc(overrides: Partial<ExplainDoc> = {}): ExplainDoc {
 		score: 0.77,
 		seed: { chunk_id: 40, path: "A.md", heading_path: ["Start"], text: "Seed text about install.", stage: "vector", seed_score: 0.032 },
 		hops: [
-			{ hop: 1, from_chunk: 40, to_chunk: 42, edge: "link", edge_weight: 1, type_weight: 1, decay: 0.5, heat: 0.016, path: "Folder/Note.md", text: "Target text." },
+			{ hop: 1, from_chunk: 40, to_chunk: 42, edge: "link", edge_weight: 1, type_weight: 1, decay: 0.5, heat: 0.016, hub_factor: 1, path: "Folder/Note.md", heading_path: [], text: "Target text." },
 		],
 		components: {
 			raw: { vector: 0.7, lexical: 0, heat: 0.016, fusion: null, rerank: null, title: null },

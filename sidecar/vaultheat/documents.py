@@ -13,12 +13,15 @@ Documents one shell alone sends stay beside it: ``init`` / ``index`` / ``config`
 
 The CLI (``--json``), the HTTP API and the agent tools all send what these functions return,
 so the three cannot drift apart. This module owns the wire format: key order (clients and the
-golden test read it), scores rounded to 6 decimals, tuples as lists; the contract itself is
-docs/api.md and ``server/schemas.py``.
+golden test read it), scores rounded to 6 decimals, tuples as lists. The schema of each
+document is ``server/schemas.py`` (the OpenAPI components, the agent tools' output schemas and
+docs/api.md's field tables come from it); ``tests/test_wire_schema.py`` checks that these
+documents send no field it does not declare.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from vaultheat.core.freshness import Freshness, IndexFreshness
@@ -38,7 +41,7 @@ from vaultheat.core.results import (
     Trace,
 )
 from vaultheat.core.status import ModelInfo, NoteStatus, Phases, Status
-from vaultheat.core.votes import vote_document
+from vaultheat.core.votes import Vote
 from vaultheat.errors import VaultheatError
 
 SEARCH = "vaultheat.search.v1"
@@ -130,6 +133,26 @@ def missing_document(m: MissingExplanation) -> Doc:
         "explain": trace_doc(m.trace) if m.trace else None,
         "retrievers": [place_doc(p) for p in m.retrievers],
         "to_beat": rival_doc(m.to_beat) if m.to_beat else None,
+    }
+
+
+def vote_document(vote: Vote | None, titles: Mapping[str, str]) -> Doc | None:
+    """The ``votes`` object of a related result: null when nobody voted; ``titles`` names the
+    voters (a voter without a title shows its path)."""
+    if vote is None:
+        return None
+    return {
+        "count": vote.count,
+        "k": vote.k,
+        "weight": vote.weight,
+        "share": vote.share,
+        "bonus": vote.bonus,
+        "total": vote.total,
+        "hub_factor": vote.hub_factor,
+        "voters": [
+            {"path": v.path, "title": titles.get(v.path, v.path), "score": v.score}
+            for v in vote.voters
+        ],
     }
 
 

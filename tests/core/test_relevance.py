@@ -11,11 +11,11 @@ import pytest
 from tests.conftest import related_doc, search_doc
 from vaultheat.core.relevance import (
     CURVES,
-    annotate,
     curve_for,
     fit_isotonic,
     label,
     model_family,
+    rate,
     vote_evidence,
 )
 from vaultheat.core.requests import RelatedRequest, SearchRequest
@@ -124,17 +124,14 @@ def test_a_note_most_neighbours_link_to_does_not_read_weak() -> None:
     assert label(curve(low, 0.5)) != "weak"
 
 
-def test_annotate_reads_the_votes_of_a_result() -> None:
+def test_rate_reads_the_votes_of_a_result() -> None:
     curve = CURVES["all-minilm-l6-v2"]["related"]
-    results = [
-        {"components": {"vector": 0.7}, "votes": None},
-        {"components": {"vector": 0.7}, "votes": {"share": 0.5, "hub_factor": 1.0}},
-        {"components": {"vector": 0.7}, "votes": {"share": 0.5, "hub_factor": 0.25}},
-    ]
-    annotate(results, curve)
-    assert results[0]["relevance"] == round(curve(0.7), 2)
-    assert results[1]["relevance"] == round(curve(0.7, 0.5), 2) > results[0]["relevance"]
-    assert results[2]["relevance"] == round(curve(0.7, 0.125), 2)  # hub-damped votes count less
+    votes = [None, {"share": 0.5, "hub_factor": 1.0}, {"share": 0.5, "hub_factor": 0.25}]
+    rated = [rate(0.7, vote_evidence(v), curve) for v in votes]
+    assert rated[0] == (round(curve(0.7), 2), label(round(curve(0.7), 2)))
+    assert rated[1][0] == round(curve(0.7, 0.5), 2) > rated[0][0]
+    assert rated[2][0] == round(curve(0.7, 0.125), 2)  # hub-damped votes count less
+    assert rate(None, 0.5, curve) == (0.0, "weak")  # no vector, no relevance
     assert vote_evidence(None) == 0.0
 
 

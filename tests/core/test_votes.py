@@ -8,13 +8,8 @@ import random
 import numpy as np
 import pytest
 
-from vaultheat.core.votes import (
-    NoteLinks,
-    describe_votes,
-    link_votes,
-    recompute_bonus,
-    vote_document,
-)
+from vaultheat.core.votes import NoteLinks, describe_votes, link_votes, recompute_bonus
+from vaultheat.documents import vote_document
 
 SCORES = [("A", 0.9), ("B", 0.6), ("C", 0.3), ("D", 0.2)]
 LINKS = {"A": {"T", "B"}, "B": {"T"}, "C": {"U", "Q"}, "D": {"T"}, "Q": {"U", "T"}}

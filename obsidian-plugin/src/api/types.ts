@@ -102,6 +102,8 @@ export interface StatusDoc {
 	state_detail?: string;
 	/** The two phases of an index run: words (notes, lexical index, links) then meaning (vectors). */
 	phases?: IndexPhases;
+	/** The notes on disk against the index, from the scan status starts with. */
+	freshness?: { on_disk: number; indexed: number; not_indexed: number; changed: number; deleted: number };
 }
 
 /** "done", "running", "interrupted" (a run stopped in it) or "pending". */
@@ -295,7 +297,9 @@ export interface ExplainHop {
 	type_weight: number;
 	decay: number;
 	heat: number;
+	hub_factor: number;
 	path: string;
+	heading_path: string[];
 	text: string;
 }
 

@@ -47,7 +47,7 @@ export const WIRE_FIELDS = {
 	StatusDoc: {
 		schema: R, vault: R, index_dir: R, state: R, notes: R, chunks: R, links: R, tags: R,
 		skipped: R, vectors: R, edges: R, model: R, progress: R, last_error: R, paused: R,
-		version: O, pending: O, queue: O, excluded: O, exclude: O, state_detail: P, phases: O,
+		version: O, pending: O, queue: O, excluded: O, exclude: O, state_detail: P, phases: O, freshness: O,
 	} satisfies Fields<StatusDoc>,
 	NoteStatusDoc: {
 		schema: R, path: R, exists: R, indexed: R, reason: R, chunks: R, indexed_hash: R,
@@ -86,7 +86,7 @@ export const WIRE_FIELDS = {
 	} satisfies Fields<ExplainSeed>,
 	ExplainHop: {
 		hop: R, from_chunk: R, to_chunk: R, edge: R, edge_weight: R, type_weight: R, decay: R,
-		heat: R, path: R, text: R,
+		heat: R, hub_factor: R, path: R, heading_path: R, text: R,
 	} satisfies Fields<ExplainHop>,
 	ScoreBreakdown: { raw: R, normalized: R, weights: R, final: R } satisfies Fields<ScoreBreakdown>,
 	ExplainDoc: {

@@ -73,8 +73,8 @@ describe("explain rendering", () => {
 		const opened: [string, number][] = [];
 		const doc = explainDoc({
 			hops: [
-				{ hop: 1, from_chunk: 40, to_chunk: 41, edge: "similar", edge_weight: 0.9, type_weight: 1, decay: 0.5, heat: 0.2, path: "Mid.md", text: "## Middle\nA **middle** step." },
-				{ hop: 2, from_chunk: 41, to_chunk: 42, edge: "link", edge_weight: 1, type_weight: 1, decay: 0.5, heat: 0.1, path: "Folder/Note.md", text: "Target text." },
+				{ hop: 1, from_chunk: 40, to_chunk: 41, edge: "similar", edge_weight: 0.9, type_weight: 1, decay: 0.5, heat: 0.2, hub_factor: 1, path: "Mid.md", heading_path: ["Middle"], text: "## Middle\nA **middle** step." },
+				{ hop: 2, from_chunk: 41, to_chunk: 42, edge: "link", edge_weight: 1, type_weight: 1, decay: 0.5, heat: 0.1, hub_factor: 1, path: "Folder/Note.md", heading_path: [], text: "Target text." },
 			],
 		});
 		renderExplain(el, doc, (p, l) => opened.push([p, l]));

@@ -3,8 +3,10 @@
 Each tool has a name, a description written for an agent (when to use it, what the numbers
 mean), a JSON Schema for its input (``additionalProperties: false``: a misspelt option is an
 error, not silently ignored) and one for its output (the ``vaultheat.*.v1`` document it
-returns; result objects allow additional properties so fields added later, such as
-``relevance`` or ``votes``, never break a client that validates).
+returns: for search, related, explain and missing the wire schema of ``server/schemas.py``,
+the one the OpenAPI document lists, inlined; the agent-only documents' are written here.
+Objects allow additional properties, so a field added later never breaks a client that
+validates).
 
 ``call_tool`` is the single entry point of both shells: it validates, runs the handler and
 turns every failure into an error document with a stable code. Nothing a client sends can
@@ -35,6 +37,7 @@ from vaultheat.agents.notes import (
 from vaultheat.agents.research import research
 from vaultheat.core.requests import MAX_QUERY_CHARS, MAX_TEXT_CHARS, MAX_TOP
 from vaultheat.documents import error_document
+from vaultheat.server.schemas import RELEVANCE_LABELS, SERVER_STATUS, document_schema
 
 log = logging.getLogger("vaultheat.agents")
 
@@ -81,6 +84,14 @@ def _doc(schema: str, props: dict[str, Any], required: tuple[str, ...]) -> dict[
     return _obj({"schema": {"const": schema}, **props}, ("schema", *required), closed=False)
 
 
+def _with_agent(status: dict[str, Any]) -> dict[str, Any]:
+    """The status document as the ``status`` tool adds where its answers come from."""
+    agent = _obj({"backend": {"enum": ["engine", "server"]},
+                  "server": {"type": ["string", "null"]}}, ("backend",), closed=False)  # fmt: skip
+    return {**status, "properties": {**status["properties"], "agent": agent},
+            "required": [*status["required"], "agent"]}  # fmt: skip
+
+
 STR = {"type": "string"}
 INT = {"type": "integer"}
 NUM = {"type": "number"}
@@ -89,21 +100,7 @@ NULL_INT = {"type": ["integer", "null"]}
 PATH = {"type": "string", "minLength": 1, "maxLength": 4096,
         "description": "vault-relative path of a note, e.g. 'Projects/Ideas.md'"}  # fmt: skip
 TOP = {"type": "integer", "minimum": 1, "maximum": MAX_TOP, "default": 10}
-LABEL = {"enum": ["strong", "good", "weak"]}
-# PDF and canvas chunks: lines 0, bytes the whole file, and where the text comes from instead
-LOCATOR = {"page": {"type": "integer", "minimum": 1, "description": "PDF: first page"},
-           "page_end": {"type": "integer", "minimum": 1, "description": "PDF: last page"},
-           "card_id": {"type": "string", "description": "canvas: the card's node id"}}
-CHUNK = _obj({"chunk_id": INT, "heading_path": {"type": "array", "items": STR},
-              "line_start": INT, "line_end": INT, "byte_start": INT, "byte_end": INT,
-              **LOCATOR, "text": STR}, ("chunk_id", "line_start", "line_end"),
-             closed=False)  # fmt: skip
-RESULT = _obj(
-    {"rank": INT, "path": STR, "title": STR, "score": NUM, "chunk_id": INT,
-     "line_start": INT, "line_end": INT, "byte_start": INT, "byte_end": INT, **LOCATOR,
-     "relevance": NUM, "relevance_label": LABEL, "best_chunk": CHUNK},
-    ("rank", "path", "score"), closed=False,
-)  # fmt: skip
+LABEL = {"enum": RELEVANCE_LABELS}
 FILTERS = {
     "folder": {"type": "string", "maxLength": 4096, "description": "only notes under this folder"},
     "tag": {"type": "string", "maxLength": 256, "description": "only notes with this tag"},
@@ -227,9 +224,7 @@ TOOLS: tuple[Tool, ...] = (
                            "additionalProperties": {"type": ["string", "number", "boolean"]},
                            "description": "frontmatter properties that must match"}},
              ("query",)),
-        _doc("vaultheat.search.v1", {"query": STR, "files_only": BOOL, "took_ms": NUM,
-             "ranked_by": {"type": "string", "enum": ["meaning", "words"]},
-             "results": {"type": "array", "items": RESULT}}, ("query", "results")),
+        document_schema("vaultheat.search.v1"),
         _search,
     ),
     Tool(
@@ -242,8 +237,7 @@ TOOLS: tuple[Tool, ...] = (
         _obj({"path": PATH, "text": {"type": "string", "maxLength": MAX_TEXT_CHARS},
               "cursor": {"type": "integer", "minimum": 0}, "top": TOP,
               "unlinked_only": {**BOOL, "default": False}}, ("path",)),
-        _doc("vaultheat.related.v1", {"path": STR, "took_ms": NUM,
-             "results": {"type": "array", "items": RESULT}}, ("path", "results")),
+        document_schema("vaultheat.related.v1"),
         _related,
     ),
     Tool(
@@ -257,8 +251,7 @@ TOOLS: tuple[Tool, ...] = (
               "cursor": {"type": "integer", "minimum": 0},
               "rank": {"type": "integer", "minimum": 1, "maximum": MAX_TOP},
               **FILTERS}),
-        _doc("vaultheat.explain.v1", {"query": STR, "path": STR, "chunk_id": NULL_INT,
-             "score": NUM, "hops": {"type": "array"}}, ("path", "score")),
+        document_schema("vaultheat.explain.v1"),
         _explain,
     ),
     Tool(
@@ -271,9 +264,7 @@ TOOLS: tuple[Tool, ...] = (
         _obj({"query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS},
               "path": PATH, "top": TOP, "files_only": {**BOOL, "default": False}, **FILTERS},
              ("query", "path")),
-        _doc("vaultheat.missing.v1", {"query": STR, "path": STR, "status": STR,
-             "reason": STR, "rank": NULL_INT, "would_rank": NULL_INT,
-             "to_beat": {"type": ["object", "null"]}}, ("path", "status", "reason")),
+        document_schema("vaultheat.missing.v1"),
         _missing,
     ),
     Tool(
@@ -343,9 +334,7 @@ TOOLS: tuple[Tool, ...] = (
         "where answers come from (`agent.backend`: 'server' when `vaultheat serve` runs, else "
         "'engine' in this process). Check it when results look stale or empty.",
         _obj({}),
-        _doc("vaultheat.status.v1", {"state": STR, "notes": INT, "chunks": INT,
-             "agent": _obj({"backend": {"enum": ["engine", "server"]}}, ("backend",),
-                           closed=False)}, ("state", "agent")),
+        _with_agent(document_schema("vaultheat.status.v1", optional=SERVER_STATUS)),
         _status,
     ),
     Tool(

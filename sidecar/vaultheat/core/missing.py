@@ -206,7 +206,7 @@ def _with_label(m: MissingExplanation, curve: Curve | None, cosine: float) -> Mi
     """The relevance a search result with this chunk would read (its cosine on the curve)."""
     if curve is None:
         return m
-    rel = round(curve(round(cosine, 6)), 2)  # as ``relevance.annotate`` reads a result
+    rel = round(curve(round(cosine, 6)), 2)  # as ``relevance.rate`` reads a result
     return dataclasses.replace(m, relevance=rel, relevance_label=label(rel))
 
 

@@ -14,7 +14,7 @@ default, a wide and cautious ramp: it says "weak" for unrelated text and rarely 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -119,16 +119,13 @@ def label(relevance: float) -> str:
     return "weak"
 
 
-def annotate(results: Iterable[dict[str, Any]], curve: Curve) -> None:
-    """Add ``relevance`` and ``relevance_label`` to search or related results in place."""
-    for r in results:
-        cosine = (r.get("components") or {}).get("vector")
-        # two decimals: the curves are fitted on hundreds of points, not more precise than
-        # that, and the label must agree with the number a user sees
-        share = vote_evidence(r.get("votes"))
-        rel = round(curve(cosine, share), 2) if cosine is not None else 0.0
-        r["relevance"] = rel
-        r["relevance_label"] = label(rel)
+def rate(cosine: float | None, share: float, curve: Curve) -> tuple[float, str]:
+    """A result's ``relevance`` and ``relevance_label`` from its raw cosine (None: the chunk
+    has no vector, relevance 0) and its link-vote evidence (``vote_evidence``; 0 for search)."""
+    # two decimals: the curves are fitted on hundreds of points, not more precise than
+    # that, and the label must agree with the number a user sees
+    rel = round(curve(cosine, share), 2) if cosine is not None else 0.0
+    return rel, label(rel)
 
 
 def fit_isotonic(xs: Sequence[float], ys: Sequence[float], knots: int = 12) -> Curve:

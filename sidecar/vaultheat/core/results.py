@@ -16,10 +16,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from vaultheat.core.relevance import Curve, annotate
-from vaultheat.core.votes import Vote, vote_document
+from vaultheat.core.relevance import Curve, rate
+from vaultheat.core.votes import Vote
 
 Components = Mapping[str, float | None]  # stage -> raw score part (None: the stage did not run)
 
@@ -204,14 +204,12 @@ class Explanation:
 
 
 def relevance_of(hit: ChunkHit | NoteHit | RelatedHit, curve: Curve) -> tuple[float, str]:
-    """The hit's absolute relevance and its label. ``relevance.annotate`` stays the one place
-    that decides what the curve reads (the vector cosine; for related notes possibly their
-    link votes): it is given the hit's fields as clients see them."""
-    row: dict[str, Any] = {"components": dict(hit.components)}
-    if isinstance(hit, RelatedHit):
-        row["votes"] = vote_document(hit.votes, hit.voter_titles)
-    annotate([row], curve)
-    return float(row["relevance"]), str(row["relevance_label"])
+    """The hit's absolute relevance and its label: the curve reads the raw cosine and, for a
+    related note, its link-vote evidence (``share × hub_factor``, as ``vote_evidence`` reads
+    it off the document clients get)."""
+    votes = hit.votes if isinstance(hit, RelatedHit) else None
+    share = votes.share * votes.hub_factor if votes is not None else 0.0
+    return rate(hit.components.get("vector"), share, curve)
 
 
 def with_relevance(hits: tuple[Hit, ...], curve: Curve) -> tuple[Hit, ...]:

@@ -165,25 +165,6 @@ def reachable(cap: float, damp: float, bonus: float, floor: float) -> bool:
     return damp < 0 or cap * damp + bonus >= floor
 
 
-def vote_document(vote: Vote | None, titles: Mapping[str, str]) -> dict[str, Any] | None:
-    """The ``votes`` object of a related result (API contract): null when nobody voted."""
-    if vote is None:
-        return None
-    return {
-        "count": vote.count,
-        "k": vote.k,
-        "weight": vote.weight,
-        "share": vote.share,
-        "bonus": vote.bonus,
-        "total": vote.total,
-        "hub_factor": vote.hub_factor,
-        "voters": [
-            {"path": v.path, "title": titles.get(v.path, v.path), "score": v.score}
-            for v in vote.voters
-        ],
-    }
-
-
 def recompute_bonus(votes: Mapping[str, Any]) -> float:
     """``bonus`` from a votes object's parts, in the order ``link_votes`` computes it."""
     share = sum(float(v["score"]) for v in votes["voters"]) / float(votes["total"])

@@ -1,7 +1,9 @@
-"""The OpenAPI 3.1 document of /v1, written by hand as data, checked against live answers.
+"""The OpenAPI 3.1 document of /v1: the routes, written here as data, over the wire schema.
 
-Component names are the plugin's wire types (``obsidian-plugin/src/api/types.ts``) so its
-contract check can compare field lists one to one. The tests validate every answer the server
+The components are ``schemas.component_schemas()``, the one wire schema the agent tools and
+docs/api.md's tables are also made from; their names are the plugin's wire types
+(``obsidian-plugin/src/api/types.ts``) so its contract check can compare field lists one to
+one. The tests validate every answer the server
 gives in them against this document, so it cannot drift from the real behaviour. 3.1 rather
 than 3.0 because its schemas are JSON Schema: ``null`` is a type, so "number or null" fields
 validate exactly as the server sends them.

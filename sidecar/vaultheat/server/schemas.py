@@ -1,14 +1,24 @@
-"""The JSON Schemas of the API's documents, named after the plugin's wire types.
+"""The wire schema: one JSON Schema per document and object the API, the CLI and the agents
+send, named after the plugin's wire types. The one source every other description is made from:
 
-Shared by the OpenAPI document (``openapi.py``) and the tests that validate live answers and
-events. Names match ``obsidian-plugin/src/api/types.ts`` one to one so the plugin's contract
-check can compare field lists. Required fields are what the server always sends; extra fields
-are allowed (documents may grow), except in request bodies, which are closed like the request
-types that validate them.
+- the OpenAPI document (``openapi.py``) lists ``component_schemas()`` as its components;
+- the agent tools' output schemas are ``document_schema(tag)`` (``agents/tools.py``), the same
+  schemas inlined under ``$defs`` so an MCP client needs nothing else to read them;
+- docs/api.md's field tables and the plugin's copy for its contract test are generated from
+  them (``wire_docs.py``; a test fails when either is stale);
+- the tests validate every live answer and golden document against them, and check that the
+  documents (``vaultheat/documents.py``) send no field the schema does not declare.
+
+Names match ``obsidian-plugin/src/api/types.ts`` one to one so the plugin's contract check can
+compare field lists. Required fields are what the server always sends; extra fields are allowed
+(documents may grow), except in request bodies, which are closed like the request types that
+validate them. A ``description`` on a field is what docs/api.md's table says about it.
 """
 
 from __future__ import annotations
 
+import copy
+import functools
 from typing import Any
 
 from vaultheat.core.missing import STATUSES as MISSING_STATUSES
@@ -37,6 +47,9 @@ ERROR_CODES = [
     "internal",
 ]
 STATES = ["indexing", "incomplete", "stale", "ready"]  # core.freshness.STATES
+FRESHNESS = ("on_disk", "indexed", "not_indexed", "changed", "deleted")  # core.freshness
+# what only a running server adds to the status document (the CLI and agents in process omit it)
+SERVER_STATUS = ("progress", "last_error", "paused", "queue")
 PHASE_STATES = ["done", "running", "interrupted", "pending"]  # core.status.Phases
 EVENT_NAMES = {
     "state": "StatusDoc",
@@ -99,50 +112,92 @@ LOCATOR: dict[str, Schema] = {
 }
 # the score parts (core/pipeline.py); "title" is the note-name score (core/titles.py)
 COMPONENT_NAMES = ("vector", "lexical", "heat", "fusion", "rerank", "title")
+COMPONENT_HELP = {
+    "vector": "cosine of the query and the chunk",
+    "lexical": "BM25 of the query's words in the chunk",
+    "heat": "graph heat (only when search.hops > 0)",
+    "fusion": "rank-fusion score of the seeds",
+    "rerank": "the cross-encoder's score (when reranking ran)",
+    "title": "the note-name match (core/titles.py)",
+}
+PATH: Schema = {"type": "string", "description": "vault-relative path of the note"}
+NOTE_TITLE: Schema = {"type": "string", "description": "the note's title"}
 
 
 def tag(value: str) -> Schema:
     return {"type": "string", "const": value}
 
 
+def d(schema: Schema, description: str) -> Schema:
+    """``schema`` with the description docs/api.md's field table shows for the field."""
+    return {**schema, "description": description}
+
+
+RANK: Schema = d(INT, "1-based position in this answer")
+SCORE: Schema = d(NUM, "orders the results of one answer (rounded to 6 decimals)")
+TOOK_MS: Schema = d(NUM, "time the query took, in milliseconds")
+HEADINGS: Schema = d(STR_LIST, "the headings above the chunk, outermost first")
+SNIPPET: Schema = d(STR, "the chunk's text (a snippet, cut at `…` when long)")
+LABEL: Schema = d({"enum": RELEVANCE_LABELS}, "`relevance` in words: strong ≥ 0.50, good ≥ 0.25")
+EXPLAIN: Schema = d(nullable(ref("Explanation")), "the trace, when the request asked for it")
+
+
 def component_schemas() -> dict[str, Schema]:
     """Every named schema of the API (the plugin's wire types), by name."""
-    components = obj({k: NUM_OR_NULL for k in COMPONENT_NAMES})
+    components = obj(
+        {k: d(NUM_OR_NULL, COMPONENT_HELP[k]) for k in COMPONENT_NAMES},
+        description="The raw score parts of a result; null: the stage did not run",
+    )
+    place: dict[str, Schema] = {
+        "line_start": d(INT, "first line, 1-based (0 for derived text)"),
+        "line_end": d(INT, "last line, inclusive (0 for derived text)"),
+        "byte_start": d(INT, "the chunk is the file's bytes `byte_start..byte_end`"),
+        "byte_end": d(INT, "end of the chunk's bytes (exclusive)"),
+    }
     best_chunk = obj(
         {
-            "chunk_id": INT,
-            "heading_path": STR_LIST,
-            "line_start": INT,
-            "line_end": INT,
-            "byte_start": INT,
-            "byte_end": INT,
-            "text": STR,
+            "chunk_id": d(INT, "the chunk's id in this index generation"),
+            "heading_path": HEADINGS,
+            **place,
+            "text": SNIPPET,
         },
         LOCATOR,
+        description="A result's best chunk: where it is and its snippet",
     )
+    top = d(
+        {"type": "integer", "minimum": 1, "maximum": MAX_TOP, "default": 10},
+        "how many results (default from config: search.top / related.top)",
+    )
+    rerank = d({"type": ["boolean", "null"]}, "rerank the shortlist (null: as configured)")
     search_options: dict[str, Schema] = {
-        "top": {"type": "integer", "minimum": 1, "maximum": MAX_TOP, "default": 10},
-        "files_only": BOOL,
-        "explain": BOOL,
-        "lexical": BOOL,
-        "graph": BOOL,
-        "rerank": {"type": ["boolean", "null"]},
-        "expand": {"type": ["boolean", "null"]},
-        "folder": {"type": ["string", "null"]},
-        "tag": {"type": ["string", "null"]},
-        "property": {"type": "object"},
+        "top": top,
+        "files_only": d(BOOL, "one result per note"),
+        "explain": d(BOOL, "add each result's trace (`explain`)"),
+        "lexical": d(BOOL, "use the keyword (BM25) retriever (default true)"),
+        "graph": d(BOOL, "heat propagation, when search.hops > 0 (default true)"),
+        "rerank": rerank,
+        "expand": d({"type": ["boolean", "null"]}, "query expansion (null: as configured)"),
+        "folder": d({"type": ["string", "null"]}, "only notes under this folder"),
+        "tag": d({"type": ["string", "null"]}, "only notes with this tag"),
+        "property": d({"type": "object"}, "frontmatter properties that must match"),
     }
     query = {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS}
     related_options: dict[str, Schema] = {
-        "text": {"type": ["string", "null"], "maxLength": MAX_TEXT_CHARS},
-        "cursor": {"type": ["integer", "null"], "minimum": 0},
-        "top": {"type": "integer", "minimum": 1, "maximum": MAX_TOP, "default": 10},
-        "unlinked_only": BOOL,
-        "explain": BOOL,
-        "graph": BOOL,
-        "lexical": BOOL,
-        "rerank": {"type": ["boolean", "null"]},
-        "votes": BOOL,
+        "text": d(
+            {"type": ["string", "null"], "maxLength": MAX_TEXT_CHARS},
+            "the note's unsaved editor text",
+        ),
+        "cursor": d(
+            {"type": ["integer", "null"], "minimum": 0},
+            "byte offset into `text`: focus on the passage around it",
+        ),
+        "top": top,
+        "unlinked_only": d(BOOL, "only notes the note does not link to yet"),
+        "explain": d(BOOL, "add each result's trace (`explain`)"),
+        "graph": d(BOOL, "heat propagation, when search.hops > 0 (default true)"),
+        "lexical": d(BOOL, "use the keyword (BM25) retriever (default true)"),
+        "rerank": rerank,
+        "votes": d(BOOL, "link votes (default true; the CLI's --no-votes)"),
     }
     return {
         "ErrorBody": obj(
@@ -189,17 +244,24 @@ def component_schemas() -> dict[str, Schema]:
                 "tags": COUNT,
                 "skipped": {"type": "array", "items": ref("SkippedFile")},
                 "vectors": COUNT,
-                "edges": obj({"similar": COUNT, "link": COUNT, "tag": COUNT}),
+                "edges": obj(
+                    {"similar": COUNT, "link": COUNT},
+                    {"tag": d(COUNT, "the server counts tag edges too")},
+                ),
                 "model": obj(
                     {"provider": STR, "name": STR, "dimension": {"type": ["integer", "null"]}},
-                    {"backend": STR},
+                    {"backend": STR, "preset": d(STR, "the config preset that named it")},
                 ),
-                "progress": nullable(ref("Progress")),
-                "last_error": {"type": ["string", "null"]},
-                "paused": BOOL,
+                "progress": d(nullable(ref("Progress")), "server only: the index run"),
+                "last_error": d({"type": ["string", "null"]}, "server only"),
+                "paused": d(BOOL, "server only: background indexing is paused"),
             },
             {
                 "version": STR,
+                "freshness": d(
+                    obj({k: COUNT for k in FRESHNESS}),
+                    "the notes on disk against the index (the scan status starts with)",
+                ),
                 "pending": obj({"knn": COUNT, "links": COUNT}),
                 "phases": obj(
                     {
@@ -215,7 +277,7 @@ def component_schemas() -> dict[str, Schema]:
                         ),
                     }
                 ),
-                "queue": {**COUNT, "description": "changed notes and runs waiting to be indexed"},
+                "queue": d(COUNT, "server only: changed notes and runs waiting to be indexed"),
                 "excluded": COUNT,
                 "exclude": {
                     "type": "array",
@@ -241,45 +303,48 @@ def component_schemas() -> dict[str, Schema]:
         "SearchRequest": obj({"query": query}, search_options, closed=True),
         "SearchHit": obj(
             {
-                "rank": INT,
-                "chunk_id": INT,
-                "path": STR,
-                "title": STR,
-                "heading_path": STR_LIST,
-                "line_start": INT,
-                "line_end": INT,
-                "byte_start": INT,
-                "byte_end": INT,
-                "text": STR,
-                "text_truncated": BOOL,
-                "score": NUM,
+                "rank": RANK,
+                "chunk_id": d(INT, "the chunk's id in this index generation"),
+                "path": PATH,
+                "title": NOTE_TITLE,
+                "heading_path": HEADINGS,
+                **place,
+                "text": SNIPPET,
+                "text_truncated": d(BOOL, "`text` was cut"),
+                "score": SCORE,
                 "relevance": RELEVANCE,
-                "relevance_label": {"enum": RELEVANCE_LABELS},
-                "found_by": STR,
+                "relevance_label": LABEL,
+                "found_by": d(STR, "the retriever that found the chunk first"),
                 "components": ref("Components"),
-                "explain": nullable(ref("Explanation")),
+                "explain": EXPLAIN,
             },
             LOCATOR,
+            description="A search result: one chunk",
         ),
         "FileHit": obj(
             {
-                "rank": INT,
-                "path": STR,
-                "title": STR,
-                "score": NUM,
+                "rank": RANK,
+                "path": PATH,
+                "title": NOTE_TITLE,
+                "score": d(NUM, "the best chunk's score plus 5% of the next best chunks'"),
                 "relevance": RELEVANCE,
-                "relevance_label": {"enum": RELEVANCE_LABELS},
+                "relevance_label": LABEL,
                 "best_chunk": ref("BestChunk"),
             },
-            {"components": ref("Components"), "explain": nullable(ref("Explanation"))},
+            {"components": ref("Components"), "explain": EXPLAIN},
+            description="A files-only search result: one note and its best chunk",
         ),
         "SearchDoc": obj(
             {
                 "schema": tag("vaultheat.search.v1"),
                 "query": STR,
-                "took_ms": NUM,
-                "files_only": BOOL,
-                "ranked_by": {"type": "string", "enum": ["meaning", "words"]},
+                "took_ms": TOOK_MS,
+                "files_only": d(BOOL, "results are notes (FileHit), not chunks (SearchHit)"),
+                "ranked_by": d(
+                    {"type": "string", "enum": ["meaning", "words"]},
+                    "words: no vector match was good (or vectors are missing) and the "
+                    "query's words led",
+                ),
                 "per_note": {
                     "type": "integer",
                     "minimum": 0,
@@ -290,50 +355,62 @@ def component_schemas() -> dict[str, Schema]:
                     "type": "array",
                     "items": {"anyOf": [ref("SearchHit"), ref("FileHit")]},
                 },
-            }
+            },
+            description="`POST /v1/search`, `vaultheat search --json`, the agent tool `search`",
         ),
         "RelatedRequest": obj({"path": STR}, related_options, closed=True),
         "BestChunk": best_chunk,
         "RelatedHit": obj(
             {
-                "rank": INT,
-                "path": STR,
-                "title": STR,
-                "folder": STR,
-                "score": NUM,
+                "rank": RANK,
+                "path": PATH,
+                "title": NOTE_TITLE,
+                "folder": d(STR, "the note's folder (\"\" at the vault's root)"),
+                "score": d(NUM, "content score plus the link votes' bonus"),
                 "relevance": RELEVANCE,
-                "relevance_label": {"enum": RELEVANCE_LABELS},
-                "link_status": {"enum": ["linked", "backlinked", "both", "unlinked"]},
+                "relevance_label": LABEL,
+                "link_status": d(
+                    {"enum": ["linked", "backlinked", "both", "unlinked"]},
+                    "how the query note and this one link each other",
+                ),
                 "best_chunk": ref("BestChunk"),
-                "duplicates": STR_LIST,
+                "duplicates": d(STR_LIST, "near-duplicate notes folded into this one"),
                 "components": ref("Components"),
-                "votes": nullable(ref("Votes")),
-                "explain": nullable(ref("Explanation")),
-            }
+                "votes": d(nullable(ref("Votes")), "null: none of the closest notes link here"),
+                "explain": EXPLAIN,
+            },
+            description="A related note",
         ),
         "Votes": obj(
             {
-                "count": COUNT,
-                "k": COUNT,
-                "weight": NUM,
-                "share": NUM,
-                "bonus": NUM,
-                "voters": {
-                    "type": "array",
-                    "items": obj({"path": STR, "title": STR, "score": NUM}),
-                },
+                "count": d(COUNT, "how many of the k closest notes link to the result"),
+                "k": d(COUNT, "how many closest notes voted (related.vote_k)"),
+                "weight": d(NUM, "related.vote_weight"),
+                "share": d(NUM, "Σ voter scores / total"),
+                "bonus": d(NUM, "weight × share × hub_factor, added to the score"),
+                "voters": d(
+                    {
+                        "type": "array",
+                        "items": obj({"path": STR, "title": STR, "score": NUM}),
+                    },
+                    "the notes that link to the result, best first",
+                ),
             },
-            {"total": NUM, "hub_factor": NUM},
+            {
+                "total": d(NUM, "Σ of the k closest notes' scores"),
+                "hub_factor": d(NUM, "1 unless hub damping is on"),
+            },
             description="Link votes: count of the k closest notes that link to this one, share = "
             "Σ voter scores / total (Σ of the k scores), bonus = weight × share × hub_factor",
         ),
         "RelatedDoc": obj(
             {
                 "schema": tag("vaultheat.related.v1"),
-                "path": STR,
-                "took_ms": NUM,
+                "path": d(STR, "the query note"),
+                "took_ms": TOOK_MS,
                 "results": {"type": "array", "items": ref("RelatedHit")},
-            }
+            },
+            description="`POST /v1/related`, `vaultheat related --json`, the tool `related`",
         ),
         "RelatedBatchRequest": obj(
             {
@@ -368,36 +445,43 @@ def component_schemas() -> dict[str, Schema]:
         },
         "ExplainSeed": obj(
             {
-                "chunk_id": INT,
-                "path": STR,
-                "heading_path": STR_LIST,
-                "text": STR,
-                "stage": STR,
-                "seed_score": NUM,
+                "chunk_id": d(INT, "the seed chunk"),
+                "path": PATH,
+                "heading_path": HEADINGS,
+                "text": SNIPPET,
+                "stage": d(STR, "the retriever that found it: vector, lexical, note, votes, …"),
+                "seed_score": d(NUM, "its rank-fusion score"),
             },
             LOCATOR,
+            description="Where a result's score started",
         ),
         "ExplainHop": obj(
             {
-                "hop": INT,
+                "hop": d(INT, "1 for the first step from the seed"),
                 "from_chunk": INT,
                 "to_chunk": INT,
-                "edge": STR,
+                "edge": d(STR, "the edge type: link, backlink, similar, tag"),
                 "edge_weight": NUM,
                 "type_weight": NUM,
                 "decay": NUM,
-                "heat": NUM,
+                "heat": d(NUM, "previous heat × edge_weight × decay × type_weight × hub_factor"),
+                "hub_factor": NUM,
                 "path": STR,
+                "heading_path": HEADINGS,
                 "text": STR,
-            }
+            },
+            description="One hop of heat along an edge (only when search.hops > 0)",
         ),
         "ScoreBreakdown": obj(
             {
-                "raw": ref("Components"),
-                "normalized": ref("Components"),
-                "weights": obj({k: NUM for k in COMPONENT_NAMES}),
-                "final": NUM,
-            }
+                "raw": d(ref("Components"), "the parts as each stage scored them"),
+                "normalized": d(ref("Components"), "the parts min-max scaled over the candidates"),
+                "weights": d(
+                    obj({k: NUM for k in COMPONENT_NAMES}), "the weight of each part in `final`"
+                ),
+                "final": d(NUM, "Σ weights[k] × normalized[k] over the parts that are not null"),
+            },
+            description="The score arithmetic",
         ),
         "Explanation": obj(
             {
@@ -407,9 +491,9 @@ def component_schemas() -> dict[str, Schema]:
             },
             {
                 "hop_count": COUNT,
-                "content_score": NUM,
+                "content_score": d(NUM, "related notes: the score before the link votes"),
                 "votes": nullable(ref("Votes")),
-                "score": NUM,
+                "score": d(NUM, "related notes: content_score + votes.bonus, unrounded"),
             },
             description="A result's own explanation (`explain: true`): ExplainDoc without the "
             "identifying fields",
@@ -417,15 +501,19 @@ def component_schemas() -> dict[str, Schema]:
         "ExplainDoc": obj(
             {
                 "schema": tag("vaultheat.explain.v1"),
-                "query": STR,
-                "chunk_id": INT,
-                "path": STR,
-                "score": NUM,
+                "query": d(STR, "the query (related notes: `related to PATH`)"),
+                "chunk_id": d(INT, "the explained result's chunk"),
+                "path": d(STR, "the explained result's note"),
+                "score": SCORE,
                 "seed": nullable(ref("ExplainSeed")),
                 "hops": {"type": "array", "items": ref("ExplainHop")},
                 "components": ref("ScoreBreakdown"),
             },
-            {"content_score": NUM, "votes": nullable(ref("Votes"))},
+            {
+                "content_score": d(NUM, "related notes: the score before the link votes"),
+                "votes": nullable(ref("Votes")),
+            },
+            description="`POST /v1/explain`, `vaultheat explain --json`, the agent tool `explain`",
         ),
         "MissingRequest": obj({"query": query, "path": STR}, search_options, closed=True),
         "RetrieverPlace": obj(
@@ -484,3 +572,63 @@ def component_schemas() -> dict[str, Schema]:
         "ReadyEvent": obj({"notes": COUNT, "chunks": COUNT}),
         "ErrorEvent": obj({"code": STR, "message": STR}),
     }
+
+
+@functools.cache
+def _components() -> dict[str, Schema]:
+    return component_schemas()
+
+
+def _refs(schema: Any) -> set[str]:
+    """The component names ``schema`` refers to, directly."""
+    if isinstance(schema, dict):
+        target = schema.get("$ref")
+        own = {target.rsplit("/", 1)[1]} if isinstance(target, str) else set()
+        return own.union(*(_refs(v) for v in schema.values()))
+    if isinstance(schema, list):
+        return set().union(*(_refs(v) for v in schema))
+    return set()
+
+
+def rebase(schema: Any) -> Any:
+    """``schema`` with its component references pointing at ``#/$defs/NAME``."""
+    if isinstance(schema, dict):
+        out = {k: rebase(v) for k, v in schema.items()}
+        if isinstance(out.get("$ref"), str):
+            out["$ref"] = "#/$defs/" + out["$ref"].rsplit("/", 1)[1]
+        return out
+    if isinstance(schema, list):
+        return [rebase(v) for v in schema]
+    return schema
+
+
+def standalone(name: str) -> Schema:
+    """The named schema as one self-contained JSON Schema: the components it uses (all the
+    way down) under ``$defs``, so a client that knows no OpenAPI can validate with it."""
+    components = _components()
+    seen: set[str] = set()
+    todo = [name]
+    while todo:
+        for ref_name in sorted(_refs(components[todo.pop()]) - seen):
+            seen.add(ref_name)
+            todo.append(ref_name)
+    out: Schema = rebase(copy.deepcopy(components[name]))
+    if seen:
+        out["$defs"] = {n: rebase(copy.deepcopy(components[n])) for n in sorted(seen)}
+    return out
+
+
+def name_of(schema_tag: str) -> str:
+    """The component name of the document tagged ``schema_tag`` (``vaultheat.search.v1``)."""
+    for name, schema in _components().items():
+        if schema.get("properties", {}).get("schema", {}).get("const") == schema_tag:
+            return name
+    raise KeyError(schema_tag)
+
+
+def document_schema(schema_tag: str, *, optional: tuple[str, ...] = ()) -> Schema:
+    """The self-contained schema of the document tagged ``schema_tag``; ``optional``: fields
+    it requires that this sender may leave out (the status a server alone adds)."""
+    out = standalone(name_of(schema_tag))
+    out["required"] = [k for k in out["required"] if k not in optional]
+    return out
