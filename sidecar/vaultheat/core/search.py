@@ -104,6 +104,7 @@ def search_retrieval(
         dense=view.dense,
         allowed=allowed_chunks(store, req),
         names=named_notes(view, s, req.query) if s.search.score_title > 0 else None,
+        notes=view.notes,
     )
     result = retrieve(store, vectors, plan)
     ranked_by = "meaning"
@@ -151,9 +152,9 @@ def named_notes(view: IndexView, settings: Settings, query: str) -> list[NameMat
     s = settings.search
     return [
         NameMatch(path, score, tuple(int(c) for c in chunks[path]))
-        for path, score in view.titles
-        .match(query, limit=s.title_top, partial=s.title_partial)
-        .items()
+        for path, score in view.titles.match(
+            query, limit=s.title_top, partial=s.title_partial
+        ).items()
         if path in chunks
     ]
 
@@ -274,7 +275,8 @@ def file_results(
     # a chunk deleted by a re-index since retrieval has no row: its note is left out, not a 500
     present = [(path, score, cid) for path, score, cid in ranked if cid in rows]
     return [
-        NoteHit(rank, path, rows[cid].title, score, chunk_ref(rows[cid], snippet),
-                components_of(r, cid))
+        NoteHit(
+            rank, path, rows[cid].title, score, chunk_ref(rows[cid], snippet), components_of(r, cid)
+        )
         for rank, (path, score, cid) in enumerate(present, start=1)
     ]

@@ -97,8 +97,9 @@ LOCATOR: dict[str, Schema] = {
     "page_end": {"type": "integer", "minimum": 1, "description": "PDF: last page"},
     "card_id": {"type": "string", "description": "canvas: the JSON Canvas node id"},
 }
-# the score parts (core/pipeline.py); "title" is the note-name score (core/titles.py)
-COMPONENT_NAMES = ("vector", "lexical", "heat", "fusion", "rerank", "title")
+# the score parts (core/pipeline.py); "title" is the note-name score (core/titles.py), "note"
+# the cosine to the whole note's vector (core/notevec.py)
+COMPONENT_NAMES = ("vector", "lexical", "heat", "fusion", "rerank", "title", "note")
 
 
 def tag(value: str) -> Schema:
