@@ -54,10 +54,10 @@ NOTES = [
     (DIGEST, "Rust compiler errors explained with diagrams.\n\n"
      "Kubernetes in a homelab: three opinions on clusters.\n\n"
      "Vim macros for renaming variables in bulk.\n\n"
-     "How do I feed a sourdough starter: a link.", []),
+     "How often should I feed a sourdough starter: a link.", []),
     ("Garden/Tomatoes.md", "Tomatoes need calcium against blossom end rot.", []),
 ]  # fmt: skip
-QUERY = "how do I feed a sourdough starter"
+QUERY = "how often should I feed a sourdough starter"
 
 
 @pytest.mark.parametrize(
@@ -72,6 +72,16 @@ def test_the_note_about_the_query_beats_a_digest_paragraph(weight: float, first:
     assert res.results[0].path == first
     note = res.results[0].components["note"]
     assert (note is None) == (weight == 0.0)
+
+
+def test_a_keyword_query_has_no_note_part() -> None:
+    """A few words ask for the passage that has them (help-en rare-word keywords lost nDCG@10
+    -0.037 with the part on)."""
+    models = FakeModels()
+    view = fake_view(NOTES, models)
+    res = run_search(view, models, Settings(), SearchRequest("sourdough starter", top=3))
+    assert res.results
+    assert all(h.components["note"] is None for h in res.results)
 
 
 def test_related_notes_have_no_note_part_by_default() -> None:
