@@ -204,9 +204,8 @@ class RelatedSettings:
     # their distinctive words help related notes on every vault (sweeps 2026-11-30: with
     # hops=0, tune nDCG@10 0.1 -> 0.2: help-en .490 -> .493, dendron .176 -> .187)
     score_lexical: float = 0.2
-    # the note-level part of search (search.score_note) in related notes: 0 = off. Smoke test
-    # on waylonwalker link prediction (23 notes): nDCG@10 0.501 / 0.489 / 0.510 at 0 / 0.2 /
-    # 0.64, noise (docs/eval.md "Note vectors")
+    # the note-level part of search (search.score_note) in related notes: 0 = off. At 0.64
+    # help-en link prediction tune nDCG@10 0.642 -> 0.634 (docs/eval.md "Note vectors")
     score_note: float = 0.0
     # link votes (core/votes.py): notes linked from many of the vote_k closest notes rise by
     # vote_weight x (their share of the neighbours' score); docs/eval.md "Link votes"
