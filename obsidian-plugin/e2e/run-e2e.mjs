@@ -578,7 +578,7 @@ async function main() {
 			const rows = await page.locator(".vaultheat-breakdown-row").count();
 			const steps = await page.locator(".vaultheat-step").count();
 			const direct = await page.locator(".vaultheat-explain-note").count();
-			assert(rows === 6, `breakdown has ${rows} rows`);
+			assert(rows === 7, `breakdown has ${rows} rows`);
 			assert(steps > 0 || direct > 0, "no path and no direct-match note");
 			assert(Math.abs(final - rowScore) <= 0.011, `explain says ${final}, the row says ${rowScore}`);
 			log(`explain: final ${final}, ${steps} steps`);

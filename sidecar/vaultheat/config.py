@@ -143,6 +143,12 @@ class SearchSettings:
     # labelled sets unchanged; partial matches (0.1, 0.3) neutral on help-en, nDCG@5 -0.004 to
     # -0.001 (ties) on waylonwalker, hence 0. score_title 0 = off
     score_title: float = 3.0
+    # the note as a whole: the query's cosine to its note's vector (lead chunk + mean of its
+    # chunks, core/notevec.py), so a note about the query beats one lucky paragraph of a
+    # digest or a note about something else; queries of more than 3 terms only. Measured
+    # (docs/eval.md "Note vectors"): waylonwalker Hit@1 0.800 -> 0.900, help-en nDCG@10
+    # +0.024 (tie), rare-word keywords identical. 0 = off
+    score_note: float = 0.64
     title_partial: float = 0.0
     title_weight: float = 1.0
     title_top: int = 20
@@ -198,6 +204,9 @@ class RelatedSettings:
     # their distinctive words help related notes on every vault (sweeps 2026-11-30: with
     # hops=0, tune nDCG@10 0.1 -> 0.2: help-en .490 -> .493, dendron .176 -> .187)
     score_lexical: float = 0.2
+    # the note-level part of search (search.score_note) in related notes: 0 = off. At 0.64
+    # help-en link prediction tune nDCG@10 0.642 -> 0.634 (docs/eval.md "Note vectors")
+    score_note: float = 0.0
     # link votes (core/votes.py): notes linked from many of the vote_k closest notes rise by
     # vote_weight x (their share of the neighbours' score); docs/eval.md "Link votes"
     votes: bool = True  # link votes on: notes your closest notes link to rise

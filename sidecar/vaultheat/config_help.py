@@ -71,6 +71,8 @@ KEY_HELP: dict[str, str] = {
     " (relevance below 'good') and the query's words are found; 0 = use score_lexical",
     "search.score_title": "weight of the note-name score (the query is a note's title, alias"
     " or file name); 0 = off",
+    "search.score_note": "weight of the query's similarity to the whole note (its opening and"
+    " the mean of its chunks); 0 = off",
     "search.title_partial": "note-name score of a partial word match at most (0 = exact names"
     " only)",
     "search.title_weight": "RRF weight of the named notes among the candidates",
@@ -101,6 +103,7 @@ KEY_HELP: dict[str, str] = {
     "related.duplicate_sim": "notes this similar collapse into one suggestion",
     "related.score_heat": "weight of graph heat in related scores (only when search.hops > 0)",
     "related.score_fusion": "weight of the rank-fusion seed score when search.hops = 0",
+    "related.score_note": "weight of the similarity to the whole note in related notes (0 = off)",
     "related.score_lexical": "weight of distinctive shared words in related scores",
     "server.host": "address the API listens on (loopback only unless --allow-remote)",
     "server.port": "port of the API",

@@ -27,6 +27,7 @@ import numpy as np
 
 from vaultheat.config import GraphSettings
 from vaultheat.core.graphview import GraphView
+from vaultheat.core.notevec import note_vectors
 from vaultheat.core.resolve import LinkResolver
 from vaultheat.core.titles import TitleIndex
 from vaultheat.core.view import IndexView
@@ -197,7 +198,9 @@ class ViewSource:
         graph_view = GraphView.from_store(snap, graph, similar)
         if links is None:
             links = NoteLinks.from_pairs(snap.note_link_pairs(), graph_view.note_chunks())
-        view = IndexView(gen, snap, self._vectors, graph_view, dense, links, resolver, titles)
+        notes = note_vectors(dense, graph_view.chunk_note, graph_view.note_lead)
+        view = IndexView(gen, snap, self._vectors, graph_view, dense, links, resolver, titles,
+                         notes)  # fmt: skip
         self._view, self._key, self._stale = view, key, False
         return view
 

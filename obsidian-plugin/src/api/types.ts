@@ -50,6 +50,8 @@ export interface Components {
 	rerank: number | null;
 	/** The query named the note (its title, an alias or its file name): 1 exact, less partial. */
 	title: number | null;
+	/** The note as a whole (its opening and the mean of its passages) against the query. */
+	note: number | null;
 }
 export type ComponentName = keyof Components;
 

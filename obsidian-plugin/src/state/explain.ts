@@ -12,6 +12,7 @@ export const COMPONENT_LABELS: Record<ComponentName, { name: string; help: strin
 	fusion: { name: "Ranked high by both searches", help: "How high the meaning and keyword searches ranked it, combined (rank fusion)" },
 	rerank: { name: "Reread", help: "A second model reread the pair and judged it (cross-encoder)" },
 	title: { name: "Named the note", help: "Your query is the note's title, an alias or its file name, or shares its rarer words" },
+	note: { name: "Whole note on topic", help: "The note as a whole (its opening and the average of its passages) is about your query" },
 };
 
 const EDGE_LABELS: Record<string, string> = {
@@ -41,7 +42,7 @@ export interface Contribution {
 	value: number | null;
 }
 
-const ORDER: ComponentName[] = ["vector", "lexical", "heat", "fusion", "rerank", "title"];
+const ORDER: ComponentName[] = ["vector", "lexical", "heat", "fusion", "rerank", "title", "note"];
 
 export function contributions(doc: Pick<ExplainDoc, "components">): Contribution[] {
 	const { raw, normalized, weights } = doc.components;

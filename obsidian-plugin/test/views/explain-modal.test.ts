@@ -51,10 +51,11 @@ describe("explain rendering", () => {
 			["Ranked high by both searches", "Not used", "–", "× 0.00", "–"],
 			["Reread", "Not used", "–", "× 0.00", "–"],
 			["Named the note", "Not used", "–", "× 0.00", "–"],
+			["Whole note on topic", "Not used", "–", "× 0.00", "–"],
 			["Final score", "", "", "", "= 0.77"],
 		]);
 		expect(text(el.querySelector(".vaultheat-breakdown-help"))).toBe("Says the same thing in other words (embedding similarity)");
-		expect(el.querySelectorAll(".is-unused")).toHaveLength(2); // no reranker, no note named
+		expect(el.querySelectorAll(".is-unused")).toHaveLength(4); // no fusion part (heat ran), no reranker, no note named, no note part
 		expect(el.querySelector(".vaultheat-explain-passage")).toBeNull();
 	});
 

@@ -4,8 +4,9 @@ query vectors (+ lexical query, + the notes the query names) → hnswlib top-N p
 BM25 and each named note's best chunk → weighted RRF into seeds → heat propagation over the
 typed chunk graph (only when ``hops`` > 0) → candidates = seeds ∪ heated nodes → components per
 candidate (vector = true cosine to the query, lexical = BM25, heat, or without heat the seeds'
-RRF score as ``fusion``, rerank, title = the note-name score) → min-max normalization (title is
-absolute, only clipped) and a weighted sum (weights renormalized over the stages that ran).
+RRF score as ``fusion``, rerank, title = the note-name score, note = the cosine to the chunk's
+note vector, ``core/notevec.py``) → min-max normalization (title is absolute, only clipped) and
+a weighted sum (weights renormalized over the stages that ran).
 
 Every candidate's vector component is its real cosine to the query, also for nodes that only
 the graph found: the graph widens the candidate set (recall) and the final order still rests
@@ -156,6 +157,8 @@ def retrieve(store: StorePort, vectors: VectorIndexPort, plan: RetrievalPlan) ->
         "rerank": None,
         # no name matched: the part is off, so the scores read exactly as without the stage
         "title": {c: names_raw.get(c, 0.0) for c in candidates} if names_raw else None,
+        # the note as a whole (its lead chunk and the mean of its chunks) against the query
+        "note": plan.notes.sims(candidates, qmat) if plan.notes is not None else None,
     }
     score_weights = {
         "vector": settings.score_vector,
@@ -164,10 +167,11 @@ def retrieve(store: StorePort, vectors: VectorIndexPort, plan: RetrievalPlan) ->
         "fusion": settings.score_fusion,
         "rerank": settings.score_rerank,
         "title": settings.score_title,
+        "note": settings.score_note,
     }
     first = combine(candidates, raw, score_weights, ABSOLUTE)
     if stages.rerank and plan.rerank is not None and candidates:
-        shortlist = sorted(candidates, key=lambda c: (-first.final[c], c))[:plan.rerank_shortlist]
+        shortlist = sorted(candidates, key=lambda c: (-first.final[c], c))[: plan.rerank_shortlist]
         scores = plan.rerank(shortlist)
         candidates = shortlist
         raw = {k: ({c: v[c] for c in shortlist} if v is not None else None) for k, v in raw.items()}

@@ -19,6 +19,7 @@ import numpy as np
 from vaultheat.config import SearchSettings, Settings
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.language import even_weights, model_misses_script
+from vaultheat.core.notevec import NoteVectors
 from vaultheat.core.requests import RelatedRequest, SearchRequest
 
 RerankFn = Callable[[list[int]], dict[int, float]]  # chunk ids -> reranker score
@@ -61,6 +62,7 @@ class RetrievalPlan:
     graph: GraphView | None = None  # None: no heat stage
     dense: np.ndarray | None = None  # chunk id -> vector, for scoring (else the vector index)
     names: tuple[NameMatch, ...] | None = None  # None: no note-name stage (related notes)
+    notes: NoteVectors | None = None  # None: no note part (weights.score_note 0, no vectors)
 
 
 def plan_for_search(
@@ -74,13 +76,14 @@ def plan_for_search(
     dense: np.ndarray | None,
     allowed: set[int] | None,
     names: Sequence[NameMatch] | None = None,
+    notes: NoteVectors | None = None,
 ) -> RetrievalPlan:
     """``names``: the notes the query names; the stage runs with the lexical one, when
-    ``search.score_title`` is above 0."""
+    ``search.score_title`` is above 0. ``notes``: the note vectors, for the ``note`` part."""
     plan = build_plan(settings, settings.search, req.query, queries, lexical,
                       rerank=req.rerank, lexical_stage=req.lexical, graph_stage=req.graph,
                       make_rerank=make_rerank, graph=graph, dense=dense,
-                      allowed=allowed)  # fmt: skip
+                      allowed=allowed, notes=notes)  # fmt: skip
     if names is None or not req.lexical or settings.search.score_title <= 0:
         return plan
     return dataclasses.replace(plan, names=tuple(names))
@@ -97,15 +100,17 @@ def plan_for_related(
     graph: GraphView,
     dense: np.ndarray | None,
     blocked: set[int],
+    notes: NoteVectors | None = None,
 ) -> RetrievalPlan:
     """``text`` is the note's title and body (its script decides the fallback)."""
     fusion = dataclasses.replace(settings.search, score_heat=settings.related.score_heat,
                                  score_fusion=settings.related.score_fusion,
-                                 score_lexical=settings.related.score_lexical)  # fmt: skip
+                                 score_lexical=settings.related.score_lexical,
+                                 score_note=settings.related.score_note)  # fmt: skip
     return build_plan(settings, fusion, text, queries, lexical,
                       rerank=req.rerank, lexical_stage=req.lexical, graph_stage=req.graph,
                       make_rerank=make_rerank, graph=graph, dense=dense,
-                      blocked=blocked)  # fmt: skip
+                      blocked=blocked, notes=notes)  # fmt: skip
 
 
 def build_plan(
@@ -123,6 +128,7 @@ def build_plan(
     dense: np.ndarray | None,
     allowed: set[int] | None = None,
     blocked: set[int] | None = None,
+    notes: NoteVectors | None = None,
 ) -> RetrievalPlan:
     """The plan both tasks share: ``rerank`` is the request's choice (None: the settings');
     the reranker is only made (and its model loaded) when the plan reranks."""
@@ -141,4 +147,5 @@ def build_plan(
         rerank_shortlist=settings.rerank.shortlist,
         graph=graph if graph_stage else None,
         dense=dense,
+        notes=notes if fusion.score_note > 0 else None,
     )

@@ -260,6 +260,7 @@ def _retrieve(
         make_rerank=lambda: make_rerank(models, s, view.store, note.body[:2000]),
         graph=view.graph,
         dense=view.dense,
+        notes=view.notes,
         blocked=set(note.own_ids),
     )
     return retrieve(view.store, view.vectors, plan)

@@ -27,6 +27,7 @@ import xxhash
 from vaultheat.config import ExpansionSettings, RerankSettings
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.lru import LRU
+from vaultheat.core.notevec import NoteVectors
 from vaultheat.core.ports import StorePort, VectorIndexPort
 from vaultheat.core.resolve import LinkResolver
 from vaultheat.core.titles import TitleIndex
@@ -37,8 +38,9 @@ from vaultheat.providers.base import Embedder, Generator, Reranker
 @dataclass(frozen=True)
 class IndexView:
     """One index generation: its store (a snapshot while a query runs), vectors, chunk graph,
-    dense chunk vectors (rows by chunk id), note links, link resolver and the notes' names
-    (title, aliases, file name: the note-name stage of search, ``core/titles.py``)."""
+    dense chunk vectors (rows by chunk id), note links, link resolver, the notes' names
+    (title, aliases, file name: the note-name stage of search, ``core/titles.py``) and the
+    note vectors (the ``note`` score part, ``core/notevec.py``; None: no such part)."""
 
     generation: int
     store: StorePort
@@ -48,6 +50,7 @@ class IndexView:
     links: NoteLinks
     resolver: LinkResolver
     titles: TitleIndex
+    notes: NoteVectors | None = None
 
     def reading(self, store: StorePort) -> IndexView:
         """This view reading ``store`` (a snapshot of the same generation)."""

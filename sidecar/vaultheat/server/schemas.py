@@ -110,8 +110,9 @@ LOCATOR: dict[str, Schema] = {
     "page_end": {"type": "integer", "minimum": 1, "description": "PDF: last page"},
     "card_id": {"type": "string", "description": "canvas: the JSON Canvas node id"},
 }
-# the score parts (core/pipeline.py); "title" is the note-name score (core/titles.py)
-COMPONENT_NAMES = ("vector", "lexical", "heat", "fusion", "rerank", "title")
+# the score parts (core/pipeline.py); "title" is the note-name score (core/titles.py), "note"
+# the cosine to the whole note's vector (core/notevec.py)
+COMPONENT_NAMES = ("vector", "lexical", "heat", "fusion", "rerank", "title", "note")
 COMPONENT_HELP = {
     "vector": "cosine of the query and the chunk",
     "lexical": "BM25 of the query's words in the chunk",
@@ -119,6 +120,7 @@ COMPONENT_HELP = {
     "fusion": "rank-fusion score of the seeds",
     "rerank": "the cross-encoder's score (when reranking ran)",
     "title": "the note-name match (core/titles.py)",
+    "note": "cosine of the query and the whole note's vector (core/notevec.py; queries of more than 3 terms)",
 }
 PATH: Schema = {"type": "string", "description": "vault-relative path of the note"}
 NOTE_TITLE: Schema = {"type": "string", "description": "the note's title"}

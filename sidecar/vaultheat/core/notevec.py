@@ -1,0 +1,72 @@
+"""Note-level meaning: one vector per note, for the ``note`` score part of search.
+
+Why: a note is ranked by its best chunk, and a chunk is a passage. A note that is about the
+query as a whole (a TIL whose opening says what it does, a post whose every section is on the
+topic) then loses to one lucky paragraph of a note about something else: a digest's two-bullet
+section, a list page's entry, a tutorial's "calling the slow function" step (issue #22, the
+conceptual queries on waylonwalker). Passage retrieval has long scored a document by its best
+passage *and* by its first passage and the whole document; this is that evidence, from the
+chunk vectors the index already has, so nothing is re-embedded.
+
+The note vector is the mean of two unit vectors: the note's lead chunk (title, aliases and the
+opening: what the note says it is about) and the normalized mean of all its chunks (what it is
+about throughout). Its dot product with a query vector is the mean of the two cosines. A digest
+or a list page has a diffuse mean and a lead about nothing in particular, so it gains little.
+A note without vectors (not embedded yet) has a zero row and scores 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class NoteVectors:
+    """``matrix[note_of[c]]`` is chunk ``c``'s note vector (``note_of`` -1: no note)."""
+
+    note_of: np.ndarray  # chunk id -> note id (-1: no such chunk)
+    matrix: np.ndarray  # note id -> note vector (zero row: no vectors)
+
+    def sims(self, ids: Sequence[int], queries: np.ndarray) -> dict[int, float]:
+        """chunk id -> the best dot product of its note vector with a query row."""
+        if not len(ids):
+            return {}
+        arr = np.asarray(ids, dtype=np.int64)
+        inside = (arr >= 0) & (arr < len(self.note_of))
+        notes = np.full(len(arr), -1, dtype=np.int64)
+        notes[inside] = self.note_of[arr[inside]]
+        known = (notes >= 0) & (notes < len(self.matrix))
+        out = np.zeros(len(arr), dtype=np.float64)
+        if known.any():
+            out[known] = (self.matrix[notes[known]] @ queries.T).max(axis=1)
+        return {int(c): float(s) for c, s in zip(arr, out, strict=True)}
+
+
+def note_vectors(
+    dense: np.ndarray, chunk_note: np.ndarray, note_lead: Mapping[int, int]
+) -> NoteVectors:
+    """Each note's vector: (its lead chunk's vector + its chunks' normalized mean) / 2, from
+    ``dense`` (chunk id -> unit vector, zero rows for chunks without one)."""
+    dim = dense.shape[1] if dense.ndim == 2 else 0
+    size = int(chunk_note.max()) + 1 if len(chunk_note) else 0
+    matrix = np.zeros((size, dim), dtype=np.float32)
+    if not size or not dim:
+        return NoteVectors(chunk_note, matrix)
+    ids = np.flatnonzero(chunk_note[: len(dense)] >= 0)
+    ids = ids[dense[ids].any(axis=1)]
+    if len(ids):
+        notes = chunk_note[ids]
+        order = np.argsort(notes, kind="stable")
+        ids, notes = ids[order], notes[order]
+        starts = np.concatenate(([0], np.flatnonzero(np.diff(notes)) + 1))
+        sums = np.add.reduceat(dense[ids].astype(np.float32), starts, axis=0)
+        norms = np.linalg.norm(sums, axis=1, keepdims=True)
+        matrix[notes[starts]] = sums / np.where(norms > 0, norms, 1.0)
+    for nid, cid in note_lead.items():
+        if 0 <= nid < size and 0 <= cid < len(dense):
+            matrix[nid] += dense[cid]
+    matrix *= 0.5
+    return NoteVectors(chunk_note, matrix)
