@@ -132,8 +132,8 @@ describe("explain in words", () => {
 			"no dominant component",
 			explainDoc({
 				components: {
-					raw: { vector: 0.5, lexical: 0.5, heat: 0, fusion: null, fusion: null, rerank: null, title: null },
-					normalized: { vector: 0.5, lexical: 0.5, heat: 0, fusion: null, fusion: null, rerank: null, title: null },
+					raw: { vector: 0.5, lexical: 0.5, heat: 0, fusion: null, rerank: null, title: null },
+					normalized: { vector: 0.5, lexical: 0.5, heat: 0, fusion: null, rerank: null, title: null },
 					weights: { vector: 0.5, lexical: 0.5, heat: 0.1, fusion: 0, rerank: 0, title: 0 },
 					final: 0.5,
 				},
@@ -142,7 +142,7 @@ describe("explain in words", () => {
 		],
 		[
 			"nothing",
-			explainDoc({ components: { raw: { vector: null, lexical: null, heat: null, fusion: null, fusion: null, rerank: null, title: null }, normalized: { vector: null, lexical: null, heat: null, fusion: null, rerank: null, title: null }, weights: { vector: 1, lexical: 1, heat: 1, fusion: 1, rerank: 1, title: 1 }, final: 0 } }),
+			explainDoc({ components: { raw: { vector: null, lexical: null, heat: null, fusion: null, rerank: null, title: null }, normalized: { vector: null, lexical: null, heat: null, fusion: null, rerank: null, title: null }, weights: { vector: 1, lexical: 1, heat: 1, fusion: 1, rerank: 1, title: 1 }, final: 0 } }),
 			"No component added to the score.",
 		],
 	])("%s", (_n, doc, want) => expect(scoreSentence(doc)).toBe(want));
