@@ -201,6 +201,12 @@ def component_schemas() -> dict[str, Schema]:
             {
                 "version": STR,
                 "pending": obj({"knn": COUNT, "links": COUNT}),
+                "kinds": obj(
+                    {
+                        kind: obj({"indexed": COUNT, "skipped": COUNT})
+                        for kind in ("markdown", "pdf", "canvas")
+                    }
+                ),
                 "phases": obj(
                     {
                         "words": obj({"state": {"enum": PHASE_STATES}}),

@@ -854,6 +854,15 @@ class Store:
         return df
 
     # -- counts -------------------------------------------------------------------------------
+    def kind_counts(self) -> dict[str, int]:
+        """Indexed (not opted-out) files by kind, from the path's suffix as discovery reads it."""
+        rows = self.db.execute(
+            "SELECT CASE WHEN lower(path) LIKE '%.pdf' THEN 'pdf'"
+            " WHEN lower(path) LIKE '%.canvas' THEN 'canvas' ELSE 'markdown' END AS kind,"
+            " count(*) FROM notes WHERE excluded = 0 GROUP BY kind"
+        ).fetchall()
+        return {"markdown": 0, "pdf": 0, "canvas": 0, **{k: n for k, n in rows}}
+
     def counts(self) -> dict[str, Any]:
         q = self.db.execute
         return {
@@ -869,6 +878,7 @@ class Store:
                 ).fetchone()[0],
             },
             "tags": q("SELECT count(DISTINCT tag_key) FROM tags").fetchone()[0],
+            "kinds": self.kind_counts(),
             "edges": self.edge_counts(),
             "pending": {
                 "knn": q("SELECT count(*) FROM pending_knn").fetchone()[0],
