@@ -102,6 +102,8 @@ export interface StatusDoc {
 	state_detail?: string;
 	/** The two phases of an index run: words (notes, lexical index, links) then meaning (vectors). */
 	phases?: IndexPhases;
+	/** Markdown notes, PDFs and canvases: indexed, and how many of `skipped` are of that kind. */
+	kinds?: Record<"markdown" | "pdf" | "canvas", { indexed: number; skipped: number }>;
 }
 
 /** "done", "running", "interrupted" (a run stopped in it) or "pending". */
