@@ -909,7 +909,7 @@ READS = (
     "resolved_link_offsets", "outgoing_links", "linked_paths", "note_link_pairs",
     "backlinking_paths", "note_tag_keys", "note_tags", "tag_counts", "notes_with_tag",
     "edge_rows", "similar_pairs", "edges_from", "edges_to", "edge_counts", "pending_knn",
-    "pending_links", "lexical_search", "term_doc_counts", "counts",
+    "pending_links", "lexical_search", "term_doc_counts", "kind_counts", "counts",
 )  # fmt: skip
 NOT_READS = (
     "close", "replaced", "transaction", "clear", "requeue_graph", "integrity", "set_manifest",
