@@ -242,3 +242,53 @@ def test_a_link_to_a_pdf_page_points_at_that_page(engine: Any) -> None:
         if kind == "link"
     }  # fmt: skip
     assert targets and {pages[t] for t in targets} == {2}
+
+
+FILE_ONLY_CANVAS = {
+    "nodes": [
+        {"id": "g-meals", "type": "group", "x": 0, "y": 0, "width": 900, "height": 400,
+         "label": "Weekend baking"},
+        {"id": "f-bread", "type": "file", "x": 10, "y": 10, "width": 200, "height": 100,
+         "file": "Notes/Bread.md"},
+        {"id": "f-tea", "type": "file", "x": 300, "y": 10, "width": 200, "height": 100,
+         "file": "Notes/Tea.md"},
+    ],
+    "edges": [{"id": "e1", "fromNode": "f-bread", "toNode": "f-tea"}],
+}  # fmt: skip
+
+
+def test_a_canvas_of_file_cards_only_takes_part_in_related_notes(tmp_path: Path) -> None:
+    """#27: a board that only holds notes (no text card) still votes for and is voted for by
+    the notes it holds: it gets one chunk naming what it holds (locator: its first file card)."""
+    root = make_vault(tmp_path / "vault")
+    write(root / "Boards/Baking.canvas", json.dumps(FILE_ONLY_CANVAS).encode())
+    eng = open_fake_index(root)
+    try:
+        assert "Boards/Baking.canvas" not in {s["path"] for s in status_doc(eng)["skipped"]}
+        doc = related_doc(eng, RelatedRequest(path="Notes/Bread.md"))
+        paths = [r["path"] for r in doc["results"]]
+        assert "Boards/Baking.canvas" in paths  # voted for by the note it holds
+        hit = doc["results"][paths.index("Boards/Baking.canvas")]
+        assert hit["link_status"] == "backlinked"
+        assert hit["best_chunk"]["card_id"] == "f-bread"
+        own = related_doc(eng, RelatedRequest(path="Boards/Baking.canvas"))
+        held = {r["path"]: r["link_status"] for r in own["results"]}
+        assert held.get("Notes/Bread.md") == "linked" and held.get("Notes/Tea.md") == "linked"
+    finally:
+        eng.close()
+
+
+def test_status_counts_each_kind_indexed_and_skipped(
+    engine: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vaultheat.cli import main
+
+    kinds = status_doc(engine)["kinds"]
+    assert kinds == {
+        "markdown": {"indexed": 4, "skipped": 0},
+        "pdf": {"indexed": 1, "skipped": 1},  # Docs/Broken.pdf
+        "canvas": {"indexed": 1, "skipped": 0},
+    }
+    assert main(["status", "--vault", str(engine.paths.vault)]) == 0
+    out = capsys.readouterr().out
+    assert "by kind: 4 notes, 1 PDF, 1 canvas indexed; skipped: 1 PDF\n" in out

@@ -17,6 +17,9 @@ are what clients got before #18; every client we ship parses JSON into an object
 the agents, the HTTP client) and none reads the order, but the order is kept anyway so that
 this refactor changes no byte. ``edges`` always has ``similar`` and ``link`` (the server adds
 ``tag``), then whatever other kinds the store holds.
+
+Rewritten on purpose once since: #27 added ``kinds`` (Markdown notes, PDFs, canvases, each
+``{indexed, skipped}``) just before ``phases`` in every status document; no other byte changed.
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ was written by the tree before the typed-results refactor (9d35f62, issue #18) a
 tree reproduces it. Timings (``took 0.38s``, ``in 0s``) and the temporary vault path are
 masked; scores print at 3-4 decimals, so a different BLAS cannot fail the test while a changed
 score still does. ``VAULTHEAT_UPDATE_GOLDEN=1`` rewrites the file (only when a change is
-meant: say why in the commit).
+meant: say why in the commit). Rewritten on purpose since: #27 added the ``by kind:`` line
+to ``status`` (notes, PDFs and canvases indexed, and the skipped ones by kind).
 """
 
 from __future__ import annotations

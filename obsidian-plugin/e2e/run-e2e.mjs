@@ -26,6 +26,7 @@ import { startMockServer } from "./mock-server.mjs";
 import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { compareWireTypes, pendingFields } from "./openapi-check.mjs";
+import { buildPdf } from "./pdf.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const pluginDir = resolve(here, "..");
@@ -498,11 +499,23 @@ async function main() {
 		const SNAPSHOT = ".obsidian/plugins/vaultheat/related-snapshot.json";
 		let snapshotText = null;
 		await check("the desktop writes the related notes snapshot into the plugin's folder, through Obsidian's adapter", async () => {
-			snapshotText = await waitFor(() => page.evaluate((p) => window.vh.hiddenFile(p), SNAPSHOT), 180000, "the snapshot to be written", 250);
-			const doc = JSON.parse(snapshotText);
+			// A snapshot written while the index was still at its words phase may lack noteA (its
+			// chunks had no vectors yet); the update after the meaning phase adds it.
+			let doc = null;
+			let entry = null;
+			snapshotText = await waitFor(
+				async () => {
+					const text = await page.evaluate((p) => window.vh.hiddenFile(p), SNAPSHOT);
+					if (!text) return null;
+					doc = JSON.parse(text);
+					entry = doc.notes.find((n) => doc.paths[n[0]] === noteA);
+					return entry ? text : null;
+				},
+				180000,
+				`a snapshot with a list for ${noteA}`,
+				250,
+			);
 			assert(doc.format === "vaultheat.snapshot.v1", `format ${doc.format}`);
-			const entry = doc.notes.find((n) => doc.paths[n[0]] === noteA);
-			assert(entry, `no list for ${noteA} in the snapshot`);
 			const listed = entry[3].map((h) => doc.paths[h[0]]);
 			assert(listed.length > 0 && listed.length <= 10 && listed.every((p) => notes.includes(p) && p !== noteA), `${noteA} lists ${listed.join(", ")}`);
 			assert(!existsSync(join(vault, ".vaultheat", "related-snapshot.json")), "the sidecar wrote a snapshot");
@@ -578,7 +591,8 @@ async function main() {
 			const rows = await page.locator(".vaultheat-breakdown-row").count();
 			const steps = await page.locator(".vaultheat-step").count();
 			const direct = await page.locator(".vaultheat-explain-note").count();
-			assert(rows === 7, `breakdown has ${rows} rows`);
+			// a header, one row per score part (vector, lexical, heat, fusion, rerank, title, note), the total
+			assert(rows === 9, `breakdown has ${rows} rows`);
 			assert(steps > 0 || direct > 0, "no path and no direct-match note");
 			assert(Math.abs(final - rowScore) <= 0.011, `explain says ${final}, the row says ${rowScore}`);
 			log(`explain: final ${final}, ${steps} steps`);
@@ -700,6 +714,54 @@ async function main() {
 		});
 
 		if (!MOCK) {
+			// #27: a PDF copied into the vault is indexed page by page; its result opens at the page.
+			await check("a PDF result opens at its page: the row says p. 2 and Obsidian is asked for file.pdf#page=2", async () => {
+				const pdf = "E2E/Bicycle manual.pdf";
+				const pages = [
+					// each page over 200 characters, so no page is joined to the other (core/derived.py)
+					["Bicycle manual, chapter one: the frame.", "Check the frame for cracks near the welds every spring.", "Measure the seat height against your inside leg.", "Tighten the headset until the fork turns without play.", "Pump the tyres to the pressure printed on their sidewalls."],
+					["Chapter two: the drivetrain.", "Oil the bicycle chain after every ride in the rain.", "Wipe off the excess oil with a rag.", "Replace the chain when it has stretched by half a percent.", "Clean the cassette with a stiff brush and degreaser.", "Check the derailleur hanger is straight."],
+				];
+				mkdirSync(join(vault, "E2E"), { recursive: true });
+				writeFileSync(join(vault, pdf), buildPdf(pages));
+				await page.evaluate((p) => window.vh.fileAppeared(p), pdf);
+				const query = "oil the bicycle chain after a ride in the rain";
+				const top = await waitFor(
+					async () => {
+						const res = await fetch(`${server.url}/v1/search`, { method: "POST", headers: { Authorization: `Bearer ${server.token}`, "content-type": "application/json" }, body: JSON.stringify({ query, top: 5 }) });
+						const hit = (await res.json()).results?.[0];
+						return hit?.path === pdf ? hit : null;
+					},
+					120000,
+					`the sidecar to index ${pdf} (forwarded as a create event)`,
+					500,
+				);
+				assert(top.page === 2 && top.page_end === 2, `the server puts the phrase on page ${top.page}-${top.page_end}`);
+				await page.evaluate(() => window.vh.command("vaultheat:semantic-search"));
+				await page.waitForSelector(".vaultheat-search-modal .prompt-input");
+				await page.keyboard.type(query, { delay: 5 });
+				const items = await waitFor(
+					async () => {
+						const list = await page.$$eval(".vaultheat-suggestion", (els) => els.map((e) => ({ path: e.getAttribute("data-path"), page: e.getAttribute("data-page"), where: e.querySelector(".vaultheat-suggestion-path")?.textContent ?? "" })));
+						return list.some((i) => i.path === pdf) ? list : null;
+					},
+					30000,
+					`${pdf} in the search results`,
+				);
+				const index = items.findIndex((i) => i.path === pdf);
+				assert(items[index].page === "2" && /\bp\. 2$/.test(items[index].where), `the row says page ${items[index].page}, "${items[index].where}"`);
+				for (let i = 0; i < index; i++) await page.keyboard.press("ArrowDown");
+				await page.keyboard.press("Enter");
+				const opened = await waitFor(async () => {
+					const v = await page.evaluate(() => window.vh.openedView());
+					return v.file === pdf ? v : null;
+				}, 5000, `${pdf} to open`);
+				assert(opened.links.at(-1) === `${pdf}#page=2`, `openLinkText got ${JSON.stringify(opened.links.at(-1))}`);
+				assert(opened.type === "pdf" && opened.eState?.subpath === "#page=2", `the PDF view got ${JSON.stringify(opened)}`);
+				log(`PDF result: ${pdf} p. ${top.page}, opened with openLinkText("${opened.links.at(-1)}") -> eState ${JSON.stringify(opened.eState)}`);
+				await page.evaluate((p) => window.vh.openNote(p), noteA);
+			});
+
 			await check("two vaults at once: a second sidecar on its own port, its index outside the vault", async () => {
 				const second = copyVault("personal");
 				const outside = join(second.tmp, "index-outside");

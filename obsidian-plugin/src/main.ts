@@ -90,6 +90,10 @@ export default class VaultheatPlugin extends Plugin {
 			snapshotFile: {
 				load: async () => ((await adapter.exists(snapshotPath)) ? adapter.read(snapshotPath) : null),
 				save: (text) => adapter.write(snapshotPath, text),
+				stamp: async () => {
+					const stat = await adapter.stat(snapshotPath);
+					return stat ? `${stat.mtime}:${stat.size}` : null;
+				},
 			},
 			keepSnapshot: () => this.config.keepSnapshot,
 		});
@@ -195,6 +199,8 @@ export default class VaultheatPlugin extends Plugin {
 		const previous = this.config;
 		this.config = loadSettings(await this.loadData());
 		this.services?.settingsChanged(previous);
+		// the same sync most likely brought the desktop's newer related-notes snapshot
+		void this.services?.snapshotSynced();
 	}
 
 	private async saveSettings(patch: Partial<VaultheatSettings>): Promise<void> {

@@ -57,7 +57,7 @@ export interface ServiceDeps {
 	 */
 	remoteOnly?: boolean;
 	/** Where the related-notes snapshot is read and written (the plugin's folder). */
-	snapshotFile?: { load(): Promise<string | null>; save(text: string): Promise<void> };
+	snapshotFile?: { load(): Promise<string | null>; save(text: string): Promise<void>; stamp?(): Promise<string | null> };
 	/** Keep the snapshot up to date (desktop, with the setting on); otherwise it is only read. */
 	keepSnapshot?: () => boolean;
 }
@@ -71,6 +71,8 @@ export interface Services {
 	sidecar: SidecarManager | null;
 	/** The related-notes snapshot (null without a place to keep it). */
 	snapshot: SnapshotKeeper | null;
+	/** Sync may have brought a new snapshot (data.json changed on disk): read it if so. */
+	snapshotSynced(): Promise<void>;
 	excluded(): PathFilter;
 	/** Call after settings changed, with the previous value. */
 	settingsChanged(previous: VaultheatSettings): void;
@@ -208,6 +210,15 @@ export function createServices(deps: ServiceDeps): Services {
 		},
 		deps.settings().unlinkedOnlyDefault,
 	);
+
+	/** Where this device only reads the snapshot (a phone): take the file a sync put there,
+	 * checked when a note is opened and when sync changes the plugin's data. */
+	const snapshotSynced = async (): Promise<void> => {
+		if (!snapshot || keep()) return;
+		if (await snapshot.reread()) related.refresh();
+	};
+	const fileOpened = app.workspace.on("file-open", () => void snapshotSynced());
+	unsubscribers.push(() => app.workspace.offref(fileOpened));
 
 	const changes = new ChangeQueue((events) => client.notesChanged(events), clock);
 
@@ -386,6 +397,7 @@ export function createServices(deps: ServiceDeps): Services {
 		changes,
 		sidecar: deps.sidecar,
 		snapshot,
+		snapshotSynced,
 		excluded: () => excluded,
 		settingsChanged,
 		changeModel,
@@ -444,6 +456,7 @@ function newKeeper(deps: ServiceDeps, client: VaultheatClient, excluded: () => P
 		exists: (path) => deps.app.vault.getAbstractFileByPath(path) !== null,
 		load: () => deps.snapshotFile!.load(),
 		save: (text) => deps.snapshotFile!.save(text),
+		stamp: deps.snapshotFile?.stamp ? () => deps.snapshotFile!.stamp!() : undefined,
 		clock: deps.clock,
 	});
 }

@@ -126,6 +126,35 @@ describe("on a phone (mobile platform stub)", () => {
 		plugin.unload();
 	});
 
+	it("takes the snapshot a sync replaced: read again when a note is opened and when sync changes the plugin's data", async () => {
+		const adapter = new DataAdapter();
+		const { app, vault, plugin } = world(adapter);
+		const at = Date.now() - 60_000;
+		for (const f of vault.getMarkdownFiles()) f.stat.mtime = at - 5000;
+		seedSnapshot(adapter, vault, at);
+		plugin.load();
+		const root = await openAlpha(app);
+		const titles = () => [...root.querySelectorAll(".vaultheat-row-title")].map(text);
+		await vi.waitFor(() => expect(titles()).toEqual(["Beta", "Gamma"]), { timeout: 3000, interval: 10 });
+
+		// The desktop's next snapshot arrives by sync: Alpha now lists Gamma only.
+		const newer = (hits: string[], when: number): string => {
+			const s = emptySnapshot();
+			s.updated = when;
+			s.notes.set("Alpha.md", entryOf("Alpha.md", hits.map((h) => relatedHit(h, { relevance: 0.7, relevance_label: "good" })), at - 5000, when, 10));
+			return encodeSnapshot(s);
+		};
+		adapter.replace(SNAPSHOT_PATH, newer(["Gamma.md"], at + 1000), at + 1000);
+		await app.workspace.getLeaf(false).openFile(vault.getFileByPath("Alpha.md") as TFile);
+		await vi.waitFor(() => expect(titles()).toEqual(["Gamma"]), { timeout: 3000, interval: 10 });
+
+		// Obsidian Sync changed data.json too (onExternalSettingsChange): the snapshot is read again.
+		adapter.replace(SNAPSHOT_PATH, newer(["Projects/Beta.md"], at + 2000), at + 2000);
+		await plugin.onExternalSettingsChange();
+		await vi.waitFor(() => expect(titles()).toEqual(["Beta"]), { timeout: 3000, interval: 10 });
+		plugin.unload();
+	});
+
 	it("search without a server says what the phone can offer instead", async () => {
 		const { app, plugin } = world(new DataAdapter());
 		plugin.load();

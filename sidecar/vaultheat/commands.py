@@ -196,6 +196,21 @@ def phases_line(phases: dict[str, Any]) -> str:
     return f"phases: words {phases['words']['state']}; {meaning}"
 
 
+_KIND_WORDS = {"markdown": ("note", "notes"), "pdf": ("PDF", "PDFs"),
+               "canvas": ("canvas", "canvases")}  # fmt: skip
+
+
+def kinds_line(kinds: dict[str, dict[str, int]]) -> str:
+    """``by kind: 24 notes, 1 PDF, 1 canvas indexed; skipped: 1 PDF`` (skips only when any)."""
+
+    def some(field: str) -> str:
+        return ", ".join(plural(c[field], *_KIND_WORDS[k]) for k, c in kinds.items()
+                         if k in _KIND_WORDS and (field == "indexed" or c[field]))  # fmt: skip
+
+    skipped = some("skipped")
+    return f"by kind: {some('indexed')} indexed" + (f"; skipped: {skipped}" if skipped else "")
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     engine = _engine(args)
     doc = status_document(engine.status())
@@ -209,6 +224,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             f"state: {doc['state']} ({doc['state_detail']})",
             f"notes: {doc['notes']:,} indexed, {doc['excluded']:,} opted out   "
             f"chunks: {doc['chunks']:,}   tags: {doc['tags']:,}",
+            kinds_line(doc["kinds"]),
             f"links: {links['resolved']:,} resolved, {links['unresolved']:,} unresolved{share}",
             "edges: " + ", ".join(f"{n:,} {kind}" for kind, n in doc["edges"].items()),
             f"model: {model['name']} ({model['provider']}, {model['backend']})",

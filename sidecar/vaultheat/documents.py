@@ -307,7 +307,8 @@ def status_document(st: Status, server: Doc | None = None) -> Doc:
     Two key orders, both kept as clients got them before #18 (no client reads the order):
     without an index database the counts precede ``state``, in the order the no-index branch
     listed them; with one, ``state`` and its companions come first and the counts follow in
-    the store's order. ``tests/test_status_golden.py`` pins both.
+    the store's order. ``tests/test_status_golden.py`` pins both. ``kinds`` (Markdown notes,
+    PDFs, canvases: indexed and skipped) and ``phases`` close both.
     """
     doc: Doc = {
         "schema": STATUS,
@@ -329,6 +330,7 @@ def status_document(st: Status, server: Doc | None = None) -> Doc:
                    skipped=skipped, vectors=st.vectors, edges=dict(st.edges),
                    excluded=st.excluded)  # fmt: skip
         doc.update(freshness_doc(st.index))
+    doc["kinds"] = {k: {"indexed": c.indexed, "skipped": c.skipped} for k, c in st.kinds.items()}
     doc["phases"] = phases_doc(st.phases)
     if server is not None:
         doc.update(server)

@@ -16,7 +16,14 @@ from typing import Any, Protocol
 from vaultheat import __version__
 from vaultheat.config import Settings, canonical_model
 from vaultheat.core.freshness import IndexFreshness, Pending
-from vaultheat.core.status import ModelInfo, NoteStatus, Skipped, Status, phases_of
+from vaultheat.core.status import (
+    ModelInfo,
+    NoteStatus,
+    Skipped,
+    Status,
+    count_kinds,
+    phases_of,
+)
 from vaultheat.indexer import stored_settings
 from vaultheat.paths import IndexPaths
 from vaultheat.providers.base import Embedder
@@ -91,6 +98,9 @@ def status(engine: Engine) -> Status:
             stored_fp if isinstance(stored_fp, str) else engine.embedder.fingerprint
         )
     fresh = freshness(engine)
+    listed = tuple(
+        Skipped(s["path"], s["reason"]) for s in sorted(skipped, key=lambda s: s["path"])
+    )
     if isinstance(stored_fp, str):  # what "auto" became when this index was built
         model = dataclasses.replace(model, backend=backend_label(stored_fp) or model.backend)
     phases = phases_of(
@@ -114,10 +124,9 @@ def status(engine: Engine) -> Status:
         links_unresolved=counts["links"]["unresolved"],
         tags=counts["tags"],
         edges={"similar": 0, "link": 0, **counts["edges"]},
-        skipped=tuple(
-            Skipped(s["path"], s["reason"]) for s in sorted(skipped, key=lambda s: s["path"])
-        ),
+        skipped=listed,
         phases=phases,
+        kinds=count_kinds(counts["kinds"], listed),
     )
 
 

@@ -27,3 +27,25 @@ def test_canvas_chunks_carry_card_ids():
     assert [(c.card_id, c.text, c.locator) for c in chunks] == [("a1", "Plan\nBuy milk", "card a1")]
     assert chunks[0].embed_input == "Home\n\nPlan\nBuy milk"
     assert chunks[0].page is None
+
+
+def test_a_canvas_of_file_cards_only_gets_one_chunk_naming_what_it_holds():
+    raw = (
+        b'{"nodes":[{"id":"g","type":"group","label":"Baking","x":0,"y":0,"width":99,"height":99},'
+        b'{"id":"f1","type":"file","file":"Notes/Bread.md","x":1,"y":1,"width":5,"height":5},'
+        b'{"id":"f2","type":"file","file":"Docs/Oven manual.pdf","x":200,"y":1,"width":5,'
+        b'"height":5}]}'
+    )
+    doc = parse_canvas("Boards/Weekend.canvas", raw)
+    assert doc.links == ["Notes/Bread.md", "Docs/Oven manual.pdf"]
+    chunks = chunk_canvas(doc)
+    assert [(c.card_id, c.text) for c in chunks] == [("f1", "Baking\nBread\nOven manual")]
+    assert chunks[0].embed_input == "Weekend\n\nBaking\nBread\nOven manual"
+
+
+def test_a_canvas_with_text_cards_gets_no_chunk_for_its_file_cards():
+    raw = (
+        b'{"nodes":[{"id":"a1","type":"text","text":"Buy milk","x":1,"y":1,"width":5,"height":5},'
+        b'{"id":"f1","type":"file","file":"Notes/Bread.md","x":9,"y":9,"width":5,"height":5}]}'
+    )
+    assert [c.card_id for c in chunk_canvas(parse_canvas("B.canvas", raw))] == ["a1"]

@@ -240,6 +240,21 @@ const vh = {
 		await app.workspace.getLeaf(newLeaf).openFile(file);
 	},
 
+	/** A file that is not a note appears in the vault (copied in on disk): Obsidian lists it and fires `create`. */
+	fileAppeared(path: string): void {
+		const vault = this.app!.vault;
+		vault.seed({ [path]: "" });
+		vault.trigger("create", vault.getFileByPath(path));
+	},
+
+	/** The main area's view: its type, file and the eState it was opened with (a PDF's `subpath`). */
+	openedView(): { type: string; file: string | null; eState: Record<string, unknown> | null; links: string[] } {
+		const workspace = this.app!.workspace;
+		const view = workspace.getMostRecentLeaf()?.view;
+		const file = view instanceof obsidian.FileView || view instanceof obsidian.MarkdownView ? (view.file?.path ?? null) : null;
+		return { type: view?.getViewType() ?? "", file, eState: view instanceof obsidian.FileView ? view.eState : null, links: [...workspace.linksOpened] };
+	},
+
 	activeFile(): string | null {
 		return this.app!.workspace.getActiveFile()?.path ?? null;
 	},

@@ -106,6 +106,8 @@ export interface StatusDoc {
 	phases?: IndexPhases;
 	/** The notes on disk against the index, from the scan status starts with. */
 	freshness?: { on_disk: number; indexed: number; not_indexed: number; changed: number; deleted: number };
+	/** Markdown notes, PDFs and canvases: indexed, and how many of `skipped` are of that kind. */
+	kinds?: Record<"markdown" | "pdf" | "canvas", { indexed: number; skipped: number }>;
 }
 
 /** "done", "running", "interrupted" (a run stopped in it) or "pending". */

@@ -37,6 +37,8 @@ export interface KeeperDeps {
 	exists?: (path: string) => boolean;
 	load(): Promise<string | null>;
 	save(text: string): Promise<void>;
+	/** What identifies the file's version on disk (its mtime and size), null when absent. */
+	stamp?: () => Promise<string | null>;
 	clock: Clock;
 	/** Notes per request (default 50: one request holds one of the sidecar's query threads). */
 	batchSize?: number;
@@ -56,6 +58,8 @@ export class SnapshotKeeper {
 	private queued = false;
 	private disposed = false;
 	private loaded: Promise<void> | null = null;
+	/** The stamp of the file as last read or written here. */
+	private seen: string | null = null;
 
 	constructor(deps: KeeperDeps) {
 		this.deps = deps;
@@ -63,14 +67,35 @@ export class SnapshotKeeper {
 
 	/** Reads the file written last time (an unreadable or foreign one starts afresh). */
 	load(): Promise<void> {
-		this.loaded ??= this.deps.load().then(
-			(text) => {
-				const snap = text === null ? null : decodeSnapshot(text);
-				if (snap) this.snapshot = snap;
-			},
-			() => undefined,
-		);
+		this.loaded ??= this.readFile().then(() => undefined);
 		return this.loaded;
+	}
+
+	/**
+	 * Reads the file again when it is not the version read or written here: a sync (Obsidian
+	 * Sync, iCloud, Syncthing) replaced it from the desktop. Only where nothing here writes it
+	 * (the phone): a keeper that is updating wins over the copy on disk. True when it changed.
+	 */
+	async reread(): Promise<boolean> {
+		if (!this.deps.stamp || this.running) return false;
+		await this.load();
+		const stamp = await this.deps.stamp().catch(() => null);
+		if (stamp === null || stamp === this.seen) return false;
+		return this.readFile();
+	}
+
+	private async readFile(): Promise<boolean> {
+		try {
+			const stamp = (await this.deps.stamp?.().catch(() => null)) ?? null;
+			const text = await this.deps.load();
+			this.seen = stamp;
+			const snap = text === null ? null : decodeSnapshot(text);
+			if (!snap) return false;
+			this.snapshot = snap;
+			return true;
+		} catch {
+			return false;
+		}
 	}
 
 	/** Brings the snapshot up to date with the index; resolves with what it did. */
@@ -137,6 +162,7 @@ export class SnapshotKeeper {
 		this.snapshot.updated = this.deps.clock.now();
 		const text = encodeSnapshot(this.snapshot);
 		await this.deps.save(text);
+		this.seen = (await this.deps.stamp?.().catch(() => null)) ?? null;
 		return text;
 	}
 

@@ -124,11 +124,12 @@ export class SearchModal extends SuggestModal<SearchRow> {
 		el.setAttr("data-line", hit.line_start);
 		el.setAttr("data-score", hit.score.toFixed(4));
 		if (hit.relevance_label) el.setAttr("data-relevance", hit.relevance_label);
+		if (typeof hit.page === "number") el.setAttr("data-page", hit.page);
 		const top = el.createDiv({ cls: "vaultheat-suggestion-top" });
 		renderHighlighted(top.createDiv({ cls: "vaultheat-suggestion-title" }), hit.title, terms);
 		renderRelevance(top, hit);
 		iconButton(top, "help-circle", `Why does this match? (${explainKey(Platform.isMacOS)})`, () => this.explain(hit));
-		const where = [folderOf(hit.path), headingTrail(hit.heading_path, hit.title)].filter(Boolean).join(" › ");
+		const where = [folderOf(hit.path), headingTrail(hit.heading_path, hit.title), pagesText(hit)].filter(Boolean).join(" › ");
 		if (where) el.createDiv({ cls: "vaultheat-suggestion-path", text: where });
 		const snippet = toSnippet(hit.text, 200);
 		if (snippet) renderHighlighted(el.createDiv({ cls: "vaultheat-suggestion-snippet" }), snippet, terms);
@@ -247,4 +248,10 @@ export class SearchModal extends SuggestModal<SearchRow> {
 		});
 		return true;
 	}
+}
+
+/** "p. 2" or "pp. 2-3" for a PDF's passage (as the CLI prints it), "" for anything else. */
+export function pagesText(hit: { page?: number; page_end?: number }): string {
+	if (typeof hit.page !== "number") return "";
+	return typeof hit.page_end === "number" && hit.page_end > hit.page ? `pp. ${hit.page}-${hit.page_end}` : `p. ${hit.page}`;
 }

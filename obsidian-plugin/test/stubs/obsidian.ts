@@ -29,13 +29,16 @@ export { DataAdapter, FileSystemAdapter, TAbstractFile, TFile, TFolder, Vault } 
 export {
 	AUTOSAVE_MS,
 	Editor,
+	FileView,
 	ItemView,
 	MarkdownView,
 	Tasks,
 	View,
 	Workspace,
 	WorkspaceLeaf,
+	parseLinktext,
 	type EditorPosition,
+	type OpenViewState,
 	type PaneType,
 	type ViewState,
 } from "./obsidian/workspace";

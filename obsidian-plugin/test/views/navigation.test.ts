@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { FileView, notices } from "obsidian";
 import { openResult, resultLinktext } from "../../src/views/navigation";
-import { SearchModal } from "../../src/views/search-modal";
+import { pagesText, SearchModal } from "../../src/views/search-modal";
 import { flush, json, searchDoc, searchHit } from "../helpers";
 import { goOnline, key, makeWorld, openNote, type World } from "../world";
 
@@ -27,6 +28,24 @@ describe("opening a result where it is", () => {
 		await openResult(world.app as never, "Docs/Manual.pdf", { line_start: 0, page: 2 }, "tab");
 		await openResult(world.app as never, "Boards/Kitchen.canvas", { line_start: 0, card_id: "c1" });
 		expect(opened.mock.calls.map((c) => [c[0], c[2]])).toEqual([["Docs/Manual.pdf#page=2", "tab"], ["Boards/Kitchen.canvas", false]]);
+	});
+
+	it("the PDF view is opened with the page as the link's subpath, as Obsidian hands it to its PDF view", async () => {
+		world = makeWorld();
+		world.app.vault.seed({ "Docs/Manual.pdf": "%PDF-1.7" });
+		await openResult(world.app as never, "Docs/Manual.pdf", { line_start: 0, page: 2 });
+		const view = world.app.workspace.getMostRecentLeaf()?.view;
+		expect(view).toBeInstanceOf(FileView);
+		expect((view as FileView).file.path).toBe("Docs/Manual.pdf");
+		expect((view as FileView).eState).toEqual({ subpath: "#page=2" });
+		expect(world.app.workspace.getActiveFile()?.path).toBe("Docs/Manual.pdf");
+	});
+
+	it("a PDF that left the vault is not opened (a notice says so)", async () => {
+		world = makeWorld();
+		await openResult(world.app as never, "Docs/Gone.pdf", { line_start: 0, page: 2 });
+		expect(world.app.workspace.linksOpened).toEqual([]);
+		expect(notices.at(-1)).toContain("Docs/Gone.pdf is not in the vault any more");
 	});
 
 	it("opens a note result at its line, not through a link", async () => {
@@ -57,5 +76,13 @@ describe("opening a result where it is", () => {
 		key(modal.inputEl, "Enter");
 		await flush();
 		expect(opened.mock.calls[0]?.[0]).toBe("Docs/Manual.pdf#page=2");
+	});
+
+	it.each([
+		["one page", { page: 2, page_end: 2 }, "p. 2"],
+		["a range", { page: 2, page_end: 3 }, "pp. 2-3"],
+		["a note", {}, ""],
+	])("the search row says where in a PDF: %s", (_name, hit, want) => {
+		expect(pagesText(hit)).toBe(want);
 	});
 });

@@ -7,6 +7,10 @@ not a byte slice of the file). File cards and links written inside text cards be
 links, so a canvas votes for the notes it holds and is voted for by them. Group labels (of every
 group whose rectangle contains the card) and labels of edges touching the card are context: they
 are prefixed to the card's text, not separate chunks.
+
+A board of file cards only has no text of its own, yet the graph needs a chunk to hang its links
+on (and related notes need a vector to rank it): it gets one chunk naming the notes it holds,
+with their groups' and edges' labels, located at its first file card (``file_cards``).
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ class CanvasDoc:
     path: str
     cards: list[CanvasCard] = field(default_factory=list)
     links: list[str] = field(default_factory=list)  # link targets as written (file cards first)
+    file_cards: list[CanvasCard] = field(default_factory=list)  # text: the target as written
     skipped: str | None = None  # reason the canvas is not indexed
     warnings: list[str] = field(default_factory=list)
 
@@ -111,6 +116,10 @@ def parse_canvas(
         kind = n.get("type")
         if kind == "file" and isinstance(n.get("file"), str) and n["file"].strip():
             links.append(n["file"].strip())
+            r = _rect(n)
+            ctx = [label for gr, label in groups if r is not None and _inside(r, gr)]
+            ctx.extend(edge_labels.get(n["id"], []))
+            doc.file_cards.append(CanvasCard(n["id"], n["file"].strip(), tuple(dict.fromkeys(ctx))))
         elif kind == "text" and isinstance(n.get("text"), str) and n["text"].strip():
             text = n["text"][:MAX_CARD_CHARS]
             r = _rect(n)

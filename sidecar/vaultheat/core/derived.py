@@ -6,7 +6,8 @@ card id instead of bytes. PDFs are chunked per page first, then as notes are: a 
 at blank lines, then lines, then hard, into pieces of at most ``max_chars``; consecutive short
 pages are joined (so a chunk may span ``page``..``page_end``) until ``min_chars``; a page of
 ``min_chars`` or more is never joined to another, so the text printed on it keeps its page.
-A canvas gives one chunk per text card, its group/edge labels as context. The embedding input
+A canvas gives one chunk per text card, its group/edge labels as context; a canvas of file cards
+only gives one chunk naming the files it holds (see ``core/canvas.py``). The embedding input
 is a context header (title, and "p. N" / "card ID") + a blank line + the text, as for notes.
 """
 
@@ -98,6 +99,12 @@ def chunk_pdf(
 
 def chunk_canvas(doc: CanvasDoc) -> list[DerivedChunk]:
     title = _title(doc.path)
+    if not doc.cards and doc.file_cards:
+        context = dict.fromkeys(c for card in doc.file_cards for c in card.context)
+        names = dict.fromkeys(_title(card.text) for card in doc.file_cards)
+        text = "\n".join((*context, *names))
+        first = doc.file_cards[0].card_id
+        return [DerivedChunk(0, "canvas", text, f"{title}\n\n{text}", card_id=first)]
     return [
         DerivedChunk(
             i, "canvas", card.chunk_text, f"{title}\n\n{card.chunk_text}", card_id=card.card_id

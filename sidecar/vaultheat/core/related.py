@@ -24,6 +24,7 @@ import numpy as np
 
 from vaultheat.config import RelatedSettings, Settings
 from vaultheat.core.graphview import GraphView
+from vaultheat.core.lru import LRU
 from vaultheat.core.models import ChunkRow
 from vaultheat.core.parsing import parse_note
 from vaultheat.core.pipeline import (
@@ -73,13 +74,36 @@ def _text_chunks(
     return drafts, mat, note
 
 
-def distinctive_terms(store: StorePort, text: str, n: int = LEXICAL_TERMS) -> str:
-    """The note's most distinctive words (tf × idf over the index) as a lexical query."""
+def distinctive_terms(
+    store: StorePort, text: str, n: int = LEXICAL_TERMS, known: LRU[str, int] | None = None
+) -> str:
+    """The note's most distinctive words (tf × idf over the index) as a lexical query.
+
+    ``known``: document counts already read from this index generation (0: a word the index
+    does not hold). Reading them is FTS5's vocabulary walking each word's document list, half
+    of a related query at 10k notes; the words of one vault recur from note to note, so a batch
+    of related queries (the mobile snapshot's build) reads each word about once."""
     words = Counter(_all_terms(text))
     if not words:
         return ""
     total = max(store.chunk_count(), 1)
-    df = store.term_doc_counts([w for w, _ in words.most_common(400)])
+    wanted = [w for w, _ in words.most_common(400)]
+    df: dict[str, int] = {}
+    if known is None:
+        df = store.term_doc_counts(wanted)
+    else:
+        unread = []
+        for w in wanted:
+            count = known.get(w)
+            if count is None:
+                unread.append(w)
+            elif count:
+                df[w] = count
+        if unread:
+            fresh = store.term_doc_counts(unread)
+            for w in unread:
+                known[w] = fresh.get(w, 0)
+            df.update(fresh)
     scored = []
     for w, tf in words.items():
         if w not in df or len(w) < 2 or w.isdigit():
@@ -250,7 +274,7 @@ def _retrieve(
     """The shared retrieval (``core/plan.py``) with the note's vectors and distinctive words;
     the note's own chunks are blocked."""
     text = f"{note.title}\n{note.body}"
-    lexical_query = distinctive_terms(view.store, text)
+    lexical_query = distinctive_terms(view.store, text, known=view.term_df)
     plan = plan_for_related(
         s,
         req,

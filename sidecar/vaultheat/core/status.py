@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from vaultheat.core.discovery import DEFAULT_KINDS, DOCUMENT_KINDS
 from vaultheat.core.freshness import IndexFreshness
 
 
@@ -30,6 +31,35 @@ class Skipped:
 
     path: str
     reason: str
+
+
+KINDS = DEFAULT_KINDS  # what ``index.kinds`` can read: every one is counted
+
+
+@dataclass(frozen=True)
+class KindCount:
+    """One kind of file (Markdown notes, PDFs, canvases): how many are indexed, how many skipped."""
+
+    indexed: int = 0
+    skipped: int = 0
+
+
+def kind_of(path: str) -> str | None:
+    """The kind a vault path is read as (by its suffix), or None for any other file."""
+    low = path.lower()
+    if low.endswith(".md"):
+        return "markdown"
+    return next((k for k, ext in DOCUMENT_KINDS.items() if low.endswith(ext)), None)
+
+
+def count_kinds(indexed: Mapping[str, int], skipped: tuple[Skipped, ...]) -> dict[str, KindCount]:
+    """Per kind, the indexed count (the store's) and the skipped files of that kind."""
+    off = {k: 0 for k in KINDS}
+    for s in skipped:
+        kind = kind_of(s.path)
+        if kind is not None:
+            off[kind] += 1
+    return {k: KindCount(int(indexed.get(k, 0)), off[k]) for k in KINDS}
 
 
 @dataclass(frozen=True)
@@ -101,6 +131,8 @@ class Status:
     edges: Mapping[str, int] = field(default_factory=lambda: {"similar": 0, "link": 0})
     skipped: tuple[Skipped, ...] = ()  # by path
     phases: Phases = field(default_factory=Phases)
+    # Markdown notes, PDFs and canvases: indexed and skipped, each (``notes`` is their sum)
+    kinds: Mapping[str, KindCount] = field(default_factory=lambda: {k: KindCount() for k in KINDS})
 
     @property
     def vectors(self) -> int:

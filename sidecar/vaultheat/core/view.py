@@ -34,6 +34,8 @@ from vaultheat.core.titles import TitleIndex
 from vaultheat.core.votes import NoteLinks
 from vaultheat.providers.base import Embedder, Generator, Reranker
 
+TERM_DF_ENTRIES = 200_000  # about 20 MB of words and counts at most
+
 
 @dataclass(frozen=True)
 class IndexView:
@@ -51,6 +53,8 @@ class IndexView:
     resolver: LinkResolver
     titles: TitleIndex
     notes: NoteVectors | None = None
+    # words' document counts read so far (``related.distinctive_terms``): a generation's own
+    term_df: LRU[str, int] = dataclasses.field(default_factory=lambda: LRU(TERM_DF_ENTRIES))
 
     def reading(self, store: StorePort) -> IndexView:
         """This view reading ``store`` (a snapshot of the same generation)."""

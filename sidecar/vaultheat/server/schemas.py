@@ -265,6 +265,12 @@ def component_schemas() -> dict[str, Schema]:
                     "the notes on disk against the index (the scan status starts with)",
                 ),
                 "pending": obj({"knn": COUNT, "links": COUNT}),
+                "kinds": obj(
+                    {
+                        kind: obj({"indexed": COUNT, "skipped": COUNT})
+                        for kind in ("markdown", "pdf", "canvas")
+                    }
+                ),
                 "phases": obj(
                     {
                         "words": obj({"state": {"enum": PHASE_STATES}}),

@@ -854,6 +854,15 @@ class Store:
         return df
 
     # -- counts -------------------------------------------------------------------------------
+    def kind_counts(self) -> dict[str, int]:
+        """Indexed (not opted-out) files by kind, from the path's suffix as discovery reads it."""
+        rows = self.db.execute(
+            "SELECT CASE WHEN lower(path) LIKE '%.pdf' THEN 'pdf'"
+            " WHEN lower(path) LIKE '%.canvas' THEN 'canvas' ELSE 'markdown' END AS kind,"
+            " count(*) FROM notes WHERE excluded = 0 GROUP BY kind"
+        ).fetchall()
+        return {"markdown": 0, "pdf": 0, "canvas": 0, **{k: n for k, n in rows}}
+
     def counts(self) -> dict[str, Any]:
         q = self.db.execute
         return {
@@ -869,6 +878,7 @@ class Store:
                 ).fetchone()[0],
             },
             "tags": q("SELECT count(DISTINCT tag_key) FROM tags").fetchone()[0],
+            "kinds": self.kind_counts(),
             "edges": self.edge_counts(),
             "pending": {
                 "knn": q("SELECT count(*) FROM pending_knn").fetchone()[0],
@@ -899,7 +909,7 @@ READS = (
     "resolved_link_offsets", "outgoing_links", "linked_paths", "note_link_pairs",
     "backlinking_paths", "note_tag_keys", "note_tags", "tag_counts", "notes_with_tag",
     "edge_rows", "similar_pairs", "edges_from", "edges_to", "edge_counts", "pending_knn",
-    "pending_links", "lexical_search", "term_doc_counts", "counts",
+    "pending_links", "lexical_search", "term_doc_counts", "kind_counts", "counts",
 )  # fmt: skip
 NOT_READS = (
     "close", "replaced", "transaction", "clear", "requeue_graph", "integrity", "set_manifest",

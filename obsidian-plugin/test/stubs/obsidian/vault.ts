@@ -48,7 +48,26 @@ export class DataAdapter {
 	}
 
 	async write(path: string, data: string): Promise<void> {
+		this.replace(path, data, Date.now());
+	}
+
+	/** Stub-only mtimes of the hidden files (epoch ms). */
+	readonly hiddenMtime = new Map<string, number>();
+
+	/** Stub-only: a file replaced behind Obsidian's back (a sync service), with its new mtime. */
+	replace(path: string, data: string, mtime: number): void {
 		this.hidden.set(path, data);
+		this.hiddenMtime.set(path, mtime);
+	}
+
+	async stat(path: string): Promise<{ type: "file"; ctime: number; mtime: number; size: number } | null> {
+		const hidden = this.hidden.get(path);
+		if (hidden !== undefined) {
+			const mtime = this.hiddenMtime.get(path) ?? 0;
+			return { type: "file", ctime: mtime, mtime, size: hidden.length };
+		}
+		const file = this.vault?.getFileByPath(path);
+		return file ? { type: "file", ctime: file.stat.ctime, mtime: file.stat.mtime, size: file.stat.size } : null;
 	}
 
 	getName(): string {

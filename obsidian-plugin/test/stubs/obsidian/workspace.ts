@@ -225,6 +225,41 @@ export class MarkdownView extends ItemView {
 	}
 }
 
+/** What `openFile` and `openLinkText` take (obsidian.d.ts `OpenViewState`). */
+export interface OpenViewState {
+	state?: Record<string, unknown>;
+	eState?: Record<string, unknown>;
+	active?: boolean;
+}
+
+/**
+ * Obsidian's view of a file that is not Markdown (a PDF, a canvas): `eState` is what it was
+ * opened with, e.g. `{ subpath: "#page=2" }`, which Obsidian's PDF view turns into the page.
+ */
+export class FileView extends View {
+	file: TFile;
+	readonly eState: Record<string, unknown>;
+
+	constructor(leaf: WorkspaceLeaf, file: TFile, eState: Record<string, unknown>) {
+		super(leaf);
+		this.file = file;
+		this.eState = eState;
+	}
+
+	override getViewType(): string {
+		return this.file.extension;
+	}
+	override getDisplayText(): string {
+		return this.file.basename;
+	}
+}
+
+/** `parseLinktext` from obsidian.d.ts: "Docs/Manual.pdf#page=2" is path "Docs/Manual.pdf", subpath "#page=2". */
+export function parseLinktext(linktext: string): { path: string; subpath: string } {
+	const hash = linktext.indexOf("#");
+	return hash === -1 ? { path: linktext, subpath: "" } : { path: linktext.slice(0, hash), subpath: linktext.slice(hash) };
+}
+
 export class WorkspaceLeaf extends Events {
 	app: App;
 	view: View;
@@ -254,11 +289,18 @@ export class WorkspaceLeaf extends Events {
 		if (state.active) this.app.workspace.setActiveLeaf(this, { focus: true });
 	}
 
-	async openFile(file: TFile, openState?: { active?: boolean; eState?: { line?: number } }): Promise<void> {
+	async openFile(file: TFile, openState?: OpenViewState): Promise<void> {
+		if (file.extension !== "md") {
+			// Obsidian's PDF and canvas views: the stub keeps what the view was asked to show.
+			await this.setView(new FileView(this, file, openState?.eState ?? {}));
+			this.app.workspace.trigger("file-open", file);
+			if (openState?.active !== false) this.app.workspace.setActiveLeaf(this, { focus: true });
+			return;
+		}
 		if (!(this.view instanceof MarkdownView)) await this.setView(new MarkdownView(this));
 		const view = this.view as MarkdownView;
 		await view.setFile(file);
-		const line = openState?.eState?.line;
+		const line = openState?.eState?.["line"];
 		if (typeof line === "number") {
 			view.editor.setCursor({ line, ch: 0 });
 			view.editor.scrollIntoView({ from: { line, ch: 0 }, to: { line, ch: 0 } }, true);
@@ -399,7 +441,7 @@ export class Workspace extends Events {
 
 	getActiveFile(): TFile | null {
 		const view = this.recentMain?.view;
-		return view instanceof MarkdownView ? view.file : null;
+		return view instanceof MarkdownView || view instanceof FileView ? view.file : null;
 	}
 
 	setActiveLeaf(leaf: WorkspaceLeaf, _params?: { focus?: boolean }): void {
@@ -412,9 +454,20 @@ export class Workspace extends Events {
 		this.trigger("active-leaf-change", leaf);
 	}
 
-	async openLinkText(linktext: string, _sourcePath: string, newLeaf?: PaneType | boolean): Promise<void> {
-		const file = this.app.vault.getFileByPath(linktext) ?? this.app.vault.getFileByPath(`${linktext}.md`);
-		if (file) await this.getLeaf(newLeaf).openFile(file);
+	/** Stub-only: every link text `openLinkText` was given, in order. */
+	readonly linksOpened: string[] = [];
+
+	/**
+	 * As Obsidian does: the link's path picks the file, and its subpath ("#Heading",
+	 * "#page=2") travels to the view as `eState.subpath`.
+	 */
+	async openLinkText(linktext: string, _sourcePath: string, newLeaf?: PaneType | boolean, openViewState?: OpenViewState): Promise<void> {
+		this.linksOpened.push(linktext);
+		const { path, subpath } = parseLinktext(linktext);
+		const file = this.app.vault.getFileByPath(path) ?? this.app.vault.getFileByPath(`${path}.md`);
+		if (!file) return;
+		const eState = subpath ? { ...openViewState?.eState, subpath } : openViewState?.eState;
+		await this.getLeaf(newLeaf).openFile(file, { ...openViewState, ...(eState ? { eState } : {}) });
 	}
 
 	removeLeaf(leaf: WorkspaceLeaf): void {
