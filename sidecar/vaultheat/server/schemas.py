@@ -120,7 +120,7 @@ COMPONENT_HELP = {
     "fusion": "rank-fusion score of the seeds",
     "rerank": "the cross-encoder's score (when reranking ran)",
     "title": "the note-name match (core/titles.py)",
-    "note": "cosine of the query and the whole note's vector (core/notevec.py; queries of more than 3 terms)",
+    "note": "cosine of the query and the whole note's vector (queries of more than 3 terms)",
 }
 PATH: Schema = {"type": "string", "description": "vault-relative path of the note"}
 NOTE_TITLE: Schema = {"type": "string", "description": "the note's title"}
