@@ -230,11 +230,11 @@ class Engine:
 
         s = self.settings
 
-        def run(view: IndexView) -> RelatedResults:
+        def run(view: IndexView) -> RelatedResults | None:
             store, vectors = view.store, view.vectors
             row = store.note_by_path(req.path) if req.text is None else None
             if req.text is None and row is None:
-                self._why_not_indexed(req.path)
+                return None  # the note status says why, outside the read (see below)
             asked = req
             if row is not None and any(c.id not in vectors for c in store.note_chunks(row.id)):
                 # still waiting for its vectors (the meaning phase): embed its text on the fly
@@ -242,6 +242,12 @@ class Engine:
             return run_related(view, self.models, s, asked, resolver=resolver)
 
         res = self._views.query(s.graph, self._wanted(), run)
+        if res is None:
+            # not under the view's shared lock: the note status opens a read of its own, and
+            # an index replaced meanwhile makes ``reopen`` wait for that lock (a self-deadlock
+            # if this thread still held it as a reader)
+            self._why_not_indexed(req.path)
+        assert res is not None
         return res.with_relevance(self._relevance_curve(s, "related"))
 
     def _with_disk_text(self, req: RelatedRequest) -> RelatedRequest:
