@@ -215,6 +215,10 @@ class RelatedSettings:
     # hub damping of votes: a note linked from more than this many notes gets its bonus x
     # sqrt(vote_hub_degree / in-degree); 0 = off (measured: docs/eval.md "Link votes")
     vote_hub_degree: int = 0  # damp votes for notes with more in-links than this; 0 = off
+    # votes beyond chance: a target's bonus x (1 - vote_chance x the share of the vault linking
+    # to it / its share of the votes); 1 = popularity alone earns nothing, 0 = off
+    # (core/votes.py beyond_chance; why 0.5: docs/eval.md "Votes beyond chance")
+    vote_chance: float = 0.5  # take away the vote random neighbours would give (0 off, 1 all)
 
 
 @dataclass(frozen=True)

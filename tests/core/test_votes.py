@@ -8,7 +8,13 @@ import random
 import numpy as np
 import pytest
 
-from vaultheat.core.votes import NoteLinks, describe_votes, link_votes, recompute_bonus
+from vaultheat.core.votes import (
+    NoteLinks,
+    beyond_chance,
+    describe_votes,
+    link_votes,
+    recompute_bonus,
+)
 from vaultheat.documents import vote_document
 
 SCORES = [("A", 0.9), ("B", 0.6), ("C", 0.3), ("D", 0.2)]
@@ -59,6 +65,37 @@ def test_hub_damping_discounts_only_hubs_and_ignores_the_query_links() -> None:
     res2 = link_votes(SCORES, LINKS, k=2, weight=2.0, query="Q", query_links={"T"},
                       in_degree=indeg, hub_degree=10)  # fmt: skip
     assert res2.votes["T"].hub_factor == pytest.approx(math.sqrt(10 / 39))
+
+
+def test_votes_beyond_chance_take_away_what_popularity_explains() -> None:
+    # T is linked from 3 of the vault's 4 other notes: a random neighbour links it with p 0.75;
+    # B is linked from 1 of 4 (p 0.25). Top 2 = A (0.9), B (0.6): T's share 1.0, B's 0.6.
+    indeg = {"T": 4, "B": 1}  # Q's own link to T is taken out below: 3 other notes
+    res = link_votes(SCORES, LINKS, k=2, weight=2.0, query="Q", query_links={"T", "U"},
+                     in_degree=indeg, notes=5, chance=1.0)  # fmt: skip
+    assert res.votes["T"].hub_factor == pytest.approx(1 - 0.75 / 1.0)
+    assert res.votes["B"].hub_factor == pytest.approx(1 - 0.25 / 0.6)
+    # the bonus is weight x (share - expected): the vote random neighbours would give is gone
+    assert res.votes["T"].bonus == pytest.approx(2.0 * (1.0 - 0.75))
+    half = link_votes(SCORES, LINKS, k=2, weight=2.0, query="Q", query_links={"T", "U"},
+                      in_degree=indeg, notes=5, chance=0.5)  # fmt: skip
+    assert half.votes["T"].hub_factor == pytest.approx(1 - 0.5 * 0.75)
+    off = link_votes(SCORES, LINKS, k=2, weight=2.0, query="Q", in_degree=indeg, notes=5)
+    assert off.votes["T"].hub_factor == 1.0  # chance 0 (the default): off
+
+
+@pytest.mark.parametrize(
+    ("share", "degree", "notes", "strength", "want"),
+    [
+        pytest.param(1.0, 99, 100, 1.0, 0.0, id="every note links it: nothing beyond chance"),
+        pytest.param(0.2, 50, 101, 1.0, 0.0, id="share below chance: clipped at 0"),
+        pytest.param(0.5, 1, 101, 1.0, 0.98, id="a rare target keeps almost all"),
+        pytest.param(0.5, 50, 101, 0.5, 0.5, id="strength 0.5 takes half the expected share"),
+        pytest.param(0.0, 3, 10, 1.0, 0.0, id="no share, no vote"),
+    ],
+)
+def test_beyond_chance(share: float, degree: int, notes: int, strength: float, want: float) -> None:
+    assert beyond_chance(share, degree, notes, strength) == pytest.approx(want)
 
 
 def brute_force(scores, links, k, weight, query):  # type: ignore[no-untyped-def]

@@ -363,6 +363,8 @@ def _add_votes(
         query_links=links.out_links.get(req.path, frozenset()),
         in_degree=links.in_degree,
         hub_degree=r.vote_hub_degree,
+        notes=len(links.chunks),
+        chance=r.vote_chance,
     )
     if not vr.votes:
         return ranked, {}, {}

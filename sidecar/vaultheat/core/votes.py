@@ -16,7 +16,10 @@ a note being written (or a note evaluated with its links hidden) cannot see its 
 
 ``hub(T)`` is 1 unless hub damping is on (``hub_degree`` > 0): a note linked from more than
 ``hub_degree`` other notes (a changelog, an index, daily notes) gets ``sqrt(hub_degree /
-in_degree)``, the same curve heat propagation uses for hubs.
+in_degree)``, the same curve heat propagation uses for hubs. With votes beyond chance
+(``related.vote_chance`` = c > 0) it is also multiplied by ``max(0, 1 - c × expected /
+share(T))``, ``expected`` being the share of the vault's other notes that link to T: the vote a
+random set of neighbours would give is not evidence (c = 1 takes all of it away).
 """
 
 from __future__ import annotations
@@ -93,10 +96,14 @@ def link_votes(
     query_links: Collection[str] = (),
     in_degree: Mapping[str, int] | None = None,
     hub_degree: int = 0,
+    notes: int = 0,
+    chance: float = 0.0,
 ) -> VoteResult:
     """Votes of the top ``k`` of ``note_scores`` ((path, c), any order; ties by path) for the
     notes they link to. ``query`` (Q) never votes and never receives a vote; ``query_links``
-    are Q's own stored links, taken out of ``in_degree`` so they do not move hub damping."""
+    are Q's own stored links, taken out of ``in_degree`` so they do not move hub damping.
+    ``notes`` (the vault's note count) and ``chance`` (0 = off) count votes beyond chance:
+    see ``beyond_chance``."""
     top = heapq.nsmallest(
         max(k, 0),
         ((p, float(c)) for p, c in note_scores if p != query and c > 0),
@@ -118,11 +125,27 @@ def link_votes(
     for t, vs in voters.items():
         share = summed[t] / total
         hub = 1.0
+        degree = (in_degree or {}).get(t, 0) - (1 if t in own else 0)
         if hub_degree > 0:
-            hub = hub_factor((in_degree or {}).get(t, 0) - (1 if t in own else 0), hub_degree)
+            hub = hub_factor(degree, hub_degree)
+        if chance > 0 and notes > 2:
+            hub *= beyond_chance(share, degree, notes, chance)
         votes[t] = Vote(t, len(vs), len(neighbours), weight, total, share, hub,
                         weight * share * hub, tuple(vs))  # fmt: skip
     return VoteResult(neighbours, total, votes)
+
+
+def beyond_chance(share: float, degree: int, notes: int, strength: float = 1.0) -> float:
+    """The part of a vote that popularity does not explain: ``1 - strength × expected /
+    share``, where ``expected = degree / (notes - 1)`` is the share a target linked from
+    ``degree`` of the vault's other notes would get from neighbours drawn at random (0 when the
+    share is at or below that). At strength 1, a note most of the vault links to gains nothing
+    from being linked by most of the closest notes too; in a small vault, where the closest
+    notes are most of the vault, a vote measures closeness rather than the size of a cluster."""
+    if share <= 0:
+        return 0.0
+    expected = min(1.0, max(0, degree) / max(1, notes - 1))
+    return max(0.0, 1.0 - strength * expected / share)
 
 
 def best_chunks(

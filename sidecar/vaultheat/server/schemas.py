@@ -406,7 +406,7 @@ def component_schemas() -> dict[str, Schema]:
             },
             {
                 "total": d(NUM, "Σ of the k closest notes' scores"),
-                "hub_factor": d(NUM, "1 unless hub damping is on"),
+                "hub_factor": d(NUM, "1 unless hub damping or votes beyond chance are on"),
             },
             description="Link votes: count of the k closest notes that link to this one, share = "
             "Σ voter scores / total (Σ of the k scores), bonus = weight × share × hub_factor",
