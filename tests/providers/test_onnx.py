@@ -23,7 +23,9 @@ from vaultheat.providers import onnx_export
 from vaultheat.providers.base import Embedder
 from vaultheat.providers.local import SentenceTransformerEmbedder
 from vaultheat.providers.onnx_embedder import (
+    THREADS_ENV,
     OnnxEmbedder,
+    intra_op_threads,
     normalize_rows,
     order_by_token_length,
     pad_batch,
@@ -174,6 +176,37 @@ def test_bad_settings_are_config_errors(kw: dict[str, Any], message: str) -> Non
     settings = dataclasses.replace(settings_for("/models/not-loaded"), **kw)
     with pytest.raises(ConfigError, match=message):
         OnnxEmbedder(settings)
+
+
+@pytest.mark.parametrize(
+    ("env", "configured", "want"),
+    [(None, 0, 0), (None, 3, 3), ("1", 0, 1), (" 2 ", 4, 2), ("0", 4, 0), ("", 3, 3)],
+)
+def test_onnx_threads_env_overrides_the_setting(
+    monkeypatch: pytest.MonkeyPatch, env: str | None, configured: int, want: int
+) -> None:
+    if env is None:
+        monkeypatch.delenv(THREADS_ENV, raising=False)
+    else:
+        monkeypatch.setenv(THREADS_ENV, env)
+    assert intra_op_threads(configured) == want
+
+
+@pytest.mark.parametrize("env", ["one", "-1", "1.5"])
+def test_onnx_threads_env_must_be_a_count(monkeypatch: pytest.MonkeyPatch, env: str) -> None:
+    monkeypatch.setenv(THREADS_ENV, env)
+    with pytest.raises(ConfigError, match=THREADS_ENV):
+        intra_op_threads(0)
+
+
+def test_onnx_threads_env_reaches_the_session(
+    tiny_st_dir: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(THREADS_ENV, "1")
+    emb = onnx_embedder(tiny_st_dir, cache, threads=4)
+    emb.embed_query("cat")
+    options = emb._session.get_session_options()
+    assert options.intra_op_num_threads == 1
 
 
 def test_registry_builds_the_onnx_embedder(tiny_st_dir: Path) -> None:

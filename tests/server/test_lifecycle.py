@@ -430,7 +430,9 @@ def test_low_priority_lowers_only_the_index_process(vault: Path, spawn: Any) -> 
     with server.client() as c:
         wait_ready(c)
     base = os.getpriority(os.PRIO_PROCESS, 0)
-    lowered = min(19, base + LOW_PRIORITY_NICE)
+    # the child's niceness is raised to at least LOW_PRIORITY_NICE, never lowered (cpu_budget);
+    # it was expected at base + 10, which failed whenever the tests themselves ran niced
+    lowered = max(base, LOW_PRIORITY_NICE)
     # the index child lingers after its run: its threads (the model's included) run lowered
     children = [thread_nice_values(p) for p in descendants(server.proc.pid)]
     assert any(nice and set(nice) == {lowered} for nice in children)

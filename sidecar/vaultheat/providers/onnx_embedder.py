@@ -24,6 +24,7 @@ only read afterwards; one session run at a time (onnxruntime already uses every 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -100,7 +101,7 @@ def find_cached_hub_model(model_id: str) -> Path:
         except Exception:
             continue
     save_hint = (
-        "On a machine with network access run `python -c \"from sentence_transformers import "
+        'On a machine with network access run `python -c "from sentence_transformers import '
         f"SentenceTransformer as S; S('{model_id}').save('DIR')\"`, copy DIR here and "
         "`vaultheat config set embeddings.model DIR`; then `vaultheat index --full`"
     )
@@ -123,6 +124,28 @@ def find_cached_hub_model(model_id: str) -> Path:
         f"({'; '.join(errors)[:300]}). {save_hint}",
         model=model_id,
     )
+
+
+THREADS_ENV = "VAULTHEAT_ONNX_THREADS"
+
+
+def intra_op_threads(configured: int) -> int:
+    """onnxruntime's intra-op threads: ``$VAULTHEAT_ONNX_THREADS`` when set (a maintainer
+    forcing one thread to reproduce another machine's float sums, see
+    ``scripts/test-like-another-machine.sh``), else ``embeddings.threads`` (0: the library's
+    default, one per core)."""
+    raw = os.environ.get(THREADS_ENV, "").strip()
+    if not raw:
+        return configured
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ConfigError(
+            f"{THREADS_ENV} must be a whole number >= 0 (0: the default), not {raw!r}"
+        )
+    return value
 
 
 class OnnxEmbedder(LocalModelIdentity):
@@ -299,8 +322,9 @@ class OnnxEmbedder(LocalModelIdentity):
         encoder = Tokenizer.from_file(str(export_dir / TOKENIZER_FILE))
         encoder.enable_truncation(max_length=meta.max_tokens)
         options = ort.SessionOptions()
-        if self.settings.threads > 0:
-            options.intra_op_num_threads = self.settings.threads
+        threads = intra_op_threads(self.settings.threads)
+        if threads > 0:
+            options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         if self.settings.device not in ("auto", "cpu"):
             log.info(
