@@ -26,8 +26,7 @@ from vaultheat.server.indexproc import IndexProcess, error_for, index_cpus
 
 Connect = Callable[[Live], SseClient]
 # what a kill may leave behind until the next run repairs it (never a damaged database)
-REPAIRABLE = ("graph work left queued", "vector file", "chunks have no vector", "vectors belong",
-              "await their vector")  # fmt: skip
+REPAIRABLE = ("vector file", "chunks have no vector", "vectors belong")  # fmt: skip
 
 
 class SlowEmbedder(FakeEmbedder):
