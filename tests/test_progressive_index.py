@@ -130,7 +130,7 @@ def test_a_run_stopped_between_phases_resumes_with_the_meaning_phase(
     assert report.chunks["embedded"] == embedder.embedded > 0
     store, vectors = engine.view()
     assert len(vectors) == store.chunk_count() == chunks
-    assert check_index(engine)["ok"], check_index(engine)["problems"]
+    assert check_index(engine)["state"] == "clean", check_index(engine)["problems"]
     doc = search_doc(engine, SearchRequest(WORD, files_only=True))
     assert doc["results"][0]["path"] == NOTE
     assert doc["ranked_by"] == "meaning"  # the usual weights again once every vector is in
@@ -168,7 +168,7 @@ def test_a_crash_in_the_meaning_phase_keeps_committed_batches(
     # the batches committed before the crash were not embedded again
     again = {t for call in resumed.calls for t in call}
     assert not again & {t for call in crashing.calls for t in call}
-    assert check_index(engine)["ok"]
+    assert check_index(engine)["state"] == "clean"
     engine.close()
 
 
@@ -259,7 +259,7 @@ def test_inputs_come_from_disk_when_the_words_phase_kept_none(
     engine.index()
     store, vectors = engine.view()
     assert len(vectors) == store.chunk_count() > 0
-    assert check_index(engine)["ok"]
+    assert check_index(engine)["state"] == "clean"
     engine.close()
 
 
