@@ -158,6 +158,11 @@ def test_a_crash_in_the_meaning_phase_keeps_committed_batches(
     # nothing half-written: every chunk with a vector is whole, the rest are words only
     store, vectors = engine.view()
     assert len(vectors) == doc["phases"]["meaning"]["done"]
+    # check calls this an interrupted run (pending work, no problems), not a broken index
+    checked = check_index(engine)
+    assert checked["state"] == "interrupted" and checked["ok"], checked["problems"]
+    assert any("await their vector" in p for p in checked["pending"])
+    assert any("await their neighbours" in p for p in checked["pending"])
     engine.close()
 
     resumed = RecordingEmbedder()
