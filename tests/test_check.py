@@ -37,5 +37,105 @@ def test_check_finds_a_vector_file_behind(fake_engine: Any, vault: Path) -> None
         store.bump_generation()
     store.close()
     fake_engine.close()
-    problems = check_index(fake_engine)["problems"]
-    assert any("generation" in p for p in problems)
+    doc = check_index(fake_engine)
+    assert doc["state"] == "interrupted" and doc["problems"] == []
+    assert any("behind the database" in p for p in doc["pending"])
+
+
+# --- the three answers: clean, interrupted (exit 0), inconsistent (exit 2) -----------------
+
+
+def _cli_check(vault: Path, capsys: Any) -> tuple[int, dict[str, Any], str]:
+    import json
+
+    from vaultheat.cli import main
+
+    rc_json = main(["check", "--vault", str(vault), "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    rc_text = main(["check", "--vault", str(vault)])
+    text = capsys.readouterr().out
+    assert rc_json == rc_text
+    return rc_json, doc, text
+
+
+def test_clean_index_is_clean_exit_0(fake_engine: Any, vault: Path, capsys: Any) -> None:
+    fake_engine.close()
+    rc, doc, text = _cli_check(vault, capsys)
+    assert (rc, doc["state"], doc["ok"], doc["pending"], doc["problems"]) == (
+        0, "clean", True, [], [])  # fmt: skip
+    assert "consistent" in text and "{" not in text
+
+
+def _interrupted(vault: Path) -> Any:
+    from vaultheat.config import Settings, save_settings
+    from vaultheat.engine import Engine
+    from vaultheat.providers.fake import FakeEmbedder
+
+    paths = index_paths(vault)
+    paths.root.mkdir()
+    save_settings(paths.config, Settings().with_value("embeddings.provider", "fake"))
+    engine = Engine.open(vault, embedder=FakeEmbedder())
+    seen: list[str] = []
+    engine.index(progress=lambda stage, d, t: seen.append(stage),
+                 should_stop=lambda: "meaning" in seen)  # fmt: skip
+    engine.close()
+    return engine
+
+
+def test_interrupted_run_reads_interrupted_exit_0_and_index_finishes_it(
+    vault: Path, capsys: Any
+) -> None:
+    engine = _interrupted(vault)
+    rc, doc, text = _cli_check(vault, capsys)
+    assert rc == 0 and doc["state"] == "interrupted" and doc["ok"]
+    assert doc["problems"] == []
+    assert any("await their vector" in p for p in doc["pending"])
+    assert text.startswith("The last index run stopped part-way:")
+    assert "`vaultheat index` finishes it." in text and "{" not in text
+    engine.index()
+    engine.close()
+    after = check_index(engine)
+    assert (after["state"], after["pending"], after["problems"]) == ("clean", [], [])
+
+
+def test_truncated_vector_file_is_inconsistent_exit_2(
+    fake_engine: Any, vault: Path, capsys: Any
+) -> None:
+    fake_engine.close()
+    path = index_paths(vault).vectors
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    rc, doc, text = _cli_check(vault, capsys)
+    assert rc == 2 and doc["state"] == "inconsistent" and not doc["ok"]
+    assert doc["problems"]
+    assert text.startswith("The index is inconsistent")
+
+
+def test_deleted_chunk_row_is_inconsistent_exit_2(
+    fake_engine: Any, vault: Path, capsys: Any
+) -> None:
+    import sqlite3
+
+    fake_engine.close()
+    con = sqlite3.connect(index_paths(vault).db)
+    (victim,) = con.execute("SELECT id FROM chunks LIMIT 1").fetchone()
+    con.execute("DELETE FROM chunks WHERE id = ?", (victim,))
+    con.commit()
+    con.close()
+    rc, doc, _text = _cli_check(vault, capsys)
+    assert rc == 2 and doc["state"] == "inconsistent" and not doc["ok"]
+    assert any("belong to no chunk" in p or "rows for" in p for p in doc["problems"])
+
+
+def test_vector_file_ahead_of_the_database_is_inconsistent(fake_engine: Any, vault: Path) -> None:
+    from vaultheat.storage.store import Store
+
+    fake_engine.index()  # nothing new; the generations agree
+    fake_engine.close()
+    store = Store(index_paths(vault).db)
+    with store.transaction():
+        store.set_manifest(generation=store.generation() - 1)
+    store.close()
+    doc = check_index(fake_engine)
+    assert doc["state"] == "inconsistent" and not doc["ok"]
+    assert any("ahead of the database" in p for p in doc["problems"])

@@ -52,7 +52,7 @@ def test_an_index_built_with_knn_edges_stays_valid_at_the_default(vault: Path) -
     engine = Engine.open(vault, embedder=embedder)
     report = engine.index()
     assert embedder.embedded_count == 0 and report.notes["modified"] == 0  # no rebuild
-    assert check_index(engine)["ok"]
+    assert check_index(engine)["state"] == "clean"
     assert status_doc(engine)["edges"]["similar"] == stored  # kept on disk ...
     assert _similar_edges(engine) == 0  # ... but not read
     assert _answers(engine) == before  # heat off: the similar edges never mattered

@@ -130,7 +130,7 @@ def test_a_run_stopped_between_phases_resumes_with_the_meaning_phase(
     assert report.chunks["embedded"] == embedder.embedded > 0
     store, vectors = engine.view()
     assert len(vectors) == store.chunk_count() == chunks
-    assert check_index(engine)["ok"], check_index(engine)["problems"]
+    assert check_index(engine)["state"] == "clean", check_index(engine)["problems"]
     doc = search_doc(engine, SearchRequest(WORD, files_only=True))
     assert doc["results"][0]["path"] == NOTE
     assert doc["ranked_by"] == "meaning"  # the usual weights again once every vector is in
@@ -158,6 +158,11 @@ def test_a_crash_in_the_meaning_phase_keeps_committed_batches(
     # nothing half-written: every chunk with a vector is whole, the rest are words only
     store, vectors = engine.view()
     assert len(vectors) == doc["phases"]["meaning"]["done"]
+    # check calls this an interrupted run (pending work, no problems), not a broken index
+    checked = check_index(engine)
+    assert checked["state"] == "interrupted" and checked["ok"], checked["problems"]
+    assert any("await their vector" in p for p in checked["pending"])
+    assert any("await their neighbours" in p for p in checked["pending"])
     engine.close()
 
     resumed = RecordingEmbedder()
@@ -168,7 +173,7 @@ def test_a_crash_in_the_meaning_phase_keeps_committed_batches(
     # the batches committed before the crash were not embedded again
     again = {t for call in resumed.calls for t in call}
     assert not again & {t for call in crashing.calls for t in call}
-    assert check_index(engine)["ok"]
+    assert check_index(engine)["state"] == "clean"
     engine.close()
 
 
@@ -241,13 +246,11 @@ def test_vectors_of_a_partial_index_are_unit_and_match_the_cache(words_only: Eng
 
 
 def test_check_says_chunks_await_their_vector(words_only: Engine) -> None:
-    problems = check_index(words_only)["problems"]
+    doc = check_index(words_only)
     n = words_only.store().chunk_count()
-    assert (
-        f"{n} chunks await their vector (an interrupted run: `vaultheat index` finishes it)"
-        in problems
-    )
-    assert not any("no vector in the vector file" in p for p in problems)
+    assert doc["state"] == "interrupted" and doc["ok"] and doc["problems"] == []
+    assert f"{n} chunks await their vector" in doc["pending"]
+    assert not any("no vector in the vector file" in p for p in doc["pending"])
     words_only.close()
 
 
@@ -261,7 +264,7 @@ def test_inputs_come_from_disk_when_the_words_phase_kept_none(
     engine.index()
     store, vectors = engine.view()
     assert len(vectors) == store.chunk_count() > 0
-    assert check_index(engine)["ok"]
+    assert check_index(engine)["state"] == "clean"
     engine.close()
 
 

@@ -1,9 +1,17 @@
 """``vaultheat check``: is the index consistent?
 
-Every chunk has its vector (or awaits it: a run stopped in its meaning phase, said as such) and
-every live vector a chunk; no edge points at a missing chunk;
-every chunk belongs to a note and its byte range lies inside the note's size; no graph work
-is left queued; SQLite's own integrity check passes.
+Three answers (``state``):
+
+- ``clean``: every chunk has its vector and every live vector a chunk; no edge points at a
+  missing chunk; every chunk belongs to a note with its byte range inside the note; no graph
+  work is queued; SQLite's own integrity check passes.  Exit 0.
+- ``interrupted``: a run stopped part-way and left only what the next ``vaultheat index``
+  finishes: chunks awaiting their vector, graph work still queued, a vector file behind the
+  database generation (its missing or extra vectors are the ones that run had not yet
+  saved).  ``pending`` says what is left, in sentences.  Exit 0.
+- ``inconsistent``: the index disagrees with itself in a way a run does not simply finish
+  (a vector file that cannot be read or is ahead of the database, vectors missing while the
+  generations agree, dangling edges, orphan chunks, ...).  ``problems`` lists them.  Exit 2.
 """
 
 from __future__ import annotations
@@ -12,9 +20,17 @@ from typing import Any
 
 from vaultheat.storage.vectors import VectorIndex
 
+CLEAN, INTERRUPTED, INCONSISTENT = "clean", "interrupted", "inconsistent"
+FINISH = "`vaultheat index` finishes it."
+
+
+def _n(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
 
 def check_index(engine: Any) -> dict[str, Any]:
     problems: list[str] = []
+    pending: list[str] = []
     store = engine.store()
     db = store.integrity()
     if db.sqlite:
@@ -28,38 +44,72 @@ def check_index(engine: Any) -> dict[str, Any]:
         problems.append(f"{db.bad_ranges} chunks have byte ranges outside their note")
     if db.lexical_rows != len(ids):
         problems.append(f"lexical index has {db.lexical_rows} rows for {len(ids)} chunks")
-    pending = store.counts()["pending"]
-    if pending["knn"] or pending["links"]:
-        problems.append(f"graph work left queued: {pending}")
+    queued = store.counts()["pending"]
+    if queued.get("knn"):
+        pending.append(
+            _n(int(queued["knn"]), "chunk awaits its", "chunks await their") + " neighbours"
+        )
+    if queued.get("links"):
+        pending.append(_n(int(queued["links"]), "note awaits its", "notes await their") + " links")
     manifest = store.manifest()
     vectors_ok = None
     if ids and "dimension" in manifest and engine.paths.vectors.exists():
-        vi = VectorIndex.load(engine.paths.vectors, int(manifest["dimension"]))
-        labels = vi.labels()
-        missing, extra = len(ids - labels), len(labels - ids)
-        vectors_ok = not missing and not extra
-        fingerprint = (manifest.get("stored") or {}).get("fingerprint")
-        awaiting = store.unembedded_count(fingerprint) if isinstance(fingerprint, str) else 0
-        if awaiting:  # a run stopped in its meaning phase: words only, not damage
-            problems.append(
-                f"{awaiting} chunks await their vector (an interrupted run: `vaultheat index` "
-                "finishes it)"
-            )
-            missing -= min(awaiting, missing)
-        if missing:
-            problems.append(f"{missing} chunks have no vector in the vector file")
-        if extra:
-            problems.append(f"{extra} vectors belong to no chunk")
-        if vi.generation != store.generation():
-            problems.append(
-                f"vector file generation {vi.generation} != database {store.generation()}"
-            )
+        try:
+            vi = VectorIndex.load(engine.paths.vectors, int(manifest["dimension"]))
+        except Exception as exc:  # truncated or corrupt: no run repairs this by finishing
+            vi = None
+            problems.append(f"the vector file cannot be read: {exc}")
+        if vi is not None:
+            labels = vi.labels()
+            missing, extra = len(ids - labels), len(labels - ids)
+            vectors_ok = not missing and not extra
+            fingerprint = (manifest.get("stored") or {}).get("fingerprint")
+            awaiting = store.unembedded_count(fingerprint) if isinstance(fingerprint, str) else 0
+            if awaiting:  # a run stopped in its meaning phase: words only, not damage
+                pending.append(_n(awaiting, "chunk awaits its", "chunks await their") + " vector")
+                missing -= min(awaiting, missing)
+            file_gen, db_gen = vi.generation, store.generation()
+            if file_gen > db_gen:
+                problems.append(
+                    f"the vector file (generation {file_gen}) is ahead of the database "
+                    f"(generation {db_gen})"
+                )
+            behind = file_gen < db_gen
+            if behind:
+                # the run committed the database, then stopped before saving its vectors
+                pending.append(
+                    f"the vector file (generation {file_gen}) is behind the database "
+                    f"(generation {db_gen})"
+                )
+            if missing:
+                text = f"{_n(missing, 'chunk has', 'chunks have')} no vector in the vector file"
+                (pending if behind else problems).append(text)
+            if extra:
+                text = f"{_n(extra, 'vector belongs', 'vectors belong')} to no chunk"
+                (pending if behind else problems).append(text)
     elif ids:
         problems.append("the vector file is missing")
+    state = INCONSISTENT if problems else INTERRUPTED if pending else CLEAN
     return {
         "schema": "vaultheat.check.v1",
-        "ok": not problems,
+        "state": state,
+        "ok": state != INCONSISTENT,
         "problems": problems,
+        "pending": pending,
         "chunks": len(ids),
         "vectors_ok": vectors_ok,
     }
+
+
+def describe_check(doc: dict[str, Any]) -> str:
+    """The plain-sentence text of a check report."""
+    if doc["state"] == CLEAN:
+        return f"The index is consistent ({doc['chunks']} chunks)."
+    if doc["state"] == INTERRUPTED:
+        return f"The last index run stopped part-way: {'; '.join(doc['pending'])}. {FINISH}"
+    lines = ["The index is inconsistent; a run does not simply finish it:"]
+    lines += [f"- {p}" for p in doc["problems"]]
+    if doc["pending"]:
+        lines.append(f"Also left by an unfinished run: {'; '.join(doc['pending'])}.")
+    lines.append("Rebuild it with `vaultheat index --full`.")
+    return "\n".join(lines)

@@ -186,8 +186,11 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
 
     p = _add(sub, "check", "verify the index is consistent",
-             "Check that chunks, vectors, graph edges and the lexical index agree; exit 2 with "
-             "the problems found.", "vaultheat check")  # fmt: skip
+             "Check that chunks, vectors, graph edges and the lexical index agree. Three "
+             "answers: clean (exit 0); interrupted, a run stopped part-way and `vaultheat index` "
+             "finishes it (exit 0, says what is pending); inconsistent, the index disagrees with "
+             "itself in a way a run does not finish (exit 2, lists the problems).",
+             "vaultheat check")  # fmt: skip
     _common(p)
 
     p = _add(sub, "eval", "measure search and related-notes quality",

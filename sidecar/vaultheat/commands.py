@@ -482,11 +482,11 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from vaultheat.check import check_index
+    from vaultheat.check import check_index, describe_check
 
     engine = _engine(args)
     doc = check_index(engine)
-    emit(args, doc, lambda: "ok" if doc["ok"] else "\n".join(doc["problems"]))
+    emit(args, doc, lambda: describe_check(doc))
     return EXIT_OK if doc["ok"] else EXIT_ERROR
 
 

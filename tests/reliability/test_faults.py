@@ -67,7 +67,7 @@ def _assert_converged(vault: Path, expected: tuple[object, ...]) -> None:
     engine = Engine.open(vault, embedder=FakeEmbedder())
     try:
         doc = check_index(engine)
-        assert doc["ok"], doc["problems"]
+        assert doc["state"] == "clean", (doc["problems"], doc["pending"])
         assert fingerprint(engine) == expected
     finally:
         engine.close()
@@ -109,7 +109,7 @@ def test_kill_9_of_serve_while_indexing_converges(
     result = run_cli(["index", "--vault", str(vault), "--json"])
     assert result.rc == 0, result.stderr[-2000:]
     check = run_cli(["check", "--vault", str(vault), "--json"])
-    assert check.rc == 0 and check.json()["ok"], check.stdout
+    assert check.rc == 0 and check.json()["state"] == "clean", check.stdout
     _assert_converged(vault, expected)
 
 
@@ -211,7 +211,7 @@ def test_truncated_database_is_reported_not_a_traceback(indexed: Path, keep: flo
         db.unlink()
         assert run_cli(["index", "--full", "--vault", str(indexed)]).rc == 0
     check = run_cli(["check", "--vault", str(indexed), "--json"])
-    assert check.rc == 0 and check.json()["ok"], check.stdout + check.stderr[-1500:]
+    assert check.rc == 0 and check.json()["state"] == "clean", check.stdout + check.stderr[-1500:]
 
 
 # -- (c) disk full while indexing ----------------------------------------------------------------
@@ -413,7 +413,7 @@ def test_failing_provider_exits_2_and_the_old_index_still_answers(
         engine.close()
     assert run_cli(["index", "--vault", str(vault)], timeout=60).rc == 0
     check = run_cli(["check", "--vault", str(vault), "--json"], timeout=60)
-    assert check.rc == 0 and check.json()["ok"], check.stdout
+    assert check.rc == 0 and check.json()["state"] == "clean", check.stdout
 
 
 def test_plain_index_restores_a_missing_vector_file(indexed: Path) -> None:
@@ -422,4 +422,4 @@ def test_plain_index_restores_a_missing_vector_file(indexed: Path) -> None:
     vectors.with_suffix(".meta.json").unlink()
     assert run_cli(["index", "--vault", str(indexed)]).rc == 0
     check = run_cli(["check", "--vault", str(indexed), "--json"])
-    assert check.json()["ok"], check.stdout
+    assert check.json()["state"] == "clean", check.stdout

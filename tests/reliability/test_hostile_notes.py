@@ -50,7 +50,7 @@ def test_hostile_vault_checks_out(hostile_vault: tuple[Path, dict]) -> None:
     result = run_cli(["check", "--vault", str(vault), "--json"])
     assert result.rc == 0, result.stderr
     doc = result.json()
-    assert doc["ok"], doc["problems"]
+    assert doc["state"] == "clean", doc["problems"]
 
 
 def test_every_note_is_indexed_or_skipped_with_a_reason(hostile_vault: tuple[Path, dict]) -> None:
@@ -110,7 +110,7 @@ def test_case_only_rename_converges(tmp_path: Path) -> None:
     assert second.rc == 0, second.stderr[-2000:]
     assert second.json()["notes"]["renamed"] == 2
     check = run_cli(["check", "--vault", str(vault), "--json"]).json()
-    assert check["ok"], check["problems"]
+    assert check["state"] == "clean", check["problems"]
     engine = Engine.open(vault)
     try:
         paths = set(engine.store().notes())
