@@ -139,3 +139,28 @@ def test_vector_file_ahead_of_the_database_is_inconsistent(fake_engine: Any, vau
     doc = check_index(fake_engine)
     assert doc["state"] == "inconsistent" and not doc["ok"]
     assert any("ahead of the database" in p for p in doc["problems"])
+
+
+def test_a_first_run_stopped_before_its_vector_file_was_saved_is_interrupted(
+    vault: Path, capsys: Any
+) -> None:
+    """The meaning phase commits each batch to the database and saves the vector file only
+    every few seconds: a kill before the first save leaves no file, and that is not damage."""
+    engine = _interrupted(vault)
+    index_paths(vault).vectors.unlink(missing_ok=True)
+    rc, doc, _text = _cli_check(vault, capsys)
+    assert (rc, doc["state"], doc["problems"]) == (0, "interrupted", [])
+    assert "the vector file is not written yet" in doc["pending"]
+    engine.index()
+    engine.close()
+    assert check_index(engine)["state"] == "clean"
+
+
+def test_a_finished_index_without_its_vector_file_is_inconsistent(
+    fake_engine: Any, vault: Path, capsys: Any
+) -> None:
+    fake_engine.close()
+    index_paths(vault).vectors.unlink()
+    rc, doc, _text = _cli_check(vault, capsys)
+    assert (rc, doc["state"]) == (2, "inconsistent")
+    assert "the vector file is missing" in doc["problems"]

@@ -88,7 +88,15 @@ def check_index(engine: Any) -> dict[str, Any]:
                 text = f"{_n(extra, 'vector belongs', 'vectors belong')} to no chunk"
                 (pending if behind else problems).append(text)
     elif ids:
-        problems.append("the vector file is missing")
+        fingerprint = (manifest.get("stored") or {}).get("fingerprint")
+        awaiting = store.unembedded_count(fingerprint) if isinstance(fingerprint, str) else 0
+        if awaiting or not isinstance(fingerprint, str):
+            # a first run stopped before its meaning phase saved the vector file
+            if awaiting:
+                pending.append(_n(awaiting, "chunk awaits its", "chunks await their") + " vector")
+            pending.append("the vector file is not written yet")
+        else:
+            problems.append("the vector file is missing")
     state = INCONSISTENT if problems else INTERRUPTED if pending else CLEAN
     return {
         "schema": "vaultheat.check.v1",
