@@ -24,7 +24,6 @@ import json
 import os
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -152,8 +151,12 @@ def damaged(src: Path, work: Path) -> list[dict[str, Any]]:
     vec.write_bytes(keep[: len(keep) // 2])
     out.append({"damage": "vector file truncated to half", **check(vault)})
     vec.write_bytes(keep)
-    with sqlite3.connect(idx / "index.sqlite") as db:
-        db.execute("DELETE FROM chunks WHERE id = (SELECT MIN(id) FROM chunks)")
+    from vaultheat.storage.store import Store
+
+    store = Store(idx / "index.sqlite")
+    with store.transaction():
+        store.delete_chunks([min(store.integrity().chunk_ids)])  # its vector stays behind
+    store.close()
     out.append({"damage": "one chunk row deleted", **check(vault)})
     for d in out:
         d["ok"] = d["state"] == "inconsistent" and d["exit"] == 2
