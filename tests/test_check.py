@@ -164,3 +164,20 @@ def test_a_finished_index_without_its_vector_file_is_inconsistent(
     rc, doc, _text = _cli_check(vault, capsys)
     assert (rc, doc["state"]) == (2, "inconsistent")
     assert "the vector file is missing" in doc["problems"]
+
+
+def test_a_run_marked_unfinished_reads_interrupted_until_the_next_run(
+    fake_engine: Any, vault: Path
+) -> None:
+    from vaultheat.storage.store import Store
+
+    fake_engine.close()
+    store = Store(index_paths(vault).db)
+    with store.transaction():
+        store.set_manifest(run_complete=False)  # what a run writes first, before any note
+    store.close()
+    doc = check_index(fake_engine)
+    assert (doc["state"], doc["pending"]) == ("interrupted", ["the last run did not reach its end"])
+    fake_engine.index()
+    fake_engine.close()
+    assert check_index(fake_engine)["state"] == "clean"

@@ -97,6 +97,9 @@ def check_index(engine: Any) -> dict[str, Any]:
             pending.append("the vector file is not written yet")
         else:
             problems.append("the vector file is missing")
+    if manifest.get("run_complete") is False and not pending:
+        # stopped after its last write (or between steps): the next run scans and finishes
+        pending.append("the last run did not reach its end")
     state = INCONSISTENT if problems else INTERRUPTED if pending else CLEAN
     return {
         "schema": "vaultheat.check.v1",
