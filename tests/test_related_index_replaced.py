@@ -60,3 +60,9 @@ def test_related_of_an_unindexed_note_while_the_index_is_replaced(
     # and the engine still answers from the replaced file
     found = fake_engine.related(RelatedRequest(path="Garden/Composting.md", top=3))
     assert found.results
+
+
+def test_a_name_too_long_for_the_file_system_is_no_such_note(fake_engine: Any) -> None:
+    """Found by the API fuzzer: ``is_file()`` raised ``OSError`` (ENAMETOOLONG), a 500."""
+    with pytest.raises(NotFoundError, match="no such note"):
+        fake_engine.related(RelatedRequest(path="x" * 300 + ".md", top=3))

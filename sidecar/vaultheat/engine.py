@@ -262,7 +262,11 @@ class Engine:
     def _why_not_indexed(self, path: str) -> None:
         from vaultheat.paths import safe_vault_path
 
-        if not safe_vault_path(self.paths.vault, path).is_file():
+        try:
+            exists = safe_vault_path(self.paths.vault, path).is_file()
+        except OSError:  # a name the file system cannot hold (too long, ...) is no note
+            exists = False
+        if not exists:
             raise NotFoundError(f"no such note: {path} is not in the vault", path=path)
         reason = self.note_status(path).reason or "not indexed"
         raise NotFoundError(
