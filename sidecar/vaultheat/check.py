@@ -52,6 +52,8 @@ def check_index(engine: Any) -> dict[str, Any]:
     if queued.get("links"):
         pending.append(_n(int(queued["links"]), "note awaits its", "notes await their") + " links")
     manifest = store.manifest()
+    fingerprint = (manifest.get("stored") or {}).get("fingerprint")
+    awaiting = store.unembedded_count(fingerprint) if isinstance(fingerprint, str) else 0
     vectors_ok = None
     if ids and "dimension" in manifest and engine.paths.vectors.exists():
         try:
@@ -63,8 +65,6 @@ def check_index(engine: Any) -> dict[str, Any]:
             labels = vi.labels()
             missing, extra = len(ids - labels), len(labels - ids)
             vectors_ok = not missing and not extra
-            fingerprint = (manifest.get("stored") or {}).get("fingerprint")
-            awaiting = store.unembedded_count(fingerprint) if isinstance(fingerprint, str) else 0
             if awaiting:  # a run stopped in its meaning phase: words only, not damage
                 pending.append(_n(awaiting, "chunk awaits its", "chunks await their") + " vector")
                 missing -= min(awaiting, missing)
@@ -88,8 +88,6 @@ def check_index(engine: Any) -> dict[str, Any]:
                 text = f"{_n(extra, 'vector belongs', 'vectors belong')} to no chunk"
                 (pending if behind else problems).append(text)
     elif ids:
-        fingerprint = (manifest.get("stored") or {}).get("fingerprint")
-        awaiting = store.unembedded_count(fingerprint) if isinstance(fingerprint, str) else 0
         if awaiting or not isinstance(fingerprint, str):
             # a first run stopped before its meaning phase saved the vector file
             if awaiting:
