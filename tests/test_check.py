@@ -181,3 +181,57 @@ def test_a_run_marked_unfinished_reads_interrupted_until_the_next_run(
     fake_engine.index()
     fake_engine.close()
     assert check_index(fake_engine)["state"] == "clean"
+
+
+# --- a run stopped in its words phase: notes of the vault it never stored -----------------
+
+
+def _add_notes(vault: Path, count: int) -> None:
+    for i in range(count):
+        (vault / f"new note {i}.md").write_text(f"# New {i}\n\nA note the index has not seen.\n")
+
+
+def test_a_run_stopped_in_its_words_phase_names_the_notes_not_indexed_yet(
+    fake_engine: Any, vault: Path, capsys: Any
+) -> None:
+    _add_notes(vault, 3)
+    fake_engine.index(should_stop=lambda: True)  # stopped before its first batch of notes
+    fake_engine.close()
+    rc, doc, text = _cli_check(vault, capsys)
+    assert (rc, doc["state"], doc["ok"], doc["problems"]) == (0, "interrupted", True, [])
+    assert doc["pending"][0] == "3 notes of the vault are not indexed yet"
+    assert "the last run did not reach its end" not in doc["pending"]  # the specific one says it
+    assert text.startswith(
+        "The last index run stopped part-way: 3 notes of the vault are not indexed yet"
+    )
+    assert text.rstrip().endswith("`vaultheat index` finishes it.") and "{" not in text
+    fake_engine.index()
+    fake_engine.close()
+    after = check_index(fake_engine)
+    assert (after["state"], after["pending"], after["problems"]) == ("clean", [], [])
+
+
+def test_new_notes_are_pending_only_when_the_last_run_did_not_complete(
+    fake_engine: Any, vault: Path
+) -> None:
+    """A note added after a finished run is freshness (``status`` says "stale"), not work an
+    interrupted run left: check stays clean. The same note after a run that did not reach its
+    end (``run_complete`` false, what a run writes first) is named as pending."""
+    from vaultheat.storage.store import Store
+
+    _add_notes(vault, 1)
+    fake_engine.close()
+    assert check_index(fake_engine)["state"] == "clean"
+    store = Store(index_paths(vault).db)
+    with store.transaction():
+        store.set_manifest(run_complete=False)
+    store.close()
+    doc = check_index(fake_engine)
+    assert (doc["state"], doc["pending"]) == (
+        "interrupted", ["1 note of the vault is not indexed yet"])  # fmt: skip
+    store = Store(index_paths(vault).db)
+    with store.transaction():
+        store.set_manifest(run_complete=True)  # the run finished; the note came after it
+    store.close()
+    doc = check_index(fake_engine)
+    assert (doc["state"], doc["pending"], doc["problems"]) == ("clean", [], [])

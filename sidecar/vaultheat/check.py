@@ -6,9 +6,11 @@ Three answers (``state``):
   missing chunk; every chunk belongs to a note with its byte range inside the note; no graph
   work is queued; SQLite's own integrity check passes.  Exit 0.
 - ``interrupted``: a run stopped part-way and left only what the next ``vaultheat index``
-  finishes: chunks awaiting their vector, graph work still queued, a vector file behind the
-  database generation (its missing or extra vectors are the ones that run had not yet
-  saved).  ``pending`` says what is left, in sentences.  Exit 0.
+  finishes: notes of the vault it never stored (a run stopped in its words phase; notes added
+  after a finished run are not counted: that is freshness, which ``status`` reports), chunks
+  awaiting their vector, graph work still queued, a vector file behind the database
+  generation (its missing or extra vectors are the ones that run had not yet saved).
+  ``pending`` says what is left, in sentences.  Exit 0.
 - ``inconsistent``: the index disagrees with itself in a way a run does not simply finish
   (a vector file that cannot be read or is ahead of the database, vectors missing while the
   generations agree, dangling edges, orphan chunks, ...).  ``problems`` lists them.  Exit 2.
@@ -95,9 +97,20 @@ def check_index(engine: Any) -> dict[str, Any]:
             pending.append("the vector file is not written yet")
         else:
             problems.append("the vector file is missing")
-    if manifest.get("run_complete") is False and not pending:
-        # stopped after its last write (or between steps): the next run scans and finishes
-        pending.append("the last run did not reach its end")
+    if manifest.get("run_complete") is False:
+        # stopped in its words phase: notes of the vault it never stored (a finished run's
+        # later additions are freshness, for `status`, and not looked at here)
+        from vaultheat.index_status import unstored_notes
+
+        unstored = unstored_notes(engine.paths, engine.settings, store)
+        if unstored:
+            pending.insert(
+                0,
+                _n(unstored, "note of the vault is", "notes of the vault are") + " not indexed yet",
+            )
+        elif not pending:
+            # stopped after its last write (or between steps): the next run scans and finishes
+            pending.append("the last run did not reach its end")
     state = INCONSISTENT if problems else INTERRUPTED if pending else CLEAN
     return {
         "schema": "vaultheat.check.v1",

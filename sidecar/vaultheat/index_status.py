@@ -52,18 +52,36 @@ def backend_label(fingerprint: str) -> str | None:
     return backend if backend == "torch" else f"{backend}/{precision}"
 
 
+def notes_on_disk(paths: IndexPaths, settings: Settings) -> list[tuple[str, int, int]]:
+    """(path, mtime_ns, size) of every note the indexer would look at: its own discovery walk,
+    PDFs and canvases included. One stat walk, no file read."""
+    from vaultheat.core.derived_notes import find_documents
+    from vaultheat.core.discovery import discover
+
+    disc = discover(paths.vault, settings.vault, index_dir=paths.root)
+    find_documents(paths.vault, settings, disc, {})  # PDFs, canvases: as notes
+    return [(e.path, e.mtime_ns, e.size) for e in [*disc.notes, *disc.documents]]
+
+
+def unstored_notes(paths: IndexPaths, settings: Settings, store: Store) -> int:
+    """How many notes on disk the index does not hold (skipped files not counted): after a run
+    stopped in its words phase, the notes it never stored."""
+    from vaultheat.core.freshness import compare_with_disk
+
+    skipped = [s["path"] for s in store.skipped()]
+    return compare_with_disk(
+        notes_on_disk(paths, settings), store.note_stats(), skipped
+    ).not_indexed
+
+
 def freshness(engine: Engine) -> IndexFreshness:
     """The index against the vault on disk (one stat walk, no file read; see
     ``core.freshness``)."""
-    from vaultheat.core.derived_notes import find_documents
-    from vaultheat.core.discovery import discover
     from vaultheat.core.freshness import compare_with_disk, index_state
     from vaultheat.storage.lock import holder_pid
 
     paths, settings = engine.paths, engine.settings
-    disc = discover(paths.vault, settings.vault, index_dir=paths.root)
-    find_documents(paths.vault, settings, disc, {})  # PDFs, canvases: as notes
-    disk = ((e.path, e.mtime_ns, e.size) for e in [*disc.notes, *disc.documents])
+    disk = notes_on_disk(paths, settings)
     indexing = holder_pid(paths.lock) is not None
     pending = Pending()
     if not paths.db.exists():
