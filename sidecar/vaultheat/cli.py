@@ -35,9 +35,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _common(p: argparse.ArgumentParser, *, json_flag: bool = True) -> None:
     p.add_argument("--vault", type=Path, help="the vault folder (default: found from the cwd)")
-    p.add_argument(
-        "--index-dir", type=Path, help="the index folder (default: VAULT/.vaultheat)"
-    )
+    p.add_argument("--index-dir", type=Path, help="the index folder (default: VAULT/.vaultheat)")
     if json_flag:
         p.add_argument("--json", action="store_true", help="one JSON document on stdout")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logs on stderr")
@@ -169,10 +167,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--files-only", action="store_true", help="rank notes as `search --files-only` does"
     )
-    p.add_argument("--path", metavar="NOTE",
-                   help="why NOTE is missing: where it landed for QUERY and what kept it down")
-    p.add_argument("--top", type=int,
-                   help="with --path: the results the search shows (default: search.top)")
+    p.add_argument(
+        "--path",
+        metavar="NOTE",
+        help="why NOTE is missing: where it landed for QUERY and what kept it down",
+    )
+    p.add_argument(
+        "--top", type=int, help="with --path: the results the search shows (default: search.top)"
+    )
     p.add_argument("--related", metavar="NOTE", help="explain a related-notes result of NOTE")
     p.add_argument("--target", help="with --related: the suggested note to explain")
     _common(p)
@@ -209,6 +211,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--split", choices=["all", "tune", "holdout"], default="all",
                    help="which part of the sets (default: %(default)s)")  # fmt: skip
     p.add_argument("--canary", action="store_true", help="also run the link-leak canary")
+    p.add_argument("--heldout-links", type=float, metavar="SHARE",
+                   help="held-out link prediction: hide SHARE (e.g. 0.2) of the vault's links "
+                   "at random and recover them, over --seeds splits (docs/eval.md)")  # fmt: skip
+    p.add_argument(
+        "--seeds", type=int, default=5, help="held-out links: random splits (default: %(default)s)"
+    )
     p.add_argument(
         "--sweep", type=Path, metavar="GRID.toml", help="a parameter sweep (docs/eval.md)"
     )

@@ -219,6 +219,12 @@ class RelatedSettings:
     # to it / its share of the votes); 1 = popularity alone earns nothing, 0 = off
     # (core/votes.py beyond_chance; why 0.5: docs/eval.md "Votes beyond chance")
     vote_chance: float = 0.5  # take away the vote random neighbours would give (0 off, 1 all)
+    # link heat (core/linkheat.py): notes near the open note's own links in the link graph rise
+    # by up to link_heat_weight; "ppr" personalized PageRank, "ra" resource allocation.
+    # Measured on held-out links: docs/eval.md "Held-out links"
+    link_heat: str = "off"  # off | ppr | ra: spread from the note's links over the link graph
+    link_heat_weight: float = 0.5  # bonus of the note best connected to the open note's links
+    link_heat_alpha: float = 0.3  # ppr: chance a step jumps back to the open note's links
 
 
 @dataclass(frozen=True)
@@ -285,6 +291,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "embeddings.device": ("auto", "cpu", "cuda", "mps"),
     "embeddings.languages": ("auto", "en", "multi"),
     "rerank.device": ("auto", "cpu", "cuda", "mps"),
+    "related.link_heat": ("off", "ppr", "ra"),  # core/linkheat.py KINDS
 }
 
 
@@ -316,6 +323,8 @@ def _coerce(key: str, ftype: Any, value: Any) -> Any:
         raise ConfigError(
             f"bad value for {key}: {list(out)!r}; choose among markdown, pdf, canvas", key=key
         )
+    if key == "related.link_heat_alpha" and not 0 < out <= 1:
+        raise ConfigError(f"bad value for {key}: {out!r} (a chance: above 0, at most 1)", key=key)
     if key == "index.nice" and not 0 <= out <= 19:
         raise ConfigError(f"bad value for {key}: {out!r} (niceness: 0 to 19)", key=key)
     if isinstance(out, int | float) and not isinstance(out, bool) and out < 0:

@@ -24,6 +24,7 @@ import numpy as np
 
 from vaultheat.config import RelatedSettings, Settings
 from vaultheat.core.graphview import GraphView
+from vaultheat.core.linkheat import LinkHeat, link_heat
 from vaultheat.core.lru import LRU
 from vaultheat.core.models import ChunkRow
 from vaultheat.core.parsing import parse_note
@@ -164,9 +165,10 @@ def run_related(
     ranked = note_ranking(result, graph, req, s.related, s.search.files_top_chunks)
     content = {p: sc for p, sc, _ in ranked}
     vote_of: dict[str, Vote] = {}
-    unseen: dict[int, float] = {}  # chunks only votes brought in -> their cosine
-    if votes_on(s, req):
-        ranked, vote_of, unseen = _add_votes(view, s.related, req, result, ranked, content)
+    heat_of: dict[str, LinkHeat] = {}
+    unseen: dict[int, float] = {}  # chunks only the graph brought in -> their cosine
+    if votes_on(s, req) or link_heat_on(s, req):
+        ranked, vote_of, heat_of, unseen = _add_graph(view, s, req, note, result, ranked, content)
     rows = store.chunks([cid for _, _, cid in ranked[: max(req.top * 3 + 10, s.related.vote_k)]])
     voting = {v.path for vote in vote_of.values() for v in vote.voters}
     voter_cids = {p: cid for p, _, cid in ranked if p in voting}
@@ -202,6 +204,7 @@ def run_related(
                 votes=vote_of.get(k.path),
                 voter_titles=titles,
                 explain=trace,
+                link_heat=heat_of.get(k.path),
             )
         )
     return _doc(req, results, t0)
@@ -341,37 +344,49 @@ def _damp(path: str, r: RelatedSettings) -> float:
     return r.damp_factor if _matches(path, r.damp) else 1.0
 
 
-def _add_votes(
+def _add_graph(
     view: IndexView,
-    r: RelatedSettings,
+    s: Settings,
     req: RelatedRequest,
+    note: QueryNote,
     result: Retrieval,
     ranked: list[NoteScore],
     content: dict[str, float],
-) -> tuple[list[NoteScore], dict[str, Vote], dict[int, float]]:
-    """Link votes of the top ``vote_k`` notes (core/votes.py) added to the note scores.
-    A note that only votes found joins with its best chunk's content score (cosine scaled and
-    clipped, as graph-found chunks are scored, added to ``content``); the query note's own
-    links are never read."""
+) -> tuple[list[NoteScore], dict[str, Vote], dict[str, LinkHeat], dict[int, float]]:
+    """Link votes (core/votes.py) and link heat (core/linkheat.py) added to the note scores.
+    A note that only the graph found joins with its best chunk's content score (cosine scaled
+    and clipped, as graph-found chunks are scored, added to ``content``); votes never read the
+    query note's own links, link heat starts from them (as the note states them now)."""
+    r = s.related
     links, vectors = view.links, view.vectors
-    vr = link_votes(
-        [(p, sc) for p, sc, _ in ranked],
-        links.out_links,
-        k=r.vote_k,
-        weight=r.vote_weight,
-        query=req.path,
-        query_links=links.out_links.get(req.path, frozenset()),
-        in_degree=links.in_degree,
-        hub_degree=r.vote_hub_degree,
-        notes=len(links.chunks),
-        chance=r.vote_chance,
-    )
-    if not vr.votes:
-        return ranked, {}, {}
+    found: dict[str, Vote] = {}
+    if votes_on(s, req):
+        found = link_votes(
+            [(p, sc) for p, sc, _ in ranked],
+            links.out_links,
+            k=r.vote_k,
+            weight=r.vote_weight,
+            query=req.path,
+            query_links=links.out_links.get(req.path, frozenset()),
+            in_degree=links.in_degree,
+            hub_degree=r.vote_hub_degree,
+            notes=len(links.chunks),
+            chance=r.vote_chance,
+        ).votes
+    heated: dict[str, LinkHeat] = {}
+    if link_heat_on(s, req):
+        seeds = set(note.links_out) | links.linking_to(req.path)
+        heated = link_heat(links.graph, req.path, seeds, kind=r.link_heat,
+                           weight=r.link_heat_weight, alpha=r.link_heat_alpha)  # fmt: skip
+    bonus = {t: v.bonus for t, v in found.items()}
+    for t, h in heated.items():
+        bonus[t] = bonus.get(t, 0.0) + h.bonus
+    if not bonus:
+        return ranked, {}, {}, {}
     seen = {p for p, _, _ in ranked}
     fresh = {
         t: links.chunks[t]
-        for t in vr.votes
+        for t in bonus
         if t not in seen and t in links.chunks and not _matches(t, r.exclude)
     }
     if fresh and not req.unlinked_only:
@@ -382,15 +397,9 @@ def _add_votes(
         # unless more than 2·top + 9 of the notes above collapse as duplicates, which makes the
         # loop below read past the depth; ``unlinked_only`` always may, so it is not pruned.
         depth = max(req.top * 3 + 10, r.vote_k)
-        floor = rank_floor(
-            (sc + vr.votes[p].bonus if p in vr.votes else sc for p, sc, _ in ranked), depth
-        )
+        floor = rank_floor((sc + bonus.get(p, 0.0) for p, sc, _ in ranked), depth)
         cap = score_unseen(result, {-1: math.inf}).get(-1, 0.0)
-        fresh = {
-            t: ids
-            for t, ids in fresh.items()
-            if reachable(cap, _damp(t, r), vr.votes[t].bonus, floor)
-        }
+        fresh = {t: ids for t, ids in fresh.items() if reachable(cap, _damp(t, r), bonus[t], floor)}
     dense = view.dense
 
     def vectors_of(ids: np.ndarray) -> np.ndarray:
@@ -404,10 +413,17 @@ def _add_votes(
     for t, (cid, _) in sorted(best.items()):
         content[t] = finals[cid] * _damp(t, r)
         out.append((t, content[t], cid))
-    votes = {t: v for t, v in vr.votes.items() if t in seen or t in best}
-    out = [(p, sc + votes[p].bonus if p in votes else sc, cid) for p, sc, cid in out]
+    kept = seen | set(best)
+    out = [(p, sc + bonus[p] if p in bonus and p in kept else sc, cid) for p, sc, cid in out]
     out.sort(key=lambda x: (-x[1], x[0]))
-    return out, votes, {cid: sim for cid, sim in best.values()}
+    votes = {t: v for t, v in found.items() if t in kept}
+    heat = {t: h for t, h in heated.items() if t in kept}
+    return out, votes, heat, {cid: sim for cid, sim in best.values()}
+
+
+def link_heat_on(s: Settings, req: RelatedRequest) -> bool:
+    """Link heat runs when the settings choose a kind and the request keeps the graph on."""
+    return s.related.link_heat != "off" and s.related.link_heat_weight > 0 and req.graph
 
 
 def votes_on(s: Settings, req: RelatedRequest) -> bool:

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
+from vaultheat.core.linkheat import LinkHeat
 from vaultheat.core.relevance import Curve, rate
 from vaultheat.core.votes import Vote
 
@@ -156,6 +157,7 @@ class RelatedHit:
     explain: Trace | None = None
     relevance: float | None = None
     relevance_label: str | None = None
+    link_heat: LinkHeat | None = None  # related.link_heat: the bonus from the note's own links
 
 
 SearchHit = ChunkHit | NoteHit

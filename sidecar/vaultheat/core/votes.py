@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from vaultheat.core.heat import hub_factor
+from vaultheat.core.linkheat import LinkGraph
 
 
 class Voter(NamedTuple):
@@ -70,6 +71,11 @@ class NoteLinks:
     out_links: Mapping[str, frozenset[str]] = field(default_factory=dict)
     in_degree: Mapping[str, int] = field(default_factory=dict)  # distinct linking notes
     chunks: Mapping[str, np.ndarray] = field(default_factory=dict)  # path -> chunk ids
+    graph: LinkGraph = field(default_factory=lambda: LinkGraph.from_out_links({}))  # undirected
+
+    def linking_to(self, path: str) -> set[str]:
+        """The notes that link to ``path`` (its backlinks, as this generation stores them)."""
+        return {p for p in self.graph.neighbours(path) if path in self.out_links.get(p, ())}
 
     @classmethod
     def from_pairs(
@@ -83,7 +89,8 @@ class NoteLinks:
         for targets in out.values():
             for t in targets:
                 indeg[t] = indeg.get(t, 0) + 1
-        return cls({s: frozenset(t) for s, t in out.items()}, indeg, chunks)
+        out_links = {s: frozenset(t) for s, t in out.items()}
+        return cls(out_links, indeg, chunks, LinkGraph.from_out_links(out_links))
 
 
 def link_votes(

@@ -30,6 +30,7 @@ from vaultheat.evaluation.harness import (
     run_search_eval,
     split_of,
 )
+from vaultheat.evaluation.heldout import format_heldout, run_heldout
 from vaultheat.evaluation.sets import (
     SearchItem,
     filter_split,
@@ -50,8 +51,17 @@ LEAK_NOTE = (
 
 
 def run_eval_command(args: argparse.Namespace) -> int:
+    if getattr(args, "heldout_links", None) is not None:
+        doc = heldout(args)
+        text = json.dumps(doc, ensure_ascii=False) if args.json else format_heldout(doc)
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+        return 0
     if not args.queries and not args.linkpred:
-        raise InputError("give --queries (search set) and/or --linkpred (link-prediction set)")
+        raise InputError(
+            "give --queries (search set) and/or --linkpred (link-prediction set), "
+            "or --heldout-links SHARE"
+        )
     sweeping = getattr(args, "sweep", None) is not None
     doc = sweep(args) if sweeping else evaluate(args)
     if args.json:
@@ -139,6 +149,19 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
                 )
         doc["notes"] += sorted({f"{c.name}: {c.note}" for c in configs if c.note})
         return doc
+    finally:
+        engine.close()
+
+
+def heldout(args: argparse.Namespace) -> dict[str, Any]:
+    """Held-out link prediction (``evaluation.heldout``); the first configuration is the
+    baseline the others are paired with (default: ``default``)."""
+    engine = Engine.open(args.vault, getattr(args, "index_dir", None))
+    try:
+        names = [n.strip() for n in args.configs.split(",") if n.strip()] if args.configs else None
+        configs = resolve_configs(names or ["default"], engine.settings, rerank_available(engine))
+        return run_heldout(engine, configs, share=args.heldout_links, seeds=args.seeds,
+                           first_seed=args.seed, sample=args.sample)  # fmt: skip
     finally:
         engine.close()
 
