@@ -408,3 +408,36 @@ def test_cli_heldout_refuses_heat_and_bad_shares(
     assert rc != 0 and "search.hops" in capsys.readouterr().err
     rc, _ = _cli(["eval", "--vault", vault, "--heldout-links", "1.5"])
     assert rc != 0 and "between 0 and 1" in capsys.readouterr().err
+
+
+def test_strict_link_prediction_hides_the_notes_backlinks_from_link_heat(
+    tiny_engine: Any,
+) -> None:
+    """Strict mode hides every edge touching the query note: link heat, which starts from the
+    note's backlinks too, must then add nothing (the ranking equals link heat off), although
+    the same request through the product's path (backlinks known) does change it."""
+    from vaultheat.core.requests import RelatedRequest
+    from vaultheat.evaluation.harness import LinkQuery, apply_config, related_ranking
+    from vaultheat.evaluation.sets import LinkItem, render_note
+
+    engine = tiny_engine
+    note = "Grinding.md"  # linked from Home and Roasting: its backlinks
+    text = render_note(note, (engine.paths.vault / note).read_bytes(), "links-removed")
+    q = LinkQuery(LinkItem(note, ("Brewing.md",), None), text)
+    base = engine.settings
+    overrides = {"related.link_heat": "ra", "related.link_heat_weight": 5.0}
+    heat = EvalConfig("ra", overrides, votes=False)
+    plain = EvalConfig("plain", votes=False)
+    try:
+        apply_config(engine, base, plain)
+        without = related_ranking(engine, q, plain, None)
+        apply_config(engine, base, heat)
+        strict = related_ranking(engine, q, heat, None)
+        req = RelatedRequest(path=note, text=text, top=TOP, votes=False)
+        product = [h.path for h in engine.related(req).results]
+        heated = [h for h in engine.related(req).results if h.link_heat is not None]
+    finally:
+        engine.settings = base
+    assert strict == without
+    assert heated, "with its backlinks known, link heat reaches notes next to Home and Roasting"
+    assert product != without

@@ -6,7 +6,8 @@ index with the models loaded once: the harness swaps ``engine.settings`` (frozen
 same chunking); it is cleared only when a configuration overrides chunking or embeddings.
 
 Leakage in link prediction: the related pipeline blocks the query note's own chunks from the
-candidates and from relaying heat, so no graph edge touching the note is ever used. Strict
+candidates and from relaying heat, so no graph edge touching the note is ever used; link heat
+(which starts from the note's links and backlinks) reads a link graph without the note. Strict
 (all edges touching the note removed) and lenient (only outgoing edges removed) are therefore
 the same run; ``--mode`` is accepted and reported. Link votes read only links between other
 notes (the query note never votes). ``canary`` checks both empirically.
@@ -14,6 +15,7 @@ notes (the query note never votes). ``canary`` checks both empirically.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import shutil
@@ -25,8 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from vaultheat.config import Settings
+from vaultheat.core.related import run_related
 from vaultheat.core.requests import RelatedRequest, SearchRequest
 from vaultheat.core.resolve import LinkResolver
+from vaultheat.core.votes import NoteLinks
 from vaultheat.engine import Engine
 from vaultheat.errors import InputError
 from vaultheat.evaluation.metrics import mean_scores, paired_difference, percentile, ranks_of
@@ -260,7 +264,20 @@ def related_ranking(
         rerank=cfg.rerank,
         votes=cfg.votes,
     )
+    if engine.settings.related.link_heat != "off":
+        # link heat starts from the note's backlinks too: edges touching the note, which this
+        # mode hides, so it reads a link graph without them (votes never read them anyway)
+        view = engine.index_view()
+        blind = dataclasses.replace(view, links=without_note(view.links, q.item.note))
+        res = run_related(blind, engine.models, engine.settings, req, resolver=resolver)
+        return [r.path for r in res.results]
     return [r.path for r in engine.related(req, resolver=resolver).results]
+
+
+def without_note(links: NoteLinks, path: str) -> NoteLinks:
+    """``links`` without any link from or to ``path``."""
+    pairs = [(s, t) for s, ts in links.out_links.items() if s != path for t in ts if t != path]
+    return NoteLinks.from_pairs(pairs, links.chunks)
 
 
 def same_folder_ranking(note: str, all_paths: Sequence[str]) -> list[str]:
