@@ -383,6 +383,7 @@ def cmd_related(args: argparse.Namespace) -> int:
     def human() -> str:
         if not doc["results"]:
             return "no related notes"
+        from vaultheat.core.linkheat import describe_heat
         from vaultheat.core.votes import describe_votes
 
         lines = []
@@ -392,8 +393,11 @@ def cmd_related(args: argparse.Namespace) -> int:
             lines.append(f"{head}{' ' + loc if loc else ''}  ({r['link_status']})")
             if r.get("explain"):  # the trace has the votes line, with every voter
                 lines += _trace_lines(r, f"related to {doc['path']}")
-            elif r.get("votes"):
-                lines.append(f"      {describe_votes(r['votes'], shown=3)}")
+            else:
+                if r.get("votes"):
+                    lines.append(f"      {describe_votes(r['votes'], shown=3)}")
+                if r.get("link_heat"):
+                    lines.append(f"      link heat {describe_heat(r['link_heat'])}")
         return "\n".join(lines + _no_good_match(doc["results"]))
 
     emit(args, doc, human)

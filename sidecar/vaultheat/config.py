@@ -225,6 +225,7 @@ class RelatedSettings:
     link_heat: str = "off"  # off | ppr | ra: spread from the note's links over the link graph
     link_heat_weight: float = 0.5  # bonus of the note best connected to the open note's links
     link_heat_alpha: float = 0.3  # ppr: chance a step jumps back to the open note's links
+    link_heat_hub: float = 0.0  # heat / degree^this: well-linked notes win less; 0 = off
 
 
 @dataclass(frozen=True)

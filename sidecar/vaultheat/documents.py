@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from vaultheat.core.freshness import Freshness, IndexFreshness
+from vaultheat.core.linkheat import LinkHeat
 from vaultheat.core.missing import MissingExplanation, RetrieverPlace, Rival
 from vaultheat.core.related_batch import RelatedBatch
 from vaultheat.core.results import (
@@ -65,9 +66,7 @@ def search_document(res: SearchResults) -> Doc:
         "files_only": res.files_only,
         "ranked_by": res.ranked_by,
         "per_note": res.per_note,
-        "results": [
-            chunk_hit(h) if isinstance(h, ChunkHit) else note_hit(h) for h in res.results
-        ],
+        "results": [chunk_hit(h) if isinstance(h, ChunkHit) else note_hit(h) for h in res.results],
     }
 
 
@@ -107,6 +106,7 @@ def explain_document(e: Explanation) -> Doc:
     if t is not None and t.content_score is not None:
         doc["content_score"] = t.content_score
         doc["votes"] = vote_document(e.votes, e.voter_titles)
+        doc["link_heat"] = heat_document(e.link_heat, e.voter_titles)
     return doc
 
 
@@ -156,6 +156,21 @@ def vote_document(vote: Vote | None, titles: Mapping[str, str]) -> Doc | None:
     }
 
 
+def heat_document(heat: LinkHeat | None, titles: Mapping[str, str]) -> Doc | None:
+    """The ``link_heat`` object of a related result: null when no heat reached it from the
+    note's own links; ``via`` names the note's neighbours it came through."""
+    if heat is None:
+        return None
+    return {
+        "kind": heat.kind,
+        "heat": heat.heat,
+        "top": heat.top,
+        "weight": heat.weight,
+        "bonus": heat.bonus,
+        "via": [{"path": p, "title": titles.get(p, p)} for p in heat.via],
+    }
+
+
 def place_doc(p: RetrieverPlace) -> Doc:
     return {"stage": p.stage, "rank": p.rank, "score": p.score, "keeps": p.keeps,
             "cutoff": p.cutoff}  # fmt: skip
@@ -199,6 +214,7 @@ def note_hit(h: NoteHit) -> Doc:
 
 def related_hit(h: RelatedHit) -> Doc:
     votes = vote_document(h.votes, h.voter_titles)
+    heat = heat_document(h.link_heat, h.voter_titles)
     return _relevance(h, {
         "rank": h.rank,
         "path": h.path,
@@ -210,7 +226,8 @@ def related_hit(h: RelatedHit) -> Doc:
         "duplicates": list(h.duplicates),
         "components": dict(h.components),
         "votes": votes,
-        "explain": trace_doc(h.explain, votes) if h.explain else None,
+        "link_heat": heat,
+        "explain": trace_doc(h.explain, votes, heat) if h.explain else None,
     })  # fmt: skip
 
 
@@ -246,8 +263,9 @@ def locator_doc(c: ChunkHit | ChunkRef | SeedTrace) -> Doc:
     return doc
 
 
-def trace_doc(t: Trace, votes: Doc | None = None) -> Doc:
-    """A result's ``explain`` object; a related note's adds content_score, votes and score."""
+def trace_doc(t: Trace, votes: Doc | None = None, heat: Doc | None = None) -> Doc:
+    """A result's ``explain`` object; a related note's adds content_score, votes, link_heat
+    and score."""
     doc: Doc = {
         "seed": seed_doc(t.seed),
         "hops": [hop_doc(h) for h in t.hops],
@@ -257,6 +275,7 @@ def trace_doc(t: Trace, votes: Doc | None = None) -> Doc:
     if t.content_score is not None:
         doc["content_score"] = t.content_score
         doc["votes"] = votes
+        doc["link_heat"] = heat
         doc["score"] = t.score
     return doc
 

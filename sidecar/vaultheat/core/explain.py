@@ -4,7 +4,8 @@ The trace comes from the very run that produced the result (seed, each hop with 
 and weights, the score parts before and after normalization), so recomputing the score from
 the document gives the reported score: ``final == Σ weights[k] · normalized[k]`` and
 ``heat == seed_score · Π (edge_weight · decay · type_weight · hub_factor)``. A related-notes
-result adds ``content_score`` and ``votes``: ``score == content_score + votes.bonus``. The trace
+result adds ``content_score``, ``votes`` and ``link_heat``: ``score == content_score +
+votes.bonus + link_heat.bonus`` (a missing part adds 0). The trace
 itself is ``core.results.Trace`` (built by ``core/pipeline.py``); the document is made in
 ``vaultheat.documents``; the functions here check and render a document.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from vaultheat.core.linkheat import describe_heat
 from vaultheat.core.votes import describe_votes
 
 
@@ -69,15 +71,19 @@ def render_text(doc: dict[str, Any]) -> str:
             parts.append(f"{k} {raw:.3f}→{comp['normalized'][k]:.3f}×{comp['weights'][k]:.2f}")
         lines.append("score: " + " + ".join(parts) + f" = {comp['final']:.4f}")
     if "content_score" in doc:
-        votes = doc.get("votes")
+        votes, heat = doc.get("votes"), doc.get("link_heat")
         bonus = float(votes["bonus"]) if votes else 0.0
+        warm = float(heat["bonus"]) if heat else 0.0
         more = doc["content_score"] - (comp["final"] if comp else 0.0)
         detail = f" (best chunk + {more:.4f} from further chunks)" if abs(more) > 5e-5 else ""
+        plus = f" + link heat {warm:.4f}" if heat else ""
         lines.append(
-            f"note score: content {doc['content_score']:.4f}{detail} + votes {bonus:.4f} = "
-            f"{doc['content_score'] + bonus:.4f}"
+            f"note score: content {doc['content_score']:.4f}{detail} + votes {bonus:.4f}"
+            f"{plus} = {doc['content_score'] + bonus + warm:.4f}"
         )
         lines.append(
             "votes: " + (describe_votes(votes) if votes else "none of the closest notes link here")
         )
+        if heat:
+            lines.append("link heat: " + describe_heat(heat))
     return "\n".join(lines)

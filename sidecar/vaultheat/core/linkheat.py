@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -88,10 +88,12 @@ def link_heat(
     kind: str,
     weight: float,
     alpha: float = 0.3,
+    hub: float = 0.0,
     via: int = 3,
 ) -> dict[str, LinkHeat]:
     """Link heat from ``query`` whose neighbourhood is ``seeds`` (its links both ways, as the
-    caller knows them: unsaved text has links the stored graph lacks). Empty when the kind is
+    caller knows them: unsaved text has links the stored graph lacks). ``hub`` > 0 divides
+    each note's heat by its degree to that power (1: heat per link). Empty when the kind is
     ``off``, the weight 0 or no seed is in the graph."""
     if kind not in KINDS:
         raise ValueError(f"unknown link heat kind {kind!r}; use one of {', '.join(KINDS)}")
@@ -100,6 +102,8 @@ def link_heat(
         return {}
     q = graph.index.get(query, -1)
     heat = _ppr(graph, start, q, alpha) if kind == "ppr" else _ra(graph, start, q)
+    if hub > 0:  # a walk ends on well-linked notes more often: take their degree out
+        heat = heat / np.maximum(graph.degree, 1.0) ** hub
     blocked = np.zeros(len(graph.paths), dtype=bool)
     blocked[start] = True
     if q >= 0:
@@ -151,3 +155,16 @@ def _ra(graph: LinkGraph, start: list[int], query: int) -> np.ndarray:
         x[query] = 0.0
     # each seed z hands 1/d(z) to every neighbour: Σ over shared neighbours of 1/d(z)
     return _spread(graph, x)
+
+
+def describe_heat(heat: Mapping[str, Any], *, shown: int = 3) -> str:
+    """In words: "via Raised Beds, Tomatoes (notes your note links with): personalized
+    PageRank 0.0123 / best 0.0400 = 0.308 × 0.2 = +0.062"."""
+    names = ", ".join(v["title"] for v in heat["via"][:shown]) or "your note's links"
+    how = "personalized PageRank" if heat["kind"] == "ppr" else "resource allocation"
+    share = float(heat["heat"]) / float(heat["top"]) if float(heat["top"]) else 0.0
+    return (
+        f"via {names} (notes your note links with): {how} "
+        f"{float(heat['heat']):.4f} / best {float(heat['top']):.4f} = {share:.3f} × "
+        f"{float(heat['weight']):g} = +{float(heat['bonus']):.3f}"
+    )

@@ -174,6 +174,9 @@ def run_related(
     voter_cids = {p: cid for p, _, cid in ranked if p in voting}
     rows.update(store.chunks([c for c in voter_cids.values() if c not in rows]))
     titles = {p: rows[cid].title for p, cid in voter_cids.items() if cid in rows}
+    for p in {v for h in heat_of.values() for v in h.via} - set(titles):
+        via_row = store.note_by_path(p)  # link heat's receipt names the notes it came through
+        titles[p] = via_row.title if via_row is not None else p
     kept = _keep(ranked, rows, store, vectors, req, s.related.duplicate_sim,
                  lambda p: _link_status(p in note.links_out, p in backlinks))  # fmt: skip
     snippet = snippet_fn(s.search.snippet_chars)
@@ -377,7 +380,8 @@ def _add_graph(
     if link_heat_on(s, req):
         seeds = set(note.links_out) | links.linking_to(req.path)
         heated = link_heat(links.graph, req.path, seeds, kind=r.link_heat,
-                           weight=r.link_heat_weight, alpha=r.link_heat_alpha)  # fmt: skip
+                           weight=r.link_heat_weight, alpha=r.link_heat_alpha,
+                           hub=r.link_heat_hub)  # fmt: skip
     bonus = {t: v.bonus for t, v in found.items()}
     for t, h in heated.items():
         bonus[t] = bonus.get(t, 0.0) + h.bonus

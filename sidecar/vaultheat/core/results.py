@@ -140,8 +140,8 @@ class NoteHit:
 @dataclass(frozen=True, slots=True)
 class RelatedHit:
     """A related note: its best chunk, how it is linked to the query note, the notes folded
-    into it as near-duplicates, and the link votes it received (``voter_titles`` names the
-    voters)."""
+    into it as near-duplicates, the link votes and link heat it received (``voter_titles``
+    names the voters and the notes link heat came through)."""
 
     rank: int
     path: str
@@ -203,6 +203,7 @@ class Explanation:
     trace: Trace | None
     votes: Vote | None = None  # related notes only
     voter_titles: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    link_heat: LinkHeat | None = None  # related notes only
 
 
 def relevance_of(hit: ChunkHit | NoteHit | RelatedHit, curve: Curve) -> tuple[float, str]:
@@ -227,4 +228,4 @@ def explanation(query: str, hit: ChunkHit | RelatedHit) -> Explanation:
     if isinstance(hit, ChunkHit):
         return Explanation(query, hit.chunk_id, hit.path, hit.score, hit.explain)
     return Explanation(query, hit.best_chunk.chunk_id, hit.path, hit.score, hit.explain,
-                       hit.votes, hit.voter_titles)  # fmt: skip
+                       hit.votes, hit.voter_titles, hit.link_heat)  # fmt: skip

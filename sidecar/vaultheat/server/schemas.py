@@ -374,7 +374,7 @@ def component_schemas() -> dict[str, Schema]:
                 "path": PATH,
                 "title": NOTE_TITLE,
                 "folder": d(STR, "the note's folder (\"\" at the vault's root)"),
-                "score": d(NUM, "content score plus the link votes' bonus"),
+                "score": d(NUM, "content score plus the link votes' and link heat's bonuses"),
                 "relevance": RELEVANCE,
                 "relevance_label": LABEL,
                 "link_status": d(
@@ -386,6 +386,13 @@ def component_schemas() -> dict[str, Schema]:
                 "components": ref("Components"),
                 "votes": d(nullable(ref("Votes")), "null: none of the closest notes link here"),
                 "explain": EXPLAIN,
+            },
+            {
+                "link_heat": d(
+                    nullable(ref("LinkHeat")),
+                    "null: no heat from the note's own links reached this one "
+                    "(absent from sidecars before link heat)",
+                ),
             },
             description="A related note",
         ),
@@ -410,6 +417,25 @@ def component_schemas() -> dict[str, Schema]:
             },
             description="Link votes: count of the k closest notes that link to this one, share = "
             "Σ voter scores / total (Σ of the k scores), bonus = weight × share × hub_factor",
+        ),
+        "LinkHeat": obj(
+            {
+                "kind": d(
+                    {"enum": ["ppr", "ra"]},
+                    "related.link_heat: personalized PageRank "
+                    "or resource allocation from the note's own links",
+                ),
+                "heat": d(NUM, "this note's heat"),
+                "top": d(NUM, "the largest heat of any candidate"),
+                "weight": d(NUM, "related.link_heat_weight"),
+                "bonus": d(NUM, "weight × heat / top, added to the score"),
+                "via": d(
+                    {"type": "array", "items": obj({"path": STR, "title": STR})},
+                    "the query note's neighbours next to this one, most telling first",
+                ),
+            },
+            description="Link heat: spread from the query note's links (both ways) over the "
+            "link graph; bonus = weight × heat / top",
         ),
         "RelatedDoc": obj(
             {
@@ -499,9 +525,12 @@ def component_schemas() -> dict[str, Schema]:
             },
             {
                 "hop_count": COUNT,
-                "content_score": d(NUM, "related notes: the score before the link votes"),
+                "content_score": d(NUM, "related notes: the score before link votes and link heat"),
                 "votes": nullable(ref("Votes")),
-                "score": d(NUM, "related notes: content_score + votes.bonus, unrounded"),
+                "link_heat": nullable(ref("LinkHeat")),
+                "score": d(
+                    NUM, "related notes: content_score + votes.bonus + link_heat.bonus, unrounded"
+                ),
             },
             description="A result's own explanation (`explain: true`): ExplainDoc without the "
             "identifying fields",
@@ -518,8 +547,9 @@ def component_schemas() -> dict[str, Schema]:
                 "components": ref("ScoreBreakdown"),
             },
             {
-                "content_score": d(NUM, "related notes: the score before the link votes"),
+                "content_score": d(NUM, "related notes: the score before link votes and link heat"),
                 "votes": nullable(ref("Votes")),
+                "link_heat": nullable(ref("LinkHeat")),
             },
             description="`POST /v1/explain`, `vaultheat explain --json`, the agent tool `explain`",
         ),
