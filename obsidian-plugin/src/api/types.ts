@@ -228,6 +228,8 @@ export interface RelatedHit {
 	explain: ExplainDoc | null;
 	/** Contract "votes": null when no close neighbour links to this note. */
 	votes?: Votes | null;
+	/** Close through the source note's own links: null or absent when no heat reached it (older sidecars). */
+	link_heat?: LinkHeat | null;
 }
 
 export interface Voter {
@@ -248,6 +250,31 @@ export interface Votes {
 	/** 1 unless hub damping (`related.vote_hub_degree`) or votes beyond chance (`related.vote_chance`) are on: bonus = weight × share × hub_factor. */
 	hub_factor?: number;
 	voters: Voter[];
+}
+
+/** One of the source note's own link neighbours next to a result. */
+export interface LinkHeatVia {
+	path: string;
+	title: string;
+}
+
+/**
+ * Link heat: spread from the source note's own links (both ways) over the link graph, by
+ * personalized PageRank ("ppr") or resource allocation ("ra"); bonus = weight × heat / top.
+ */
+export interface LinkHeat {
+	/** `related.link_heat`: personalized PageRank or resource allocation. */
+	kind: "ppr" | "ra";
+	/** This note's heat. */
+	heat: number;
+	/** The largest heat of any candidate. */
+	top: number;
+	/** `related.link_heat_weight`. */
+	weight: number;
+	/** weight × heat / top, added to the score. */
+	bonus: number;
+	/** The source note's link neighbours next to this one, most telling first. */
+	via: LinkHeatVia[];
 }
 
 export interface RelatedDoc {
@@ -324,10 +351,12 @@ export interface ExplainDoc {
 	seed: ExplainSeed | null;
 	hops: ExplainHop[];
 	components: ScoreBreakdown;
-	/** A related result's score before its link votes (score = content_score + votes.bonus). */
+	/** A related result's score before its link votes and link heat (score = content_score + votes.bonus + link_heat.bonus). */
 	content_score?: number;
 	/** The related result's link votes (contract "votes"); absent for search. */
 	votes?: Votes | null;
+	/** The related result's link heat; absent for search and from older sidecars. */
+	link_heat?: LinkHeat | null;
 }
 
 /** POST /v1/explain/missing: the search the user ran and the note they expected in it. */

@@ -75,6 +75,7 @@ export const WIRE_FIELDS = {
 	RelatedHit: {
 		rank: R, path: R, title: R, folder: R, score: R, link_status: R, best_chunk: R,
 		duplicates: R, components: R, explain: R, relevance: P, relevance_label: P, votes: P,
+		link_heat: O,
 	} satisfies Fields<RelatedHit>,
 	RelatedDoc: { schema: R, path: R, took_ms: R, results: R } satisfies Fields<RelatedDoc>,
 	RelatedBatchRequest: { paths: R, top: O } satisfies Fields<RelatedBatchRequest>,
@@ -92,7 +93,7 @@ export const WIRE_FIELDS = {
 	ScoreBreakdown: { raw: R, normalized: R, weights: R, final: R } satisfies Fields<ScoreBreakdown>,
 	ExplainDoc: {
 		schema: R, query: R, chunk_id: R, path: R, score: R, seed: R, hops: R, components: R,
-		content_score: O, votes: P,
+		content_score: O, votes: P, link_heat: O,
 	} satisfies Fields<ExplainDoc>,
 	MissingRequest: {
 		query: R, path: R, top: O, files_only: O, explain: O, lexical: O, graph: O, rerank: O, expand: O,

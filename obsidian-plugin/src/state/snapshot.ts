@@ -1,7 +1,8 @@
 /**
  * The related-notes snapshot: each note's top related notes (path, relevance and its label, the
- * link status, the vote count, the line the best part starts on), kept by the desktop plugin in
- * its own folder and read by the mobile one, which has no model and maybe no server.
+ * link status, the vote count, the link heat's via notes, the line the best part starts on), kept
+ * by the desktop plugin in its own folder and read by the mobile one, which has no model and
+ * maybe no server.
  *
  * The file is compact JSON: every path is written once in `paths` and the lists refer to it by
  * index, relevance is an integer per mille, labels and link states are one-letter codes. Size is
@@ -27,6 +28,8 @@ export interface SnapshotHit {
 	link: LinkStatus;
 	/** How many of the note's closest neighbours link to this one (the vote line). */
 	votes: number;
+	/** Link heat's via notes (the note's own link neighbours next to this one), most telling first; absent when none. */
+	via?: string[];
 	/** First line of the best matching part (1-based), to open the note there. */
 	line: number;
 }
@@ -70,6 +73,7 @@ export function toSnapshotHit(hit: RelatedHit): SnapshotHit {
 		link: hit.link_status,
 		votes: hit.votes?.count ?? 0,
 		line: hit.best_chunk.line_start,
+		...(hit.link_heat?.via.length ? { via: hit.link_heat.via.map((v) => v.path) } : {}),
 	};
 }
 
@@ -78,7 +82,8 @@ export function entryOf(path: string, hits: readonly RelatedHit[], mtime: number
 	return { mtime, at, hits: hits.filter((h) => h.path !== path).slice(0, Math.min(top, MAX_TOP)).map(toSnapshotHit) };
 }
 
-type EncodedHit = [number, number, string, number, string, number];
+/** [path, relevance ‰, label, votes, link, line, via paths?]: older snapshots have no via. */
+type EncodedHit = [number, number, string, number, string, number, number[]?];
 type EncodedNote = [number, number, number, EncodedHit[]];
 
 interface EncodedSnapshot {
@@ -103,14 +108,18 @@ export function encodeSnapshot(snapshot: Snapshot): string {
 	};
 	const notes: EncodedNote[] = [];
 	for (const [path, entry] of snapshot.notes) {
-		const hits = entry.hits.map((h): EncodedHit => [
-			id(h.path),
-			h.relevance === null ? -1 : Math.round(h.relevance * 1000),
-			h.label ? LABEL_CODE[h.label] : "",
-			h.votes,
-			LINK_CODE[h.link] ?? "u",
-			h.line,
-		]);
+		const hits = entry.hits.map((h): EncodedHit => {
+			const out: EncodedHit = [
+				id(h.path),
+				h.relevance === null ? -1 : Math.round(h.relevance * 1000),
+				h.label ? LABEL_CODE[h.label] : "",
+				h.votes,
+				LINK_CODE[h.link] ?? "u",
+				h.line,
+			];
+			if (h.via?.length) out.push(h.via.map(id));
+			return out;
+		});
 		notes.push([id(path), Math.round(entry.mtime), Math.round(entry.at), hits]);
 	}
 	const doc: EncodedSnapshot = { format: SNAPSHOT_FORMAT, updated: snapshot.updated, top: snapshot.top, paths, notes };
@@ -136,14 +145,17 @@ export function decodeSnapshot(text: string): Snapshot | null {
 		for (const h of row[3]) {
 			const target = Array.isArray(h) ? paths[h[0]] : undefined;
 			if (typeof target !== "string") continue;
-			hits.push({
+			const hit: SnapshotHit = {
 				path: target,
 				relevance: typeof h[1] === "number" && h[1] >= 0 ? h[1] / 1000 : null,
 				label: LABEL_OF[h[2]] ?? null,
 				votes: typeof h[3] === "number" ? h[3] : 0,
 				link: LINK_OF[h[4]] ?? "unlinked",
 				line: typeof h[5] === "number" ? h[5] : 1,
-			});
+			};
+			const via = Array.isArray(h[6]) ? h[6].map((i) => paths[i]).filter((p): p is string => typeof p === "string") : [];
+			if (via.length > 0) hit.via = via;
+			hits.push(hit);
 		}
 		notes.set(source, { mtime: Number(row[1]) || 0, at: Number(row[2]) || 0, hits });
 	}
@@ -231,9 +243,14 @@ export function lookup(snapshot: Snapshot, path: string, mtimeOf: (path: string)
 	return { at: entry.at, noteChanged: now !== null && changedSince(entry, now), changed, hits };
 }
 
+/** "Folder/Note.md" → "Note": the title a snapshot can give without the note's metadata. */
+function titleOf(path: string): string {
+	return path.replace(/^.*\//, "").replace(/\.[^.]+$/, "");
+}
+
 /** A snapshot hit in the shape the row renderer draws (no snippet, no scores to explain). */
 export function asRelatedHit(hit: SnapshotHit, rank: number): RelatedHit {
-	const name = hit.path.replace(/^.*\//, "").replace(/\.[^.]+$/, "");
+	const name = titleOf(hit.path);
 	const folder = hit.path.includes("/") ? hit.path.slice(0, hit.path.lastIndexOf("/")) : "";
 	const out: RelatedHit = {
 		rank,
@@ -248,6 +265,8 @@ export function asRelatedHit(hit: SnapshotHit, rank: number): RelatedHit {
 		explain: null,
 		votes: hit.votes > 0 ? { count: hit.votes, k: 0, share: 0, weight: 0, bonus: 0, hub_factor: 1, voters: [] } : null,
 	};
+	// Only the via notes are kept (for the row's line); the numbers stay on the desktop.
+	if (hit.via?.length) out.link_heat = { kind: "ppr", heat: 0, top: 0, weight: 0, bonus: 0, via: hit.via.map((p) => ({ path: p, title: titleOf(p) })) };
 	if (hit.relevance !== null) out.relevance = hit.relevance;
 	if (hit.label) out.relevance_label = hit.label;
 	return out;

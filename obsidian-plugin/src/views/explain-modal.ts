@@ -5,8 +5,9 @@
  * the numbers that decayed the heat) to the result, with the snippet of every step.
  */
 import { setIcon } from "obsidian";
-import type { ExplainDoc, ExplainRequest, Votes } from "../api/types";
+import type { ExplainDoc, ExplainRequest, LinkHeat, Votes } from "../api/types";
 import { COMPONENT_LABELS, contributions, edgeLabel, scoreSentence, stageLabel } from "../state/explain";
+import { heatArithmetic, heatSentence, scoreSum } from "../state/linkheat";
 import { basename, toSnippet } from "../state/text";
 import { votesArithmetic, votesSentence } from "../state/votes";
 import type { ViewContext } from "./context";
@@ -59,8 +60,25 @@ export class ExplainModal extends TracedModal {
 /** Renders an explain document into `parent` (exported for the unit tests). */
 export function renderExplain(parent: HTMLElement, doc: ExplainDoc, open: (path: string, line: number) => void): void {
 	renderBreakdown(parent, doc);
+	if (doc.link_heat) renderScoreSum(parent, doc, doc.link_heat);
 	if (doc.votes) renderVotes(parent, doc.votes, open);
+	if (doc.link_heat) renderLinkHeat(parent, doc.link_heat);
 	renderPath(parent, doc, open);
+}
+
+function renderScoreSum(parent: HTMLElement, doc: ExplainDoc, heat: LinkHeat): void {
+	const section = parent.createDiv({ cls: "vaultheat-explain-section vaultheat-score-sum" });
+	section.createDiv({ cls: "vaultheat-explain-heading", text: "Note score" });
+	section.createDiv({ cls: "vaultheat-edge-math", text: scoreSum(doc, heat) });
+}
+
+/** Link heat in words and the arithmetic that added its bonus. */
+function renderLinkHeat(parent: HTMLElement, heat: LinkHeat): void {
+	const section = parent.createDiv({ cls: "vaultheat-explain-section vaultheat-link-heat" });
+	const how = heat.kind === "ra" ? "resource allocation" : "personalized PageRank";
+	section.createDiv({ cls: "vaultheat-explain-heading", text: "Close through your note's links", attr: { title: `Link heat: ${how} over the link graph` } });
+	section.createDiv({ cls: "vaultheat-explain-sentence", text: heatSentence(heat) });
+	section.createDiv({ cls: "vaultheat-edge-math", text: heatArithmetic(heat) });
 }
 
 /** The link votes in words, each voter a row, and the arithmetic that added the bonus. */
@@ -82,15 +100,16 @@ function renderVotes(parent: HTMLElement, votes: Votes, open: (path: string, lin
 }
 
 /** The score, the sentence that sums it up and a row per component (also the missing view's). */
-export function renderBreakdown(parent: HTMLElement, doc: Pick<ExplainDoc, "score" | "components">): void {
+export function renderBreakdown(parent: HTMLElement, doc: Pick<ExplainDoc, "score" | "components" | "content_score">): void {
 	const section = parent.createDiv({ cls: "vaultheat-explain-section" });
 	const head = section.createDiv({ cls: "vaultheat-explain-scorehead" });
 	head.createDiv({ cls: "vaultheat-explain-final", text: formatScore(doc.score) });
 	const words = head.createDiv({ cls: "vaultheat-explain-scorewords" });
 	words.createDiv({ cls: "vaultheat-explain-heading", text: "Score" });
 	words.createDiv({ cls: "vaultheat-explain-sentence", text: scoreSentence(doc) });
-	// A note's score counts several of its passages; the breakdown is for the best one.
-	const passageOnly = Math.abs(doc.score - doc.components.final) >= 0.005;
+	// A note's score counts several of its passages; the breakdown is for the best one. Link
+	// votes and link heat come on top of the content score, so that is what the passage makes.
+	const passageOnly = Math.abs((doc.content_score ?? doc.score) - doc.components.final) >= 0.005;
 	if (passageOnly) {
 		words.createDiv({
 			cls: "vaultheat-explain-passage",

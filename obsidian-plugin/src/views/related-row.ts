@@ -1,7 +1,9 @@
 /**
  * One row of the related-notes list. Hierarchy, top to bottom: title and link badge (what and
  * whether it is linked), relevance and folder (how close, where), heading (which part matched),
- * snippet (the words that matched), and "Linked by 9 neighbours" when close notes link to it.
+ * snippet (the words that matched), and one line for the link graph's reason: "Linked by 9
+ * neighbours" when close notes link to it, "Via Raised Beds" when it is close through the open
+ * note's own links, or both ("Linked by 9 neighbours · via Raised Beds").
  * Actions sit on the meta line and appear on hover or focus without moving anything.
  */
 import { Platform } from "obsidian";
@@ -9,6 +11,7 @@ import type { RelatedHit } from "../api/types";
 import { explainKey } from "../state/keys";
 import { shownScore } from "../state/relevance";
 import { toSnippet } from "../state/text";
+import { heatLine, heatSentence } from "../state/linkheat";
 import { votesLine } from "../state/votes";
 import { headingTrail, iconButton, LINK_BADGES, renderBadge, renderRelevance } from "./dom";
 
@@ -28,7 +31,30 @@ export function rowLabel(hit: RelatedHit): string {
 	const shown = shownScore(hit);
 	const score = shown.label ? `${shown.label} match, relevance ${shown.text}` : `score ${shown.text}`;
 	const votes = votesLine(hit.votes);
-	return `${hit.title}${where}, ${LINK_BADGES[hit.link_status]?.label.toLowerCase() ?? hit.link_status}, ${score}${votes ? `, ${votes.toLowerCase()}` : ""}`;
+	const heat = heatLine(hit.link_heat);
+	return `${hit.title}${where}, ${LINK_BADGES[hit.link_status]?.label.toLowerCase() ?? hit.link_status}, ${score}${votes ? `, ${votes.toLowerCase()}` : ""}${heat ? `, ${lowerFirst(heat)}` : ""}`;
+}
+
+/**
+ * The link graph's reason in one line: the votes line, the link heat line, or both
+ * ("Linked by 5 neighbours · via Raised Beds"); "" when neither. `tooltip` names the notes.
+ */
+export function graphReason(hit: RelatedHit): { text: string; tooltip: string } {
+	const votes = votesLine(hit.votes);
+	const heat = heatLine(hit.link_heat);
+	const text = votes && heat ? `${votes} · ${lowerFirst(heat)}` : votes || heat;
+	const tips: string[] = [];
+	if (votes) {
+		const names = (hit.votes?.voters ?? []).map((v) => v.title).join(", ");
+		tips.push(names ? `Linked from ${names}` : votes);
+	}
+	if (heat && hit.link_heat) tips.push(heatSentence(hit.link_heat, hit.link_heat.via.length));
+	return { text, tooltip: tips.join("\n") };
+}
+
+/** "Via Raised Beds" → "via Raised Beds" (note titles keep their case). */
+function lowerFirst(line: string): string {
+	return line.charAt(0).toLowerCase() + line.slice(1);
 }
 
 export function renderRelatedRow(list: HTMLElement, hit: RelatedHit, handlers: RowHandlers): HTMLElement {
@@ -59,11 +85,8 @@ export function renderRelatedRow(list: HTMLElement, hit: RelatedHit, handlers: R
 	if (trail) row.createDiv({ cls: "vaultheat-row-heading", text: trail });
 	const snippet = toSnippet(hit.best_chunk.text, 220);
 	if (snippet) row.createDiv({ cls: "vaultheat-row-snippet", text: snippet });
-	const votes = votesLine(hit.votes);
-	if (votes) {
-		const names = (hit.votes?.voters ?? []).map((v) => v.title).join(", ");
-		row.createDiv({ cls: "vaultheat-row-votes", text: votes, attr: { title: names ? `Linked from ${names}` : votes } });
-	}
+	const reason = graphReason(hit);
+	if (reason.text) row.createDiv({ cls: "vaultheat-row-votes", text: reason.text, attr: { title: reason.tooltip } });
 	if (hit.duplicates.length > 0) {
 		const n = hit.duplicates.length;
 		row.createDiv({ cls: "vaultheat-row-duplicates", text: `+${n} near-identical ${n === 1 ? "note" : "notes"}` });

@@ -79,6 +79,48 @@ describe("snapshot format", () => {
 		expect([...s.notes.keys()].sort()).toEqual(["A.md", "C.md"]);
 	});
 
+	it("keeps link heat's via notes, and reads an older snapshot without them", () => {
+		const link_heat = {
+			kind: "ra" as const,
+			heat: 0.3,
+			top: 0.5,
+			weight: 0.2,
+			bonus: 0.12,
+			via: [
+				{ path: "Garden/Raised Beds.md", title: "Raised Beds" },
+				{ path: "A.md", title: "A" },
+			],
+		};
+		const s = emptySnapshot();
+		s.notes.set("A.md", entryOf("A.md", [relatedHit("B.md", { link_heat }), relatedHit("C.md", { link_heat: null }), relatedHit("D.md")], 1, 2, MAX_TOP));
+		expect(s.notes.get("A.md")!.hits.map((h) => h.via)).toEqual([["Garden/Raised Beds.md", "A.md"], undefined, undefined]);
+		const text = encodeSnapshot(s);
+		const doc = JSON.parse(text) as { paths: string[]; notes: [number, number, number, unknown[][]][] };
+		// Each path once; hits without via keep the six-field form older plugins write.
+		expect(doc.paths).toEqual(["B.md", "Garden/Raised Beds.md", "A.md", "C.md", "D.md"]);
+		expect(doc.notes[0]![3].map((h) => h.length)).toEqual([7, 6, 6]);
+		const back = decodeSnapshot(text)!;
+		expect(back.notes.get("A.md")!.hits[0]!.via).toEqual(["Garden/Raised Beds.md", "A.md"]);
+		expect(back.notes.get("A.md")!.hits[1]).not.toHaveProperty("via");
+
+		const older = JSON.stringify({ format: "vaultheat.snapshot.v1", updated: 1, top: 10, paths: ["A.md", "B.md"], notes: [[0, 1, 2, [[1, 800, "s", 3, "u", 4]]]] });
+		const hit = decodeSnapshot(older)!.notes.get("A.md")!.hits[0]!;
+		expect(hit).toEqual({ path: "B.md", relevance: 0.8, label: "strong", votes: 3, link: "unlinked", line: 4 });
+		expect(hit).not.toHaveProperty("via");
+		expect(asRelatedHit(hit, 1)).not.toHaveProperty("link_heat");
+		// A via index past the paths is dropped, not a crash.
+		const broken = JSON.stringify({ format: "vaultheat.snapshot.v1", updated: 1, top: 10, paths: ["A.md", "B.md"], notes: [[0, 1, 2, [[1, 800, "s", 3, "u", 4, [9]]]]] });
+		expect(decodeSnapshot(broken)!.notes.get("A.md")!.hits[0]).not.toHaveProperty("via");
+	});
+
+	it("a snapshot hit with via notes renders the row's via line", () => {
+		const hit = asRelatedHit({ path: "X.md", relevance: 0.5, label: "good", link: "unlinked", votes: 0, via: ["Garden/Raised Beds.md", "Tomatoes.md"], line: 1 }, 1);
+		expect(hit.link_heat?.via).toEqual([
+			{ path: "Garden/Raised Beds.md", title: "Raised Beds" },
+			{ path: "Tomatoes.md", title: "Tomatoes" },
+		]);
+	});
+
 	it("a snapshot hit renders as a row with its relevance, label, link and votes", () => {
 		const hit = asRelatedHit({ path: "Folder/Note.md", relevance: 0.7, label: "good", link: "linked", votes: 3, line: 8 }, 1);
 		expect(hit).toMatchObject({ title: "Note", folder: "Folder", relevance: 0.7, relevance_label: "good", link_status: "linked", votes: { count: 3 } });

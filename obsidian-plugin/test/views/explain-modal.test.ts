@@ -36,6 +36,53 @@ describe("explain rendering", () => {
 		expect(none.querySelector(".vaultheat-votes")).toBeNull();
 	});
 
+	it("adds link heat to the note's score: the sum, the via notes in words and the arithmetic", () => {
+		const el = document.createElement("div");
+		const votes = { count: 2, k: 20, weight: 2, share: 0.2, bonus: 0.4, voters: [{ path: "Bases/Views.md", title: "Views", score: 0.84 }] };
+		const link_heat = {
+			kind: "ppr" as const,
+			heat: 0.0123,
+			top: 0.04,
+			weight: 0.2,
+			bonus: 0.0615,
+			via: [
+				{ path: "Garden/Raised Beds.md", title: "Raised Beds" },
+				{ path: "Garden/Tomatoes.md", title: "Tomatoes" },
+			],
+		};
+		renderExplain(el, { ...explainDoc({ score: 1.2315, content_score: 0.77 }), votes, link_heat }, () => undefined);
+		expect(text(el.querySelector(".vaultheat-score-sum .vaultheat-edge-math"))).toBe("content 0.770 + votes 0.400 + link heat 0.062 = 1.232");
+		const section = el.querySelector(".vaultheat-link-heat")!;
+		expect(text(section.querySelector(".vaultheat-explain-sentence"))).toBe("Close through your note's links: via Raised Beds, Tomatoes.");
+		expect(text(section.querySelector(".vaultheat-edge-math"))).toBe("heat 0.0123 / best 0.0400 = 0.308 × weight 0.2 = +0.062");
+		expect(section.querySelector(".vaultheat-explain-heading")!.getAttribute("title")).toBe("Link heat: personalized PageRank over the link graph");
+		// The breakdown is the content score's: no "other passages" note for the bonuses on top.
+		expect(el.querySelector(".vaultheat-explain-passage")).toBeNull();
+		expect(text(el.querySelector(".vaultheat-explain-final"))).toBe("1.23");
+
+		// Link heat without votes: the sum leaves votes out; without content_score it is the rest of the score.
+		const heatOnly = document.createElement("div");
+		renderExplain(heatOnly, explainDoc({ score: 0.8, link_heat: { ...link_heat, kind: "ra", bonus: 0.03 } }), () => undefined);
+		expect(text(heatOnly.querySelector(".vaultheat-score-sum .vaultheat-edge-math"))).toBe("content 0.770 + link heat 0.030 = 0.800");
+		expect(heatOnly.querySelector(".vaultheat-link-heat .vaultheat-explain-heading")!.getAttribute("title")).toBe("Link heat: resource allocation over the link graph");
+	});
+
+	it("renders a document without link heat as before", () => {
+		const votes = { count: 2, k: 20, weight: 2, share: 0.2, bonus: 0.4, voters: [{ path: "Bases/Views.md", title: "Views", score: 0.84 }] };
+		const plain = document.createElement("div");
+		renderExplain(plain, explainDoc({ votes }), () => undefined);
+		expect(plain.querySelector(".vaultheat-score-sum")).toBeNull();
+		expect(plain.querySelector(".vaultheat-link-heat")).toBeNull();
+		expect([...plain.querySelectorAll(".vaultheat-explain-section")].map((s) => s.className)).toEqual([
+			"vaultheat-explain-section",
+			"vaultheat-explain-section vaultheat-votes",
+			"vaultheat-explain-section",
+		]);
+		const withNull = document.createElement("div");
+		renderExplain(withNull, explainDoc({ votes, link_heat: null }), () => undefined);
+		expect(withNull.innerHTML).toBe(plain.innerHTML);
+	});
+
 	it("shows the score breakdown as rows that add up", () => {
 		const el = document.createElement("div");
 		renderExplain(el, explainDoc(), () => undefined);
@@ -67,6 +114,18 @@ describe("explain rendering", () => {
 			"The note's score also counts its other matching passages; the best passage alone scores 0.77.",
 		);
 		expect(text(el.querySelector(".is-total"))).toBe("Best passage= 0.77");
+	});
+
+	it("a related note's score over its content score is the votes', not other passages", () => {
+		const el = document.createElement("div");
+		const votes = { count: 2, k: 20, weight: 2, share: 0.2, bonus: 0.4, voters: [] };
+		renderExplain(el, explainDoc({ score: 1.17, content_score: 0.77, votes }), () => undefined);
+		expect(el.querySelector(".vaultheat-explain-passage")).toBeNull();
+		const several = document.createElement("div");
+		renderExplain(several, explainDoc({ score: 1.34, content_score: 0.94, votes }), () => undefined);
+		expect(text(several.querySelector(".vaultheat-explain-passage"))).toBe(
+			"The note's score also counts its other matching passages; the best passage alone scores 0.77.",
+		);
 	});
 
 	it("shows the path from the seed through each hop, with snippets", () => {

@@ -2,6 +2,7 @@ import { MarkdownView, notices } from "obsidian";
 import { afterEach, describe, expect, it } from "vitest";
 import { VIEW_TYPE_RELATED } from "../../src/views/context";
 import { INSTALL_COMMAND } from "../../src/state/diagnosis";
+import { renderRelatedRow, type RowHandlers } from "../../src/views/related-row";
 import { apiError, explainDoc, flush, json, relatedDoc, relatedHit, statusDoc } from "../helpers";
 import { goOnline, key, makeWorld, openNote, openSidebar, text, typeInto, withSidebar, type World } from "../world";
 
@@ -204,6 +205,44 @@ describe("related sidebar", () => {
 		expect(text(root.querySelector(".vaultheat-footer"))).toBe("1 note · 1 weak match hidden");
 	});
 
+	it("shows the votes and the link heat as one line, with the via notes in the label and the tooltip", async () => {
+		world = makeWorld();
+		const votes = { count: 5, k: 20, weight: 2, share: 0.5, bonus: 1, voters: [{ path: "Views.md", title: "Views", score: 0.84 }] };
+		const link_heat = {
+			kind: "ppr" as const,
+			heat: 0.0123,
+			top: 0.04,
+			weight: 0.2,
+			bonus: 0.0615,
+			via: [
+				{ path: "Garden/Raised Beds.md", title: "Raised Beds" },
+				{ path: "Garden/Tomatoes.md", title: "Tomatoes" },
+			],
+		};
+		world.transport.on("POST /v1/related", () =>
+			json(200, relatedDoc("Alpha.md", [
+				relatedHit("Projects/Beta.md", { title: "Beta", relevance: 0.74, relevance_label: "strong", votes, link_heat }),
+				relatedHit("Gamma.md", { title: "Gamma", relevance: 0.6, relevance_label: "strong", votes: null, link_heat: { ...link_heat, via: link_heat.via.slice(1) } }),
+			])),
+		);
+		await goOnline(world);
+		const { view } = await openSidebar(world);
+		await openNote(world, "Alpha.md");
+		await flush();
+		const rows = [...view.contentEl.querySelectorAll(".vaultheat-row")];
+		expect(rows).toHaveLength(2);
+		const both = rows[0]!.querySelectorAll(".vaultheat-row-votes");
+		expect(both).toHaveLength(1);
+		expect(text(both[0])).toBe("Linked by 5 neighbours · via Raised Beds and 1 more");
+		expect(both[0]!.getAttribute("title")).toBe("Linked from Views\nClose through your note's links: via Raised Beds, Tomatoes.");
+		expect(rows[0]!.getAttribute("aria-label")).toBe("Beta in Projects, unlinked, strong match, relevance 0.74, linked by 5 neighbours, via Raised Beds and 1 more");
+		const heatOnly = rows[1]!.querySelectorAll(".vaultheat-row-votes");
+		expect(heatOnly).toHaveLength(1);
+		expect(text(heatOnly[0])).toBe("Via Tomatoes");
+		expect(heatOnly[0]!.getAttribute("title")).toBe("Close through your note's links: via Tomatoes.");
+		expect(rows[1]!.getAttribute("aria-label")).toBe("Gamma, unlinked, strong match, relevance 0.60, via Tomatoes");
+	});
+
 	it("asks Obsidian's page preview on hover", async () => {
 		const { root } = await ready();
 		const seen: unknown[] = [];
@@ -300,5 +339,44 @@ describe("related sidebar", () => {
 		expect(world.app.workspace.listenerCount("active-leaf-change")).toBe(0);
 		expect(world.app.vault.listenerCount("rename")).toBe(0);
 		expect(notices).toBeDefined();
+	});
+});
+
+describe("a related row's graph line", () => {
+	const handlers: RowHandlers = {
+		open: () => undefined,
+		insertLink: () => undefined,
+		explain: () => undefined,
+		hover: () => undefined,
+		dragStart: () => undefined,
+		toggleSelect: () => undefined,
+		contextMenu: () => undefined,
+	};
+	const votes = { count: 9, k: 20, weight: 2, share: 0.5, bonus: 1, voters: [{ path: "Views.md", title: "Views", score: 0.84 }, { path: "Bases.md", title: "Bases", score: 0.8 }] };
+	const row = (overrides: Parameters<typeof relatedHit>[1]): HTMLElement => renderRelatedRow(document.createElement("div"), relatedHit("Projects/Beta.md", { title: "Beta", relevance: 0.74, relevance_label: "strong", ...overrides }), handlers);
+
+	it("without link heat, a row is drawn as it was: the votes line and its voters", () => {
+		const plain = row({ votes });
+		const lines = plain.querySelectorAll(".vaultheat-row-votes");
+		expect(lines).toHaveLength(1);
+		expect(text(lines[0])).toBe("Linked by 9 neighbours");
+		expect(lines[0]!.getAttribute("title")).toBe("Linked from Views, Bases");
+		expect(plain.getAttribute("aria-label")).toBe("Beta in Projects, unlinked, strong match, relevance 0.74, linked by 9 neighbours");
+		// null, absent, and heat with no via note all draw the same row.
+		expect(row({ votes, link_heat: null }).outerHTML).toBe(plain.outerHTML);
+		expect(row({ votes, link_heat: { kind: "ra", heat: 0.1, top: 0.2, weight: 0.2, bonus: 0.1, via: [] } }).outerHTML).toBe(plain.outerHTML);
+		// Neither votes nor heat: no graph line at all.
+		const bare = row({ votes: null });
+		expect(bare.querySelector(".vaultheat-row-votes")).toBeNull();
+		expect(bare.getAttribute("aria-label")).toBe("Beta in Projects, unlinked, strong match, relevance 0.74");
+	});
+
+	it("with link heat, the via note joins the votes on the same line", () => {
+		const el = row({ votes, link_heat: { kind: "ppr", heat: 0.02, top: 0.04, weight: 0.2, bonus: 0.1, via: [{ path: "Garden/Raised Beds.md", title: "Raised Beds" }] } });
+		const lines = el.querySelectorAll(".vaultheat-row-votes");
+		expect(lines).toHaveLength(1);
+		expect(text(lines[0])).toBe("Linked by 9 neighbours · via Raised Beds");
+		expect(lines[0]!.getAttribute("title")).toBe("Linked from Views, Bases\nClose through your note's links: via Raised Beds.");
+		expect(el.getAttribute("aria-label")).toBe("Beta in Projects, unlinked, strong match, relevance 0.74, linked by 9 neighbours, via Raised Beds");
 	});
 });
