@@ -20,8 +20,9 @@ from vaultheat.core.view import IndexView
 TOL = 1e-9
 OPEN = "Q.md"
 # Q links A and D; A links T and U; D links T; E links Q (a backlink) and F; B links C.
-# Stored neighbourhood of Q: S = {A, D, E}; d(A) = 3 (Q, T, U), d(D) = 2 (Q, T), d(E) = 2 (Q, F)
-# RA: h(T) = 1/3 + 1/2 = 5/6 (the top), h(U) = 1/3, h(F) = 1/2; B, C, X are out of reach.
+# Stored neighbourhood of Q: S = {A, D, E}. Q is taken out of the graph, so degrees count no
+# edge to Q: d(A) = 2 (T, U), d(D) = 1 (T), d(E) = 1 (F).
+# RA: h(T) = 1/2 + 1 = 3/2 (the top), h(U) = 1/2, h(F) = 1; B, C, X are out of reach.
 NOTES = [
     ("Q.md", "Espresso extraction depends on grind size, dose and water temperature.",
      ["A.md", "D.md"]),
@@ -86,8 +87,8 @@ def test_ra_two_links_away_gains_the_bonus_with_its_path(setup: Setup) -> None:
     on = _run(setup, "ra")
     heated = {p for p, h in on.items() if h.link_heat is not None}
     assert heated == {"T.md", "U.md", "F.md"}
-    top = 1 / 3 + 1 / 2
-    expected = {"T.md": top, "U.md": 1 / 3, "F.md": 1 / 2}
+    top = 1 / 2 + 1
+    expected = {"T.md": top, "U.md": 1 / 2, "F.md": 1.0}
     for path, h in expected.items():
         lh = on[path].link_heat
         assert lh is not None
@@ -141,14 +142,14 @@ def test_unsaved_text_links_are_the_seeds(setup: Setup) -> None:
     off = _run(setup, "off", text=text)
     on = _run(setup, "ra", text=text)
     heated = {p for p, h in on.items() if h.link_heat is not None}
-    # S = {B, E}: d(B) = 1 (C), d(E) = 2 (Q, F); h(C) = 1 (the top), h(F) = 1/2
+    # S = {B, E}: d(B) = 1 (C), d(E) = 1 (F; the edge to Q not counted); h(C) = h(F) = 1
     assert heated == {"C.md", "F.md"}
     c, f = on["C.md"].link_heat, on["F.md"].link_heat
     assert c is not None and f is not None
     assert c.via == ("B.md",) and f.via == ("E.md",)
     assert c.heat == pytest.approx(1.0, abs=TOL) and c.bonus == pytest.approx(WEIGHT, abs=TOL)
-    assert f.heat == pytest.approx(0.5, abs=TOL)
-    assert f.bonus == pytest.approx(WEIGHT * 0.5, abs=TOL)
+    assert f.heat == pytest.approx(1.0, abs=TOL)
+    assert f.bonus == pytest.approx(WEIGHT, abs=TOL)
     for path in ("C.md", "F.md"):
         lh = on[path].link_heat
         assert lh is not None

@@ -33,7 +33,8 @@ def test_every_related_result_carries_votes_and_the_trace_adds_up(fake_engine: E
     assert all(r["components"]["vector"] > 0 for r in only_votes)
     for r in doc["results"]:
         ex = r["explain"]
-        assert ex["votes"] == r["votes"]
+        assert ex["votes"] == r["votes"] and ex["link_heat"] == r["link_heat"]
+        heat = r["link_heat"]["bonus"] if r["link_heat"] is not None else 0.0
         bonus = 0.0
         if r["votes"] is not None:
             v = r["votes"]
@@ -44,7 +45,8 @@ def test_every_related_result_carries_votes_and_the_trace_adds_up(fake_engine: E
             assert all(x["path"] not in (NOTE, r["path"]) for x in v["voters"])
             assert all(x["title"] == notes[x["path"]].title for x in v["voters"])
             bonus = v["bonus"]
-        assert ex["content_score"] + bonus == ex["score"]
+        # votes and link heat add up in that order, then join the content score
+        assert ex["content_score"] + (bonus + heat if r["votes"] else heat) == ex["score"]
         assert round(ex["score"], 6) == r["score"]
         # the best chunk's own parts still add up (also for notes only votes brought in)
         assert math.isclose(recompute_final(ex["components"]), ex["components"]["final"],
@@ -52,6 +54,7 @@ def test_every_related_result_carries_votes_and_the_trace_adds_up(fake_engine: E
 
 
 def test_votes_follow_the_formula_over_the_votes_off_ranking(fake_engine: Engine) -> None:
+    fake_engine.settings = fake_engine.settings.with_value("related.link_heat", "off")
     off_settings = fake_engine.settings.with_value("related.votes", False)
     on = _related(fake_engine, top=100)
     fake_engine.settings = off_settings
@@ -69,7 +72,11 @@ def test_votes_follow_the_formula_over_the_votes_off_ranking(fake_engine: Engine
 
 
 def test_no_votes_switches_votes_off_and_no_graph_does_not(fake_engine: Engine) -> None:
-    """``votes`` is the votes' own switch; ``graph`` (``--no-graph``) is heat only."""
+    """``votes`` is the votes' own switch; ``graph`` (``--no-graph``) is heat only: link heat
+    and heat propagation."""
+    assert any(r["link_heat"] for r in _related(fake_engine)["results"])
+    assert not any(r["link_heat"] for r in _related(fake_engine, graph=False)["results"])
+    fake_engine.settings = fake_engine.settings.with_value("related.link_heat", "off")
     on = _related(fake_engine)
     assert any(r["votes"] is not None for r in on["results"])
     assert all(r["votes"] is None for r in _related(fake_engine, votes=False)["results"])

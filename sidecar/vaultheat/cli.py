@@ -147,7 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--unlinked-only", action="store_true", help="only notes not linked yet")
     p.add_argument("--explain", action="store_true", help="attach each result's score trace")
     p.add_argument("--no-graph", action="store_true",
-                   help="skip heat propagation (runs only when search.hops > 0)")  # fmt: skip
+                   help="skip link heat (notes near the note's own links rise) and heat "
+                   "propagation (search.hops > 0)")  # fmt: skip
     p.add_argument("--no-lexical", action="store_true", help="skip the shared-words stage")
     p.add_argument("--no-votes", action="store_true",
                    help="skip link votes (notes your closest notes link to rise)")  # fmt: skip

@@ -19,9 +19,9 @@ RA_TOL = 1e-9
 PPR_TOL = 1e-4
 
 # Q links A and D; A links T and U; D links T; E links Q and F; G is far away (F - G).
-#   N(A) = {Q, T, U} (d 3), N(D) = {Q, T} (d 2), N(E) = {Q, F} (d 2)
-#   S = N(Q) = {A, D, E}
-#   RA: h(T) = 1/3 + 1/2 = 5/6, h(U) = 1/3, h(F) = 1/2, h(G) = 0 (no seed next to it)
+#   S = N(Q) = {A, D, E}; Q is taken out of the graph, so degrees count no edge to Q:
+#   N(A) = {T, U} (d 2), N(D) = {T} (d 1), N(E) = {F} (d 1)
+#   RA: h(T) = 1/2 + 1 = 3/2, h(U) = 1/2, h(F) = 1, h(G) = 0 (no seed next to it)
 OUT = {
     "Q": {"A", "D"},
     "A": {"T", "U"},
@@ -57,7 +57,7 @@ def test_empty_graph() -> None:
 def test_ra_is_the_sum_of_inverse_seed_degrees() -> None:
     heat = link_heat(graph(), "Q", SEEDS, kind="ra", weight=1.0)
     assert set(heat) == {"T", "U", "F"}
-    expected = {"T": 1 / 3 + 1 / 2, "U": 1 / 3, "F": 1 / 2}
+    expected = {"T": 1 / 2 + 1, "U": 1 / 2, "F": 1.0}
     for t, h in expected.items():
         assert heat[t].heat == pytest.approx(h, abs=RA_TOL)
         assert heat[t].kind == "ra" and heat[t].target == t
@@ -65,12 +65,12 @@ def test_ra_is_the_sum_of_inverse_seed_degrees() -> None:
 
 def test_ra_bonus_is_weight_times_heat_over_the_top() -> None:
     heat = link_heat(graph(), "Q", SEEDS, kind="ra", weight=0.8)
-    top = 5 / 6
+    top = 3 / 2
     assert heat["T"].bonus == pytest.approx(0.8, abs=RA_TOL)  # the best connected gets it all
     for h in heat.values():
         assert h.top == pytest.approx(top, abs=RA_TOL) and h.weight == 0.8
         assert h.bonus == pytest.approx(0.8 * h.heat / top, abs=RA_TOL)
-    assert heat["U"].bonus == pytest.approx(0.8 * (1 / 3) / top, abs=RA_TOL)
+    assert heat["U"].bonus == pytest.approx(0.8 * (1 / 2) / top, abs=RA_TOL)
     assert max(h.bonus for h in heat.values()) == pytest.approx(0.8, abs=RA_TOL)
 
 
@@ -92,7 +92,7 @@ def test_the_query_among_the_seeds_is_not_a_seed() -> None:
 
 def test_via_lists_the_seed_neighbours_lowest_degree_first() -> None:
     heat = link_heat(graph(), "Q", SEEDS, kind="ra", weight=1.0)
-    assert heat["T"].via == ("D", "A")  # d(D) = 2 < d(A) = 3
+    assert heat["T"].via == ("D", "A")  # d(D) = 1 < d(A) = 2 (edges to Q not counted)
     assert heat["U"].via == ("A",)
     assert heat["F"].via == ("E",)
     # equal degrees: by path; and ``via`` caps the list
@@ -101,7 +101,7 @@ def test_via_lists_the_seed_neighbours_lowest_degree_first() -> None:
     assert h["T"].via == ("A", "B", "C")
     h1 = link_heat(graph(out), "Q", {"A", "B", "C"}, kind="ra", weight=1.0, via=1)
     assert h1["T"].via == ("A",)
-    assert h1["T"].heat == pytest.approx(3 / 2, abs=RA_TOL)  # the cap is on the receipt only
+    assert h1["T"].heat == pytest.approx(3.0, abs=RA_TOL)  # the cap is on the receipt only
 
 
 def test_ppr_via_names_only_seeds_next_to_the_target() -> None:
@@ -113,16 +113,19 @@ def test_ppr_via_names_only_seeds_next_to_the_target() -> None:
 def ppr_reference(
     out: Mapping[str, Collection[str]], query: str, seeds: Collection[str], alpha: float
 ) -> dict[str, float]:
-    """The exact fixed point p = alpha r + (1 - alpha) W p with p[query] = 0 (absorbing):
-    W[i, j] = 1 / d(j) for each edge j - i, r uniform over the seeds, by a dense solve."""
-    edges = {(min(s, t), max(s, t)) for s, ts in out.items() for t in ts if s != t}
+    """The exact fixed point p = alpha r + (1 - alpha) W p on the graph without the query
+    (its edges removed): W[i, j] = 1 / d(j) for each edge j - i, r uniform over the seeds, by
+    a dense solve."""
+    edges = {(min(s, t), max(s, t)) for s, ts in out.items() for t in ts
+             if s != t and query not in (s, t)}  # fmt: skip
     nodes = sorted({x for e in edges for x in e})
     ix = {n: i for i, n in enumerate(nodes)}
     n = len(nodes)
     adj = np.zeros((n, n))
     for a, b in edges:
         adj[ix[a], ix[b]] = adj[ix[b], ix[a]] = 1.0
-    w = adj / adj.sum(axis=0)  # column j spreads node j's mass over its neighbours
+    deg = adj.sum(axis=0)
+    w = np.divide(adj, deg, out=np.zeros_like(adj), where=deg > 0)  # column j spreads j's mass
     start = [ix[s] for s in seeds if s in ix and s != query]
     r = np.zeros(n)
     r[start] = 1 / len(start)
@@ -135,10 +138,10 @@ def ppr_reference(
 
 
 @pytest.mark.parametrize("alpha", [0.3, 0.5, 1.0])
-def test_ppr_matches_the_absorbing_fixed_point(alpha: float) -> None:
+def test_ppr_matches_the_fixed_point_without_the_query(alpha: float) -> None:
     heat = link_heat(graph(), "Q", SEEDS, kind="ppr", weight=1.0, alpha=alpha)
     ref = ppr_reference(OUT, "Q", SEEDS, alpha)
-    assert ref["Q"] == pytest.approx(0.0, abs=1e-12)
+    assert "Q" not in ref  # the query is not part of the graph
     outside = {t: h for t, h in ref.items() if t not in SEEDS | {"Q"} and h > 0}
     if alpha == 1.0:
         assert heat == {}  # the walker never leaves the seeds: nobody outside gets heat
@@ -253,3 +256,15 @@ def test_note_links_graph_and_linking_to() -> None:
     assert sorted(links.graph.neighbours("Q")) == ["A", "D", "E"]
     assert sorted(links.graph.neighbours("G")) == ["F"]
     assert NoteLinks().linking_to("Q") == set() and NoteLinks().graph.paths == ()
+
+
+@pytest.mark.parametrize("kind", ["ra", "ppr"])
+def test_the_querys_stored_links_change_nothing(kind: str) -> None:
+    """Seeds come from the caller; Q's own edges in the graph (say a link to U the caller does
+    not state) neither seed nor reshape the walk: the heat is the one without them."""
+    with_link = {**OUT, "Q": {"A", "D", "U", "G"}}
+    a = link_heat(graph(with_link), "Q", SEEDS, kind=kind, weight=1.0)
+    b = link_heat(graph(), "Q", SEEDS, kind=kind, weight=1.0)
+    assert set(a) == set(b)
+    for t in a:
+        assert a[t].heat == pytest.approx(b[t].heat, abs=1e-12)

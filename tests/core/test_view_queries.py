@@ -127,7 +127,10 @@ def test_related_leaves_out_the_note_and_reads_link_status(models: FakeModels) -
 
 
 def test_votes_follow_the_formula_and_have_their_own_switch(models: FakeModels) -> None:
+    """Votes alone (link heat off: tests/test_related_link_heat.py covers it): the trace adds
+    up, ``votes=False`` drops them and ``graph=False`` leaves them."""
     view = fake_view(NOTES, models)
+    S = Settings().with_value("related.link_heat", "off")
     req = RelatedRequest("Coffee/Roasting.md", top=6, explain=True)
     on = related_document(run_related(view, models, S, req))
     voted = [r for r in on["results"] if r["votes"]]

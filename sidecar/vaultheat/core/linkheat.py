@@ -7,8 +7,9 @@ vault's link graph, read as undirected: two notes are neighbours when either lin
 
 - ``ppr``: personalized PageRank from Q. A walker starts on a note of S (uniformly), follows a
   random link with probability ``1 - alpha`` and jumps back to S with ``alpha``; ``h(T)`` is
-  the share of time it spends on T. Q itself is absorbing (a walk back to Q ends), so Q's
-  stored links never leak in through the graph.
+  the share of time it spends on T. Q itself is taken out of the graph (its edges gone, the
+  degrees ``d`` counted without them), so Q's stored links change nothing: only S, as the
+  caller states it, does.
 - ``ra``: resource allocation, ``h(T) = Σ_{z ∈ S ∩ N(T)} 1 / d(z)``: shared neighbours count,
   a hub shared with everyone counts little.
 
@@ -101,9 +102,13 @@ def link_heat(
     if kind == "off" or weight <= 0 or not start:
         return {}
     q = graph.index.get(query, -1)
-    heat = _ppr(graph, start, q, alpha) if kind == "ppr" else _ra(graph, start, q)
+    degree = graph.degree.copy()
+    if q >= 0:  # the open note is not part of the graph: its stored links change nothing
+        degree[graph.nbrs[graph.offsets[q] : graph.offsets[q + 1]]] -= 1.0
+        degree[q] = 0.0
+    heat = _ppr(graph, degree, start, q, alpha) if kind == "ppr" else _ra(graph, degree, start, q)
     if hub > 0:  # a walk ends on well-linked notes more often: take their degree out
-        heat = heat / np.maximum(graph.degree, 1.0) ** hub
+        heat = heat / np.maximum(degree, 1.0) ** hub
     blocked = np.zeros(len(graph.paths), dtype=bool)
     blocked[start] = True
     if q >= 0:
@@ -119,28 +124,34 @@ def link_heat(
         h = float(heat[i])
         near = [int(j) for j in graph.nbrs[graph.offsets[i] : graph.offsets[i + 1]]
                 if int(j) in seed_set]  # fmt: skip
-        near.sort(key=lambda j: (graph.degree[j], graph.paths[j]))
+        near.sort(key=lambda j: (degree[j], graph.paths[j]))
         target = graph.paths[i]
         out[target] = LinkHeat(target, kind, h, top, weight, weight * h / top,
                                tuple(graph.paths[j] for j in near[:via]))  # fmt: skip
     return out
 
 
-def _spread(graph: LinkGraph, x: np.ndarray) -> np.ndarray:
-    """One random-walk step: each node's mass split evenly over its neighbours."""
-    share = np.divide(x, graph.degree, out=np.zeros_like(x), where=graph.degree > 0)
+def _spread(graph: LinkGraph, degree: np.ndarray, x: np.ndarray, query: int) -> np.ndarray:
+    """One random-walk step: each node's mass split evenly over its neighbours other than the
+    open note (``degree`` counts those; the open note sends and receives nothing)."""
+    share = np.divide(x, degree, out=np.zeros_like(x), where=degree > 0)
+    if query >= 0:
+        share[query] = 0.0
     per_edge = np.repeat(share, np.diff(graph.offsets))
-    return np.bincount(graph.nbrs, weights=per_edge, minlength=len(x))
+    out = np.bincount(graph.nbrs, weights=per_edge, minlength=len(x))
+    if query >= 0:
+        out[query] = 0.0
+    return out
 
 
-def _ppr(graph: LinkGraph, start: list[int], query: int, alpha: float) -> np.ndarray:
+def _ppr(
+    graph: LinkGraph, degree: np.ndarray, start: list[int], query: int, alpha: float
+) -> np.ndarray:
     restart = np.zeros(len(graph.paths))
     restart[start] = 1.0 / len(start)
     p = restart.copy()
     for _ in range(ITERATIONS):
-        nxt = alpha * restart + (1 - alpha) * _spread(graph, p)
-        if query >= 0:
-            nxt[query] = 0.0  # absorbing: a walk back to the open note ends
+        nxt = alpha * restart + (1 - alpha) * _spread(graph, degree, p, query)
         moved = float(np.abs(nxt - p).sum())
         p = nxt
         if moved < TOLERANCE:
@@ -148,23 +159,21 @@ def _ppr(graph: LinkGraph, start: list[int], query: int, alpha: float) -> np.nda
     return p
 
 
-def _ra(graph: LinkGraph, start: list[int], query: int) -> np.ndarray:
+def _ra(graph: LinkGraph, degree: np.ndarray, start: list[int], query: int) -> np.ndarray:
     x = np.zeros(len(graph.paths))
     x[start] = 1.0
-    if query >= 0:
-        x[query] = 0.0
     # each seed z hands 1/d(z) to every neighbour: Σ over shared neighbours of 1/d(z)
-    return _spread(graph, x)
+    return _spread(graph, degree, x, query)
 
 
 def describe_heat(heat: Mapping[str, Any], *, shown: int = 3) -> str:
-    """In words: "via Raised Beds, Tomatoes (notes your note links with): personalized
+    """In words: "via Raised Beds, Tomatoes (linked with your note): personalized
     PageRank 0.0123 / best 0.0400 = 0.308 × 0.2 = +0.062"."""
     names = ", ".join(v["title"] for v in heat["via"][:shown]) or "your note's links"
     how = "personalized PageRank" if heat["kind"] == "ppr" else "resource allocation"
     share = float(heat["heat"]) / float(heat["top"]) if float(heat["top"]) else 0.0
     return (
-        f"via {names} (notes your note links with): {how} "
+        f"via {names} (linked with your note): {how} "
         f"{float(heat['heat']):.4f} / best {float(heat['top']):.4f} = {share:.3f} × "
         f"{float(heat['weight']):g} = +{float(heat['bonus']):.3f}"
     )

@@ -253,8 +253,17 @@ def run_related_eval(
 
 
 def related_ranking(
-    engine: Engine, q: LinkQuery, cfg: EvalConfig, resolver: LinkResolver | None, top: int = TOP
+    engine: Engine,
+    q: LinkQuery,
+    cfg: EvalConfig,
+    resolver: LinkResolver | None,
+    top: int = TOP,
+    *,
+    blind: bool = True,
 ) -> list[str]:
+    """The related notes of ``q`` by ``cfg``. ``blind``: link heat reads a link graph without
+    the note (strict mode); the canary passes False to test the product's own path, which
+    reads more (the note's backlinks) and so is the stronger test of a leak."""
     req = RelatedRequest(
         path=q.item.note,
         text=q.text,
@@ -264,12 +273,12 @@ def related_ranking(
         rerank=cfg.rerank,
         votes=cfg.votes,
     )
-    if engine.settings.related.link_heat != "off":
+    if blind and engine.settings.related.link_heat != "off":
         # link heat starts from the note's backlinks too: edges touching the note, which this
         # mode hides, so it reads a link graph without them (votes never read them anyway)
         view = engine.index_view()
-        blind = dataclasses.replace(view, links=without_note(view.links, q.item.note))
-        res = run_related(blind, engine.models, engine.settings, req, resolver=resolver)
+        masked = dataclasses.replace(view, links=without_note(view.links, q.item.note))
+        res = run_related(masked, engine.models, engine.settings, req, resolver=resolver)
         return [r.path for r in res.results]
     return [r.path for r in engine.related(req, resolver=resolver).results]
 
@@ -370,10 +379,12 @@ def canary(
         engine.paths.root, copy_root, ignore=shutil.ignore_patterns("writer.lock", "server.json")
     )
     copy_paths = IndexPaths(vault=engine.paths.vault, root=copy_root)
-    # heat propagation and link votes on, even when the defaults have them off: edges and
-    # stored links are the paths a leak would take, so the canary must exercise them
+    # heat propagation, link votes and link heat on, even when the defaults have them off:
+    # edges and stored links are the paths a leak would take, so the canary must exercise them
     hops = max(engine.settings.search.hops, GRAPH_HOPS)
-    cfg = EvalConfig("default+graph+votes", {"search.hops": hops, "related.votes": True})
+    heat = engine.settings.related.link_heat
+    cfg = EvalConfig("default+graph+votes", {"search.hops": hops, "related.votes": True,
+                     "related.link_heat": "ppr" if heat == "off" else heat})  # fmt: skip
     base = engine.settings
     rises: list[int] = []
     planted_notes = changed = before_top10 = after_top10 = 0
@@ -395,8 +406,8 @@ def canary(
                 w.bump_generation()
             if targets:
                 planted_notes += 1
-                orig = related_ranking(engine, q, cfg, None, top)
-                new = related_ranking(copy, q, cfg, None, top)
+                orig = related_ranking(engine, q, cfg, None, top, blind=False)
+                new = related_ranking(copy, q, cfg, None, top, blind=False)
                 changed += orig != new
                 r0 = [r or top + 1 for r in ranks_of(orig, targets)]
                 r1 = [r or top + 1 for r in ranks_of(new, targets)]

@@ -196,7 +196,11 @@ def component_schemas() -> dict[str, Schema]:
         "top": top,
         "unlinked_only": d(BOOL, "only notes the note does not link to yet"),
         "explain": d(BOOL, "add each result's trace (`explain`)"),
-        "graph": d(BOOL, "heat propagation, when search.hops > 0 (default true)"),
+        "graph": d(
+            BOOL,
+            "link heat from the note's own links (related.link_heat) and heat propagation "
+            "(when search.hops > 0); default true, the CLI's --no-graph",
+        ),
         "lexical": d(BOOL, "use the keyword (BM25) retriever (default true)"),
         "rerank": rerank,
         "votes": d(BOOL, "link votes (default true; the CLI's --no-votes)"),
