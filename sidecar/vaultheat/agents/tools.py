@@ -229,7 +229,9 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         "related", "Notes related to a note",
-        "Notes related to one note (by meaning, shared links and tags), e.g. to suggest links "
+        "Notes related to one note (by meaning and shared words, raised by link votes: notes "
+        "its closest notes link to, and link heat: notes near its own links), e.g. to suggest "
+        "links "
         "or gather context. Give the note's path; while the user edits unsaved text, pass it "
         "as `text` (and `cursor`, a byte offset, to focus on the passage around it). "
         "`unlinked_only` keeps only notes the note does not link to yet (link suggestions). "
