@@ -222,11 +222,10 @@ class RelatedSettings:
     # link heat (core/linkheat.py): notes near the open note's own links in the link graph rise
     # by up to link_heat_weight; "ppr" personalized PageRank, "ra" resource allocation. On 20%
     # held-out links, ppr at 0.3 beat votes alone on all four shared vaults (R@10 +0.016 to
-    # +0.030) and ra everywhere; hub damping lost: docs/eval.md "Held-out links and link heat"
+    # +0.030); ra and hub damping lost: docs/eval.md "Held-out links and link heat"
     link_heat: str = "ppr"  # off | ppr | ra: spread from the note's links over the link graph
     link_heat_weight: float = 0.3  # bonus of the note best connected to the open note's links
     link_heat_alpha: float = 0.3  # ppr: chance a step jumps back to the open note's links
-    link_heat_hub: float = 0.0  # heat / degree^this: well-linked notes win less; 0 = off
 
 
 @dataclass(frozen=True)

@@ -89,13 +89,12 @@ def link_heat(
     kind: str,
     weight: float,
     alpha: float = 0.3,
-    hub: float = 0.0,
     via: int = 3,
 ) -> dict[str, LinkHeat]:
     """Link heat from ``query`` whose neighbourhood is ``seeds`` (its links both ways, as the
-    caller knows them: unsaved text has links the stored graph lacks). ``hub`` > 0 divides
-    each note's heat by its degree to that power (1: heat per link). Empty when the kind is
-    ``off``, the weight 0 or no seed is in the graph."""
+    caller knows them: unsaved text has links the stored graph lacks). Empty when the kind is
+    ``off``, the weight 0 or no seed is in the graph. (Dividing heat by a power of the degree,
+    and starting less heat from well-linked seeds, both lost on held-out links: docs/eval.md.)"""
     if kind not in KINDS:
         raise ValueError(f"unknown link heat kind {kind!r}; use one of {', '.join(KINDS)}")
     start = sorted({graph.index[p] for p in seeds if p in graph.index and p != query})
@@ -107,8 +106,6 @@ def link_heat(
         degree[graph.nbrs[graph.offsets[q] : graph.offsets[q + 1]]] -= 1.0
         degree[q] = 0.0
     heat = _ppr(graph, degree, start, q, alpha) if kind == "ppr" else _ra(graph, degree, start, q)
-    if hub > 0:  # a walk ends on well-linked notes more often: take their degree out
-        heat = heat / np.maximum(degree, 1.0) ** hub
     blocked = np.zeros(len(graph.paths), dtype=bool)
     blocked[start] = True
     if q >= 0:
