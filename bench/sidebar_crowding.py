@@ -9,6 +9,11 @@ indexed, top 10), then:
 - **hub share**: the share of all top-10 slots held by the vault's top 1% of notes by in-degree
   (at least one note), beside the share those notes would get by chance (top slots drawn at
   random from the other notes);
+- **template share**: for notes made from a template (at least ``TEMPLATE_LINES`` of their
+  lines are template lines: a line found in at least ``TEMPLATE_MIN`` notes or 0.5% of the
+  vault, whichever is more), the share of their top-10 slots held by notes made from the same
+  template (sharing at least ``TEMPLATE_LINES`` template lines with them): the peer's "other
+  daily notes in a daily note's top 10";
 - the five notes most often first, with their in-degree.
 
 Settings are the product's defaults unless ``--set section.key=value`` overrides them (several
@@ -35,6 +40,8 @@ from vaultheat.errors import VaultheatError
 
 TOP = 10
 HUB_SHARE = 0.01
+TEMPLATE_MIN = 5  # a line in at least this many notes (or 0.5% of the vault) is a template line
+TEMPLATE_LINES = 2  # template lines two notes must share to come from the same template
 
 
 def parse_sets(items: list[str]) -> dict[str, Any]:
@@ -78,6 +85,37 @@ def crowding(
     }
 
 
+def note_lines(text: str) -> set[str]:
+    """A note's distinct lines, stripped and lower-cased; blank and one- or two-character
+    lines (list bullets, separators) left out."""
+    return {line.strip().lower() for line in text.splitlines() if len(line.strip()) >= 3}
+
+
+def template_lines(lines: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Each note's template lines: the lines found in at least ``TEMPLATE_MIN`` notes (or 0.5%
+    of them, whichever is more)."""
+    counts = Counter(line for ls in lines.values() for line in ls)
+    floor = max(TEMPLATE_MIN, math.ceil(0.005 * len(lines)))
+    common = {line for line, c in counts.items() if c >= floor}
+    return {p: ls & common for p, ls in lines.items()}
+
+
+def template_share(rankings: dict[str, list[str]], tmpl: dict[str, set[str]]) -> dict[str, Any]:
+    """Over the notes made from a template, the share of their top slots held by notes made
+    from the same template (both share ``TEMPLATE_LINES`` template lines)."""
+    made = [p for p in rankings if len(tmpl.get(p, ())) >= TEMPLATE_LINES]
+    slots = mates = 0
+    for p in made:
+        for r in rankings[p]:
+            slots += 1
+            mates += len(tmpl[p] & tmpl.get(r, set())) >= TEMPLATE_LINES
+    return {
+        "template_notes": len(made),
+        "template_share": round(mates / slots, 3) if slots else 0.0,
+        "template_mates_per_note": round(mates / len(made), 2) if made else 0.0,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--vault", type=Path, required=True)
@@ -108,14 +146,21 @@ def main(argv: list[str] | None = None) -> int:
                 continue  # a note with no chunk (empty) has no sidebar
             rankings[p] = [r.path for r in res.results]
         took = time.perf_counter() - t0
+        vault = engine.paths.vault
     finally:
         engine.close()
+    lines = {p: note_lines((vault / p).read_text("utf-8", "replace")) for p in paths
+             if p.endswith(".md") and (vault / p).is_file()}  # fmt: skip
     doc = {"vault": str(args.vault), "overrides": overrides, "notes": len(paths),
-           "seconds": round(took, 1), **crowding(rankings, in_degree, len(paths))}  # fmt: skip
+           "seconds": round(took, 1), **crowding(rankings, in_degree, len(paths)),
+           **template_share(rankings, template_lines(lines))}  # fmt: skip
     print(f"{args.vault}  {overrides or 'defaults'}  ({len(rankings)} of {len(paths)} notes, "
           f"{took:.1f} s)")  # fmt: skip
     print(f"  first share {doc['first_share']:.3f}   hub share {doc['hub_share']:.3f} "
           f"(by chance {doc['hub_share_by_chance']:.3f}; hubs: {len(doc['hubs'])})")  # fmt: skip
+    print(f"  template share {doc['template_share']:.3f} ({doc['template_mates_per_note']:.2f} "
+          f"same-template notes in the top {TOP} of each of {doc['template_notes']} notes made "
+          "from a template)")  # fmt: skip
     for f in doc["first"]:
         print(f"  first for {f['first_for']:4d} ({f['share']:.3f})  in-degree {f['in_degree']:4d}  "
               f"{f['path']}")  # fmt: skip
