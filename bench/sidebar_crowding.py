@@ -86,9 +86,18 @@ def crowding(
 
 
 def note_lines(text: str) -> set[str]:
-    """A note's distinct lines, stripped and lower-cased; blank and one- or two-character
-    lines (list bullets, separators) left out."""
-    return {line.strip().lower() for line in text.splitlines() if len(line.strip()) >= 3}
+    """A note's distinct body lines, stripped and lower-cased: the frontmatter left out (every
+    note has properties; sharing ``desc: ''`` is not a template), and lines shorter than three
+    characters or without a letter or digit (bullets, ``---`` rules)."""
+    lines = text.splitlines()
+    if lines and lines[0].strip() == "---":
+        end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), None)
+        lines = lines[end + 1 :] if end is not None else lines
+    return {
+        line.strip().lower()
+        for line in lines
+        if len(line.strip()) >= 3 and any(ch.isalnum() for ch in line)
+    }
 
 
 def template_lines(lines: dict[str, set[str]]) -> dict[str, set[str]]:

@@ -21,7 +21,7 @@ def load(name: str) -> ModuleType:
 
 sc = load("sidebar_crowding")
 
-DAILY = "## Tasks\n- [ ] \n## Journal\nMood:\n"
+DAILY = "## Tasks\n- [ ] todo\n## Journal\nMood:\n"
 
 
 def vault() -> dict[str, set[str]]:
@@ -34,13 +34,19 @@ def vault() -> dict[str, set[str]]:
 
 
 def test_note_lines_strip_lower_and_drop_short_lines() -> None:
-    assert sc.note_lines("  Mood: \n-\n\n## Tasks\n- [ ] \n") == {"mood:", "## tasks", "- [ ]"}
+    assert sc.note_lines("  Mood: \n-\n\n## Tasks\n- [ ] \n") == {"mood:", "## tasks"}
+
+
+def test_note_lines_leave_out_the_frontmatter_and_rules() -> None:
+    text = "---\ndesc: ''\ntags: [daily]\n---\n# Day\n---\nWalked.\n"
+    assert sc.note_lines(text) == {"# day", "walked."}
+    assert sc.note_lines("---\nno end\n") == {"no end"}  # an unclosed block is body
 
 
 def test_template_lines_are_lines_in_enough_notes() -> None:
     tmpl = sc.template_lines(vault())
     # the daily template's lines are in 6 notes (>= TEMPLATE_MIN = 5); "## journal" in 7
-    assert tmpl["daily/1.md"] == {"## tasks", "- [ ]", "## journal", "mood:"}
+    assert tmpl["daily/1.md"] == {"## tasks", "- [ ] todo", "## journal", "mood:"}
     assert tmpl["espresso.md"] == {"## journal"}  # one template line: not made from it
     assert tmpl["v60.md"] == set()
     assert "walked to the park." not in tmpl["daily/1.md"]  # in 2 notes only
