@@ -221,11 +221,13 @@ class RelatedSettings:
     vote_chance: float = 0.5  # take away the vote random neighbours would give (0 off, 1 all)
     # link heat (core/linkheat.py): notes near the open note's own links in the link graph rise
     # by up to link_heat_weight; "ppr" personalized PageRank, "ra" resource allocation. On 20%
-    # held-out links, ppr at 0.3 beat votes alone on all four shared vaults (R@10 +0.016 to
-    # +0.030); ra and hub damping lost: docs/eval.md "Held-out links and link heat"
+    # held-out links, ppr at 0.3 beyond chance 0.5 beat votes alone on three of the four shared
+    # vaults (tie on dendron-site) and kept help-en's sidebar less crowded than before (first
+    # share 0.139 -> 0.116); ra and hub dampings lost: docs/eval.md "Held-out links and link heat"
     link_heat: str = "ppr"  # off | ppr | ra: spread from the note's links over the link graph
     link_heat_weight: float = 0.3  # bonus of the note best connected to the open note's links
     link_heat_alpha: float = 0.3  # ppr: chance a step jumps back to the open note's links
+    link_heat_chance: float = 0.5  # ppr: less the heat a walk from anywhere leaves (0 off)
 
 
 @dataclass(frozen=True)

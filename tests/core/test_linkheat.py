@@ -268,3 +268,23 @@ def test_the_querys_stored_links_change_nothing(kind: str) -> None:
     assert set(a) == set(b)
     for t in a:
         assert a[t].heat == pytest.approx(b[t].heat, abs=1e-12)
+
+
+def test_ppr_beyond_chance_takes_off_the_stationary_share() -> None:
+    """chance c: heat(T) = max(0, ppr(T) - c × d(T) / Σd), the degrees counted without Q
+    (the share of time a walk from anywhere spends on T); RA ignores it."""
+    g = graph()
+    plain = link_heat(g, "Q", SEEDS, kind="ppr", weight=1.0)
+    # degrees without Q: A 2 (T, U), D 1, E 1, T 2, U 1, F 2 (E, G), G 1 -> Σ 10
+    deg = {"A": 2, "D": 1, "E": 1, "T": 2, "U": 1, "F": 2, "G": 1}
+    total = sum(deg.values())
+    for c in (0.5, 1.0):
+        got = link_heat(g, "Q", SEEDS, kind="ppr", weight=1.0, chance=c)
+        expected = {t: h.heat - c * deg[t] / total for t, h in plain.items()}
+        expected = {t: h for t, h in expected.items() if h > 0}
+        assert set(got) == set(expected)
+        for t, h in expected.items():
+            assert got[t].heat == pytest.approx(h, abs=1e-12)
+    assert link_heat(g, "Q", SEEDS, kind="ra", weight=1.0, chance=1.0) == link_heat(
+        g, "Q", SEEDS, kind="ra", weight=1.0
+    )

@@ -13,6 +13,11 @@ vault's link graph, read as undirected: two notes are neighbours when either lin
 - ``ra``: resource allocation, ``h(T) = Σ_{z ∈ S ∩ N(T)} 1 / d(z)``: shared neighbours count,
   a hub shared with everyone counts little.
 
+With ``chance`` c > 0 (``ppr`` only), ``h(T)`` is first reduced to ``max(0, h(T) - c × d(T) /
+Σ d)``: a walk from anywhere spends ``d(T) / Σ d`` of its time on T (the stationary share), so
+only heat above that says T is near Q rather than merely well linked (as votes beyond chance
+do for votes).
+
 ``bonus(T) = weight × h(T) / max_T' h(T')`` over the notes outside S ∪ {Q}: the note best
 connected to Q gets the whole weight. Notes of S get no bonus (they are linked already; their
 content score places them), so link heat suggests notes the user has not linked yet. ``via``
@@ -89,6 +94,7 @@ def link_heat(
     kind: str,
     weight: float,
     alpha: float = 0.3,
+    chance: float = 0.0,
     via: int = 3,
 ) -> dict[str, LinkHeat]:
     """Link heat from ``query`` whose neighbourhood is ``seeds`` (its links both ways, as the
@@ -106,6 +112,10 @@ def link_heat(
         degree[graph.nbrs[graph.offsets[q] : graph.offsets[q + 1]]] -= 1.0
         degree[q] = 0.0
     heat = _ppr(graph, degree, start, q, alpha) if kind == "ppr" else _ra(graph, degree, start, q)
+    if chance > 0 and kind == "ppr" and degree.sum() > 0:
+        # beyond chance: a walk from anywhere ends on a note in proportion to its degree (the
+        # stationary distribution); only heat above that share is evidence of closeness
+        heat = np.maximum(0.0, heat - chance * degree / degree.sum())
     blocked = np.zeros(len(graph.paths), dtype=bool)
     blocked[start] = True
     if q >= 0:

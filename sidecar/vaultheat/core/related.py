@@ -380,7 +380,8 @@ def _add_graph(
     if link_heat_on(s, req):
         seeds = set(note.links_out) | links.linking_to(req.path)
         heated = link_heat(links.graph, req.path, seeds, kind=r.link_heat,
-                           weight=r.link_heat_weight, alpha=r.link_heat_alpha)  # fmt: skip
+                           weight=r.link_heat_weight, alpha=r.link_heat_alpha,
+                           chance=r.link_heat_chance)  # fmt: skip
     bonus = {t: v.bonus for t, v in found.items()}
     for t, h in heated.items():
         bonus[t] = bonus.get(t, 0.0) + h.bonus
