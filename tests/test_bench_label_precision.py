@@ -2,29 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
+from tests.bench_scripts import load_bench
 from vaultheat.core.relevance import Curve
 
-BENCH = Path(__file__).resolve().parents[1] / "bench"
-
-
-def load(name: str) -> ModuleType:
-    sys.path.insert(0, str(BENCH))  # it imports calibrate_relevance beside it
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-lp = load("label_precision")
+lp = load_bench("label_precision")
 STEP = Curve((0.49, 0.51), (0.0, 1.0))  # strong at cosine >= 0.5, weak below
 
 
