@@ -38,6 +38,10 @@ if TYPE_CHECKING:
 META_FORMAT = 1
 SPACE = "cosine"
 EXACT_FILTER_MAX = 512  # filters up to this many live ids are searched exactly (see _exact)
+# hnswlib's search beam. 64 returned 0.979 of the exact top 40 for waylonwalker's queries (14k
+# vectors; 0.72 for the worst); 256 returns 0.997 (min 0.875) on every shared vault at ~0.3 ms
+# more per search (bench/vector_recall.py, docs/eval.md "Vector recall").
+EF_SEARCH = 256
 
 
 def meta_path_for(path: Path) -> Path:
@@ -55,7 +59,7 @@ class VectorIndex:
         live: set[int],
         deleted: set[int],
         generation: int = 0,
-        ef_search: int = 64,
+        ef_search: int = EF_SEARCH,
     ) -> None:
         self._index = index
         self._dim = dim
@@ -75,7 +79,7 @@ class VectorIndex:
         capacity: int = 1024,
         M: int = 16,  # hnswlib's name for the graph degree
         ef_construction: int = 200,
-        ef_search: int = 64,
+        ef_search: int = EF_SEARCH,
         threads: int = 0,
     ) -> VectorIndex:
         if dim <= 0:
@@ -92,7 +96,9 @@ class VectorIndex:
         return cls(index, dim, live=set(), deleted=set(), ef_search=ef_search)
 
     @classmethod
-    def load(cls, path: Path, dim: int, *, ef_search: int = 64, threads: int = 0) -> VectorIndex:
+    def load(
+        cls, path: Path, dim: int, *, ef_search: int = EF_SEARCH, threads: int = 0
+    ) -> VectorIndex:
         """Load an index saved by :meth:`save`, verifying it against its meta file.
 
         Raises IndexMissingError when there is no index file, IndexMismatchError when it was
