@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from vaultheat.procs import pid_alive
 from vaultheat.storage.lock import FileLock
 
 DISCOVERY_MODE = 0o600
@@ -83,19 +84,6 @@ def read_discovery(path: Path) -> ServerInfo | None:
         )
     except (OSError, ValueError, KeyError, TypeError):
         return None
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether a process with this pid exists (signal 0 checks without sending anything)."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # exists, owned by someone else
-        return True
-    return True
 
 
 def running_server(path: Path) -> ServerInfo | None:

@@ -29,6 +29,7 @@ from vaultheat.config import load_settings
 from vaultheat.engine import Engine
 from vaultheat.errors import VaultheatError
 from vaultheat.paths import IndexPaths, index_paths
+from vaultheat.procs import process_running
 from vaultheat.providers.base import Embedder
 from vaultheat.server.app import create_app
 from vaultheat.server.discovery import (
@@ -37,7 +38,6 @@ from vaultheat.server.discovery import (
     ServerLock,
     format_url,
     now_iso,
-    pid_alive,
     remove_discovery,
     server_lock_path,
     write_discovery,
@@ -278,18 +278,6 @@ async def _run(
             remove_discovery(paths.server, pid)
     _say("stopped")
     return EXIT_OK
-
-
-def process_running(pid: int) -> bool:
-    """Whether ``pid`` is a live process: one that has exited but was not reaped yet (a zombie,
-    state ``Z`` in ``/proc``) counts as gone."""
-    if not pid_alive(pid):
-        return False
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return True  # no /proc (macOS): signal 0 is all there is
-    return stat.rsplit(")", 1)[-1].split()[:1] != ["Z"]
 
 
 async def _watch_parent(pid: int, stop: asyncio.Event) -> None:
