@@ -25,6 +25,7 @@ PROCESS_QUERY_LIMITED_INFORMATION = 0x1000
 WAIT_OBJECT_0 = 0x0
 WAIT_TIMEOUT = 0x102
 ERROR_ACCESS_DENIED = 5
+BELOW_NORMAL_PRIORITY_CLASS = 0x4000
 
 PLATFORM = sys.platform  # a seam for tests
 
@@ -72,6 +73,17 @@ def windows_pid_alive(pid: int, kernel32: Any, get_last_error: Callable[[], int]
         kernel32.CloseHandle(handle)
 
 
+def windows_below_normal_priority(kernel32: Any) -> bool:
+    """Put this process in the below-normal priority class (threads it starts later follow)."""
+    return bool(
+        kernel32.SetPriorityClass(kernel32.GetCurrentProcess(), BELOW_NORMAL_PRIORITY_CLASS)
+    )
+
+
+def win32_kernel32() -> Any:  # pragma: no cover - Windows only
+    return _win32()[0]
+
+
 def _zombie(stat_path: Path) -> bool:
     try:
         stat = stat_path.read_text(encoding="ascii", errors="replace")
@@ -82,7 +94,7 @@ def _zombie(stat_path: Path) -> bool:
 
 @functools.cache
 def _win32() -> tuple[Any, Callable[[], int]]:  # pragma: no cover - Windows only
-    """kernel32 with the three functions typed, and ctypes' per-thread last error."""
+    """kernel32 with the functions used here typed, and ctypes' per-thread last error."""
     from ctypes import wintypes
 
     k32 = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined]
@@ -92,4 +104,8 @@ def _win32() -> tuple[Any, Callable[[], int]]:  # pragma: no cover - Windows onl
     k32.WaitForSingleObject.restype = wintypes.DWORD
     k32.CloseHandle.argtypes = [wintypes.HANDLE]
     k32.CloseHandle.restype = wintypes.BOOL
+    k32.GetCurrentProcess.argtypes = []
+    k32.GetCurrentProcess.restype = wintypes.HANDLE
+    k32.SetPriorityClass.argtypes = [wintypes.HANDLE, wintypes.DWORD]
+    k32.SetPriorityClass.restype = wintypes.BOOL
     return k32, ctypes.get_last_error  # type: ignore[attr-defined]
