@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from vaultheat import procs
 from vaultheat.config import Settings
-from vaultheat.cpu_budget import budget_cpus
+from vaultheat.cpu_budget import budget_cpus, raise_niceness, usable_cpus
 from vaultheat.errors import VaultheatError
 
 SIDECAR = Path(__file__).resolve().parent.parent / "sidecar"
@@ -38,13 +39,19 @@ def probe(overrides: dict[str, object], default: int | None = None, min_nice: in
     return json.loads(out.stdout)
 
 
-cores = len(os.sched_getaffinity(0))
+cores = usable_cpus()
+linux_only = pytest.mark.skipif(
+    not hasattr(os, "sched_getaffinity") or not hasattr(os, "nice"),
+    reason="the probe reads niceness and CPU affinity (Linux)",
+)
 
 
+@linux_only
 def test_no_budget_changes_nothing() -> None:
     assert probe({}) == {"nice": 0, "cores": cores, "threads": 0}
 
 
+@linux_only
 def test_nice_is_raised() -> None:
     base = os.nice(0)
     got = probe({"index.nice": 5})
@@ -52,6 +59,7 @@ def test_nice_is_raised() -> None:
     assert probe({"index.nice": 3}, min_nice=10)["nice"] == max(0, 10 - base)
 
 
+@linux_only
 @pytest.mark.skipif(cores < 2, reason="pinning to fewer cores needs at least two")
 def test_one_core_pins_and_sizes_the_model_threads() -> None:
     assert probe({"index.cpus": 1}) == {"nice": 0, "cores": 1, "threads": 1}
@@ -60,6 +68,30 @@ def test_one_core_pins_and_sizes_the_model_threads() -> None:
     # the server's child default (all but one) and index.cpus: the lower wins
     assert probe({"index.cpus": 1}, default=cores - 1)["cores"] == 1
     assert probe({}, default=1)["cores"] == 1
+
+
+def test_windows_has_no_niceness_and_uses_the_below_normal_class(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class Kernel32:
+        def GetCurrentProcess(self) -> int:
+            return -1  # the pseudo-handle
+
+        def SetPriorityClass(self, handle: int, cls: int) -> bool:
+            self.set = (handle, cls)
+            return True
+
+    kernel32 = Kernel32()
+    assert procs.windows_below_normal_priority(kernel32)
+    assert kernel32.set == (-1, procs.BELOW_NORMAL_PRIORITY_CLASS)
+    monkeypatch.delattr(os, "nice", raising=False)  # as on Windows
+    monkeypatch.setattr(procs, "PLATFORM", "win32")
+    monkeypatch.setattr(procs, "win32_kernel32", lambda: kernel32)
+    del kernel32.set
+    assert raise_niceness(5)
+    assert kernel32.set == (-1, procs.BELOW_NORMAL_PRIORITY_CLASS)
+    monkeypatch.setattr(procs, "PLATFORM", "darwin-without-nice")
+    assert not raise_niceness(5)  # nothing to call: no error either
 
 
 def test_budget_cpus_caps_at_usable_cores() -> None:

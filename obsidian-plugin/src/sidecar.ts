@@ -73,11 +73,15 @@ export function sidecarArgv(options: SidecarOptions): string[] {
 	return argv;
 }
 
+/** Python versions whose per-user install folders are searched (requires-python >= 3.11). */
+const USER_PYTHONS = ["3.11", "3.12", "3.13", "3.14"];
+
 /**
  * Where `vaultheat` is usually installed, most likely first: the command as set (a name on
  * PATH or a full path), every PATH folder, `~/.local/bin` (pip --user, pipx, uv tool), pipx's
- * and uv's own environments, Homebrew, and on Windows the Scripts folders. Only checked for
- * existence (`exists` is fs.existsSync in Obsidian): nothing is run.
+ * and uv's own environments (and `$PIPX_HOME`), Homebrew, and pip --user's folders on macOS
+ * (`~/Library/Python/3.x/bin`) and Windows (`%APPDATA%\\Python\\Python3x\\Scripts`).
+ * Only checked for existence (`exists` is fs.existsSync in Obsidian): nothing is run.
  */
 export function candidateCommands(
 	command: string,
@@ -100,9 +104,24 @@ export function candidateCommands(
 		out.push(join(home, ".local", "share", "pipx", "venvs", "vaultheat", win ? "Scripts" : "bin", exe));
 		out.push(join(home, ".local", "share", "uv", "tools", "vaultheat", win ? "Scripts" : "bin", exe));
 		if (!win) out.push("/opt/homebrew/bin/vaultheat", "/usr/local/bin/vaultheat");
-		if (win && env.APPDATA) out.push(join(env.APPDATA, "Python", "Scripts", exe));
-		if (win && env.APPDATA) out.push(join(env.APPDATA, "uv", "tools", "vaultheat", "Scripts", exe));
+		if (platform === "darwin") {
+			// pip --user with python.org's Python, and pipx's older macOS home
+			for (const v of USER_PYTHONS) out.push(join(home, "Library", "Python", v, "bin", exe));
+			out.push(join(home, "Library", "Application Support", "pipx", "venvs", "vaultheat", "bin", exe));
+		}
+		if (win) {
+			// pipx's Windows homes (today's, then older ones), pip --user, uv tool
+			out.push(join(home, "pipx", "venvs", "vaultheat", "Scripts", exe));
+			out.push(join(home, ".local", "pipx", "venvs", "vaultheat", "Scripts", exe));
+			if (env.LOCALAPPDATA) out.push(join(env.LOCALAPPDATA, "pipx", "venvs", "vaultheat", "Scripts", exe));
+			if (env.APPDATA) {
+				for (const v of USER_PYTHONS) out.push(join(env.APPDATA, "Python", `Python${v.replace(".", "")}`, "Scripts", exe));
+				out.push(join(env.APPDATA, "Python", "Scripts", exe));
+				out.push(join(env.APPDATA, "uv", "tools", "vaultheat", "Scripts", exe));
+			}
+		}
 	}
+	if (env.PIPX_HOME) out.push(join(env.PIPX_HOME, "venvs", "vaultheat", win ? "Scripts" : "bin", exe));
 	return [...new Set(out)];
 }
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 
+from vaultheat import procs
 from vaultheat.config import Settings
 
 
@@ -32,6 +33,22 @@ def budget_cpus(settings: Settings, default: int | None = None) -> int | None:
     return max(1, min(want, usable_cpus()))
 
 
+def raise_niceness(nice: int) -> bool:
+    """Raise this process's niceness to at least ``nice`` (never lower it); False where the OS
+    refused. Windows has no niceness: any ``nice`` > 0 means the below-normal priority class."""
+    if hasattr(os, "nice"):
+        try:
+            current = os.nice(0)
+            if current < nice:
+                os.nice(nice - current)
+        except OSError:
+            return False
+        return True
+    if procs.PLATFORM == "win32":  # pragma: no cover - Windows only
+        return procs.windows_below_normal_priority(procs.win32_kernel32())
+    return False
+
+
 def apply_cpu_budget(
     settings: Settings, *, default_cpus: int | None = None, min_nice: int = 0
 ) -> Settings:
@@ -40,10 +57,7 @@ def apply_cpu_budget(
     (``embeddings.threads`` sized to the cores when it was 0)."""
     nice = max(settings.index.nice, min_nice)
     if nice > 0:
-        with contextlib.suppress(OSError):
-            current = os.nice(0)
-            if current < nice:
-                os.nice(nice - current)
+        raise_niceness(nice)
     cpus = budget_cpus(settings, default_cpus)
     if cpus is None:
         return settings

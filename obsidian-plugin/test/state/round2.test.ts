@@ -126,6 +126,23 @@ describe("finding the sidecar", () => {
 		expect(c.slice(0, 3)).toEqual(["/usr/bin/vaultheat", "/opt/x/bin/vaultheat", "/home/u/.local/bin/vaultheat"]);
 		expect(c).toContain("/home/u/.local/share/pipx/venvs/vaultheat/bin/vaultheat");
 	});
+	it("knows Windows' and macOS's per-user install folders", () => {
+		const env = { Path: "C:\\Py\\Scripts", APPDATA: "C:\\Users\\u\\AppData\\Roaming", LOCALAPPDATA: "C:\\Users\\u\\AppData\\Local" };
+		const w = candidateCommands("vaultheat", env, "win32", "C:\\Users\\u");
+		expect(w[0]).toBe("C:\\Py\\Scripts\\vaultheat.exe");
+		expect(w).toContain("C:\\Users\\u\\.local\\bin\\vaultheat.exe");
+		expect(w).toContain("C:\\Users\\u\\pipx\\venvs\\vaultheat\\Scripts\\vaultheat.exe");
+		expect(w).toContain("C:\\Users\\u\\AppData\\Local\\pipx\\venvs\\vaultheat\\Scripts\\vaultheat.exe");
+		expect(w).toContain("C:\\Users\\u\\AppData\\Roaming\\Python\\Python312\\Scripts\\vaultheat.exe");
+		expect(w).toContain("C:\\Users\\u\\AppData\\Roaming\\uv\\tools\\vaultheat\\Scripts\\vaultheat.exe");
+		expect(w.every((p) => !p.includes("/"))).toBe(true);
+		const m = candidateCommands("vaultheat", { PATH: "", PIPX_HOME: "/opt/px" }, "darwin", "/Users/u");
+		expect(m).toContain("/Users/u/Library/Python/3.11/bin/vaultheat");
+		expect(m).toContain("/opt/homebrew/bin/vaultheat");
+		expect(m).toContain("/Users/u/.local/pipx/venvs/vaultheat/bin/vaultheat");
+		expect(m).toContain("/opt/px/venvs/vaultheat/bin/vaultheat");
+		expect(candidateCommands("vaultheat", { PATH: "" }, "linux", "/home/u").some((p) => p.includes("Library"))).toBe(false);
+	});
 	it("tries an explicit path first", () => {
 		expect(candidateCommands("/srv/vh/.venv/bin/vaultheat", { PATH: "" }, "linux", "")[0]).toBe("/srv/vh/.venv/bin/vaultheat");
 	});

@@ -3,12 +3,14 @@
 The discovery file ``<index_dir>/server.json`` carries the address and the bearer token. It is
 created with mode 0600 (and replaced atomically, so a reader never sees half a file): the token
 is the only thing standing between a local web page and the user's notes, so no other user of
-the machine may read it. A file whose pid is gone (a crash, ``kill -9``) is *stale* and ignored.
+the machine may read it. On Windows mode bits mean nothing: the file inherits the index folder's
+ACL, which nothing here checks. A file whose pid is gone (a crash, ``kill -9``) is *stale* and
+ignored.
 
-The single-instance rule rests on an advisory ``flock`` of ``server.lock`` held for the whole
-life of the server, not on the discovery file: the kernel drops the lock when the process dies,
-so two servers starting at the same moment cannot both win and a crash never blocks the next
-start. The discovery file then only tells the loser where the winner is.
+The single-instance rule rests on an OS lock (``storage/lock.py``) of ``server.lock`` held for
+the whole life of the server, not on the discovery file: the OS drops the lock when the process
+dies, so two servers starting at the same moment cannot both win and a crash never blocks the
+next start. The discovery file then only tells the loser where the winner is.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from vaultheat.procs import pid_alive
 from vaultheat.storage.lock import FileLock
 
 DISCOVERY_MODE = 0o600
@@ -60,7 +63,8 @@ def write_discovery(path: Path, info: ServerInfo) -> None:
         tmp.unlink()
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, DISCOVERY_MODE)
     try:
-        os.fchmod(fd, DISCOVERY_MODE)  # whatever the umask said
+        if hasattr(os, "fchmod"):  # POSIX, whatever the umask said (Windows: the folder's ACL)
+            os.fchmod(fd, DISCOVERY_MODE)
         os.write(fd, json.dumps(info.to_dict(), indent=2).encode("utf-8"))
         os.fsync(fd)
     finally:
@@ -83,19 +87,6 @@ def read_discovery(path: Path) -> ServerInfo | None:
         )
     except (OSError, ValueError, KeyError, TypeError):
         return None
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether a process with this pid exists (signal 0 checks without sending anything)."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # exists, owned by someone else
-        return True
-    return True
 
 
 def running_server(path: Path) -> ServerInfo | None:
@@ -125,7 +116,7 @@ class AlreadyServing(Exception):
 
 
 class ServerLock(FileLock):
-    """An exclusive, non-blocking ``flock`` held while a server runs for one index."""
+    """An exclusive, non-blocking lock held while a server runs for one index."""
 
     def __init__(self, lock_path: Path, discovery_path: Path) -> None:
         super().__init__(lock_path)

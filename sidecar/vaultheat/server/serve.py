@@ -23,12 +23,14 @@ import secrets
 import signal
 import ssl
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from vaultheat.config import load_settings
 from vaultheat.engine import Engine
 from vaultheat.errors import VaultheatError
 from vaultheat.paths import IndexPaths, index_paths
+from vaultheat.procs import process_running
 from vaultheat.providers.base import Embedder
 from vaultheat.server.app import create_app
 from vaultheat.server.discovery import (
@@ -37,7 +39,6 @@ from vaultheat.server.discovery import (
     ServerLock,
     format_url,
     now_iso,
-    pid_alive,
     remove_discovery,
     server_lock_path,
     write_discovery,
@@ -258,9 +259,7 @@ async def _run(
         started_at=now_iso(),
     )
     stop = app[STATE].stop_requested  # also set by POST /v1/shutdown
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+    uninstall = install_stop_signals(asyncio.get_running_loop(), stop)
     watcher = asyncio.create_task(_watch_parent(parent_pid, stop)) if parent_pid else None
     try:
         write_discovery(paths.server, info)
@@ -270,8 +269,7 @@ async def _run(
     finally:
         if watcher is not None:
             watcher.cancel()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
+        uninstall()
         try:
             await runner.cleanup()
         finally:
@@ -280,16 +278,39 @@ async def _run(
     return EXIT_OK
 
 
-def process_running(pid: int) -> bool:
-    """Whether ``pid`` is a live process: one that has exited but was not reaped yet (a zombie,
-    state ``Z`` in ``/proc``) counts as gone."""
-    if not pid_alive(pid):
-        return False
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return True  # no /proc (macOS): signal 0 is all there is
-    return stat.rsplit(")", 1)[-1].split()[:1] != ["Z"]
+def install_stop_signals(
+    loop: asyncio.AbstractEventLoop, stop: asyncio.Event, platform: str = sys.platform
+) -> Callable[[], None]:
+    """Make the shutdown signals set ``stop``; returns the function that undoes it.
+
+    POSIX: ``loop.add_signal_handler`` for SIGINT and SIGTERM. Windows' event loops have no
+    ``add_signal_handler``: plain ``signal.signal`` handlers for SIGINT (Ctrl+C), SIGBREAK
+    (Ctrl+Break) and SIGTERM (raised in-process only) hand
+    ``stop.set`` to the loop thread-safely; the proactor loop wakes on a signal by itself.
+    """
+    if platform != "win32":
+        posix = (signal.SIGINT, signal.SIGTERM)
+        for sig in posix:
+            loop.add_signal_handler(sig, stop.set)
+
+        def remove() -> None:
+            for sig in posix:
+                loop.remove_signal_handler(sig)
+
+        return remove
+
+    def on_signal(signum: int, frame: object) -> None:
+        loop.call_soon_threadsafe(stop.set)
+
+    names = ("SIGINT", "SIGBREAK", "SIGTERM")
+    signals = [getattr(signal, name) for name in names if hasattr(signal, name)]
+    previous = {sig: signal.signal(sig, on_signal) for sig in signals}
+
+    def uninstall() -> None:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+    return uninstall
 
 
 async def _watch_parent(pid: int, stop: asyncio.Event) -> None:
