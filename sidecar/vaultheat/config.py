@@ -149,6 +149,12 @@ class SearchSettings:
     # (docs/eval.md "Note vectors"): waylonwalker Hit@1 0.800 -> 0.900, help-en nDCG@10
     # +0.024 (tie), rare-word keywords identical. 0 = off
     score_note: float = 0.64
+    # what the note is (core/pagekind.py): a chunk of a plain note scores score_page x 1, one
+    # of a digest (dated, its headings or bullets link) or a list page (mostly link entries)
+    # x 0, so when both match the note proper wins. Chosen on bluebook (nDCG@5 0.908 -> 0.963,
+    # junk share 0.400 -> 0.157); waylonwalker and help-en unchanged (docs/eval.md "Page
+    # kinds"). 0 = off
+    score_page: float = 1.0  # weight of being a note proper, not a digest or a list page
     title_partial: float = 0.0
     title_weight: float = 1.0
     title_top: int = 20

@@ -52,6 +52,7 @@ from vaultheat.core.derived_notes import (
 from vaultheat.core.discovery import Discovery, FileEntry, Skip, discover, discover_changed
 from vaultheat.core.knn import affected_ids, knn_lists
 from vaultheat.core.models import ChunkDraft, NoteRow, ParsedNote
+from vaultheat.core.pagekind import NOTE, note_page_kind
 from vaultheat.core.parsing import parse_note
 from vaultheat.core.resolve import LinkResolver
 from vaultheat.core.sizing import chunk_for
@@ -293,6 +294,7 @@ class Indexer:
         report.timings["index"] = time.perf_counter() - t2
 
         t3 = time.perf_counter()
+        self._classify_pages(store)
         self._resolve_and_report(store, disc, diff, plan, wanted, report)
         report.timings["resolve"] = time.perf_counter() - t3
         # the parsed notes and their bytes go: the meaning phase needs only the held inputs
@@ -522,6 +524,29 @@ class Indexer:
         counts = store.counts()
         report.notes_indexed, report.excluded = counts["notes"], counts["excluded"]
 
+    def _classify_pages(self, store: Store) -> None:
+        """Give a page kind (core/pagekind.py) to the notes an index from before page kinds
+        holds: each is read and parsed again, nothing is re-chunked or re-embedded. A note that
+        cannot be read now counts as a plain note (its next change classifies it again)."""
+        todo = store.notes_without_page_kind()
+        if not todo:
+            return
+        kinds = []
+        for note_id, path in todo:
+            kind = NOTE
+            if document_kind(path) is None:
+                try:
+                    raw = (self.paths.vault / path).read_bytes()
+                    kind = note_page_kind(
+                        parse_note(path, raw, exclude_property=self.settings.vault.exclude_property)
+                    )
+                except Exception as exc:  # a bad note is a plain note, never fatal
+                    log.warning("page kind of %s: %s", path, exc)
+            kinds.append((note_id, kind))
+        with store.transaction():
+            store.set_page_kinds(kinds)
+            store.bump_generation()  # views built before read no kinds
+
     def _save(self, store: Store, vectors: VectorIndex | None) -> None:
         """Save the vector file with a fresh generation (when it was opened) and mark the run
         complete unless it was stopped."""
@@ -749,8 +774,9 @@ class Indexer:
             for w, note, chunks in drafts:
                 old = store.chunk_hashes(w.note_id) if w.note_id is not None else []
                 note_id = store.upsert_note(
-                    note, content_hash=w.digest, mtime_ns=w.entry.mtime_ns, size=w.entry.size
-                )
+                    note, content_hash=w.digest, mtime_ns=w.entry.mtime_ns, size=w.entry.size,
+                    page_kind=note_page_kind(note),
+                )  # fmt: skip
                 report.written.append(note.path)
                 free: dict[str, list[int]] = {}
                 for cid, h in old:

@@ -200,7 +200,7 @@ class ViewSource:
             links = NoteLinks.from_pairs(snap.note_link_pairs(), graph_view.note_chunks())
         notes = note_vectors(dense, graph_view.chunk_note, graph_view.note_lead)
         view = IndexView(gen, snap, self._vectors, graph_view, dense, links, resolver, titles,
-                         notes)  # fmt: skip
+                         notes, snap.page_kinds())  # fmt: skip
         self._view, self._key, self._stale = view, key, False
         return view
 

@@ -19,6 +19,7 @@ from vaultheat.core.lexical import query_terms
 from vaultheat.core.lru import LRU
 from vaultheat.core.models import ChunkRow, NoteRow
 from vaultheat.core.notevec import note_vectors
+from vaultheat.core.pagekind import NOTE, page_kind
 from vaultheat.core.resolve import LinkResolver
 from vaultheat.core.titles import TitleIndex
 from vaultheat.core.view import IndexView
@@ -188,5 +189,7 @@ def fake_view(
     note_links = NoteLinks.from_pairs(pairs, gv.note_chunks())
     resolver = LinkResolver(list(rows))
     titles = TitleIndex.build({p: r.title for p, r in rows.items()}, store.note_aliases())
-    notes = note_vectors(dense, gv.chunk_note, gv.note_lead)
-    return IndexView(1, store, vectors, gv, dense, note_links, resolver, titles, notes)
+    vecs_of_notes = note_vectors(dense, gv.chunk_note, gv.note_lead)
+    kinds = {p: k for p, text, _ in notes if (k := page_kind(p, text)) != NOTE}
+    return IndexView(1, store, vectors, gv, dense, note_links, resolver, titles, vecs_of_notes,
+                     kinds)  # fmt: skip

@@ -138,6 +138,7 @@ def test_a_schema_1_index_keeps_answering_and_is_upgraded_by_the_next_index_run(
     con = sqlite3.connect(db_path)  # made as an index written before chunk locators existed
     for col in ("page", "page_end", "card_id"):
         con.execute(f"ALTER TABLE chunks DROP COLUMN {col}")
+    con.execute("ALTER TABLE notes DROP COLUMN page_kind")  # m003's column
     con.execute("PRAGMA user_version = 1")
     con.close()
     assert version(db_path) == 1

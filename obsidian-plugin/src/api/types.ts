@@ -52,6 +52,8 @@ export interface Components {
 	title: number | null;
 	/** The note as a whole (its opening and the mean of its passages) against the query. */
 	note: number | null;
+	/** 1 for a note proper, 0 for a digest or a list page (search only; null in related notes). */
+	page: number | null;
 }
 export type ComponentName = keyof Components;
 

@@ -81,7 +81,7 @@ export const WIRE_FIELDS = {
 	RelatedBatchRequest: { paths: R, top: O } satisfies Fields<RelatedBatchRequest>,
 	RelatedBatchNote: { path: R, results: R } satisfies Fields<RelatedBatchNote>,
 	RelatedBatchDoc: { schema: R, took_ms: R, notes: R, missing: R } satisfies Fields<RelatedBatchDoc>,
-	Components: { vector: R, lexical: R, heat: R, fusion: R, rerank: R, title: R, note: R } satisfies Fields<Components>,
+	Components: { vector: R, lexical: R, heat: R, fusion: R, rerank: R, title: R, note: R, page: R } satisfies Fields<Components>,
 	ExplainSeed: {
 		chunk_id: R, path: R, heading_path: R, text: R, stage: R, seed_score: R,
 		page: O, page_end: O, card_id: O,

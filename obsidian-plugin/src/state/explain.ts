@@ -13,6 +13,7 @@ export const COMPONENT_LABELS: Record<ComponentName, { name: string; help: strin
 	rerank: { name: "Reread", help: "A second model reread the pair and judged it (cross-encoder)" },
 	title: { name: "Named the note", help: "Your query is the note's title, an alias or its file name, or shares its rarer words" },
 	note: { name: "Whole note on topic", help: "The note as a whole (its opening and the average of its passages) is about your query" },
+	page: { name: "A note, not a digest or list", help: "A note proper scores this; a digest or a list page that only points at notes does not" },
 };
 
 const EDGE_LABELS: Record<string, string> = {
@@ -42,7 +43,7 @@ export interface Contribution {
 	value: number | null;
 }
 
-const ORDER: ComponentName[] = ["vector", "lexical", "heat", "fusion", "rerank", "title", "note"];
+const ORDER: ComponentName[] = ["vector", "lexical", "heat", "fusion", "rerank", "title", "note", "page"];
 
 export function contributions(doc: Pick<ExplainDoc, "components">): Contribution[] {
 	const { raw, normalized, weights } = doc.components;

@@ -31,7 +31,7 @@ from vaultheat.core.ports import StorePort, VectorIndexPort
 from vaultheat.core.results import HopTrace, ScoreParts, SeedTrace, Trace
 from vaultheat.core.scoring import combine
 
-ABSOLUTE = ("title",)  # score parts already on an absolute [0, 1] scale (core/titles.py)
+ABSOLUTE = ("title", "page")  # score parts already on an absolute [0, 1] scale (core/titles.py)
 
 
 @dataclass
@@ -159,6 +159,8 @@ def retrieve(store: StorePort, vectors: VectorIndexPort, plan: RetrievalPlan) ->
         "title": {c: names_raw.get(c, 0.0) for c in candidates} if names_raw else None,
         # the note as a whole (its lead chunk and the mean of its chunks) against the query
         "note": plan.notes.sims(candidates, qmat) if plan.notes is not None else None,
+        # 1 for a chunk of a plain note, 0 of a digest or a list page (core/pagekind.py)
+        "page": plan.pages(candidates) if plan.pages is not None else None,
     }
     score_weights = {
         "vector": settings.score_vector,
@@ -168,6 +170,7 @@ def retrieve(store: StorePort, vectors: VectorIndexPort, plan: RetrievalPlan) ->
         "rerank": settings.score_rerank,
         "title": settings.score_title,
         "note": settings.score_note,
+        "page": settings.score_page,
     }
     first = combine(candidates, raw, score_weights, ABSOLUTE)
     if stages.rerank and plan.rerank is not None and candidates:

@@ -63,6 +63,9 @@ class RetrievalPlan:
     dense: np.ndarray | None = None  # chunk id -> vector, for scoring (else the vector index)
     names: tuple[NameMatch, ...] | None = None  # None: no note-name stage (related notes)
     notes: NoteVectors | None = None  # None: no note part (weights.score_note 0, no vectors)
+    # chunk ids -> 1.0 for a chunk of a plain note, 0.0 of a digest or a list page (the page
+    # part, core/pagekind.py); None: no page part (related notes, weights.score_page 0)
+    pages: Callable[[Sequence[int]], dict[int, float]] | None = None
 
 
 def plan_for_search(
@@ -77,13 +80,17 @@ def plan_for_search(
     allowed: set[int] | None,
     names: Sequence[NameMatch] | None = None,
     notes: NoteVectors | None = None,
+    pages: Callable[[Sequence[int]], dict[int, float]] | None = None,
 ) -> RetrievalPlan:
     """``names``: the notes the query names; the stage runs with the lexical one, when
-    ``search.score_title`` is above 0. ``notes``: the note vectors, for the ``note`` part."""
+    ``search.score_title`` is above 0. ``notes``: the note vectors, for the ``note`` part;
+    ``pages``: each chunk's page value, for the ``page`` part (``search.score_page`` > 0)."""
     plan = build_plan(settings, settings.search, req.query, queries, lexical,
                       rerank=req.rerank, lexical_stage=req.lexical, graph_stage=req.graph,
                       make_rerank=make_rerank, graph=graph, dense=dense,
                       allowed=allowed, notes=notes)  # fmt: skip
+    if pages is not None and settings.search.score_page > 0:
+        plan = dataclasses.replace(plan, pages=pages)
     if names is None or not req.lexical or settings.search.score_title <= 0:
         return plan
     return dataclasses.replace(plan, names=tuple(names))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -76,6 +76,16 @@ def make_rerank(
     return rerank
 
 
+def page_values(view: IndexView) -> Callable[[Sequence[int]], dict[int, float]]:
+    """Chunk ids -> 1.0 for a chunk of a plain note, 0.0 for one of a digest or a list page."""
+    kinds, path_of = view.page_kinds, view.graph.path_of
+
+    def values(ids: Sequence[int]) -> dict[int, float]:
+        return {c: 0.0 if kinds.get(path_of(c) or "") else 1.0 for c in ids}
+
+    return values
+
+
 def search_retrieval(
     view: IndexView, models: Models, s: Settings, req: SearchRequest
 ) -> tuple[RetrievalPlan, Retrieval, str]:
@@ -107,6 +117,7 @@ def search_retrieval(
         # a few words ("keychain") ask for the passage that has them; a longer query describes
         # what the note is about, which is what the note part weighs (core/notevec.py)
         notes=view.notes if len(query_terms(req.query)) > KEYWORD_TERMS else None,
+        pages=page_values(view),
     )
     result = retrieve(store, vectors, plan)
     ranked_by = "meaning"
@@ -238,7 +249,11 @@ def note_scores(
     further strong chunk (``top_chunks`` counted), so a note that matches in several places
     edges out one lucky paragraph. ``long_note`` > 0: a note of more chunks than that gets
     the bonus x ``long_note`` / its chunk count: a 279 KB list page has many dense chunks to
-    offer, and the plain bonus made it win by volume (issue #22)."""
+    offer, and the plain bonus made it win by volume (issue #22). The ``page`` part (the note
+    is a note proper) is the note's, not its chunks': it counts once, in the best chunk, and
+    the further chunks' bonus leaves it out (else a note would gain by having more chunks)."""
+    page_w = r.weights.get("page", 0.0)
+    page = r.normalized.get("page", {})
     per: dict[str, list[tuple[float, int]]] = {}
     for cid in r.order:
         path = graph.path_of(cid)
@@ -249,7 +264,7 @@ def note_scores(
     for path, scored in per.items():
         scored.sort(key=lambda x: (-x[0], x[1]))
         best = scored[0][0]
-        bonus = sum(sc for sc, _ in scored[1:top_chunks]) * 0.05
+        bonus = sum(sc - page_w * page.get(c, 0.0) for sc, c in scored[1:top_chunks]) * 0.05
         if sizes is not None:
             nid = graph.note_of(scored[0][1])
             bonus *= min(1.0, long_note / max(int(sizes[nid]) if 0 <= nid < len(sizes) else 1, 1))

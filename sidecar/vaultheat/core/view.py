@@ -18,6 +18,7 @@ no query runs.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -53,6 +54,8 @@ class IndexView:
     resolver: LinkResolver
     titles: TitleIndex
     notes: NoteVectors | None = None
+    # path -> "digest" | "list" for the notes that are not plain notes (core/pagekind.py)
+    page_kinds: Mapping[str, str] = dataclasses.field(default_factory=dict)
     # words' document counts read so far (``related.distinctive_terms``): a generation's own
     term_df: LRU[str, int] = dataclasses.field(default_factory=lambda: LRU(TERM_DF_ENTRIES))
 

@@ -88,6 +88,7 @@ def builtin_configs(rerank_available: bool) -> dict[str, EvalConfig]:
         "search.files_top_chunks": 1,
         "related.score_fusion": 0.0,
         "search.score_title": 0.0,
+        "search.score_page": 0.0,
     }
     return {
         "lexical": EvalConfig(
@@ -101,7 +102,7 @@ def builtin_configs(rerank_available: bool) -> dict[str, EvalConfig]:
         ),
         "vector": EvalConfig(
             "vector",
-            {"search.files_top_chunks": 1, "related.score_fusion": 0.0},
+            {"search.files_top_chunks": 1, "related.score_fusion": 0.0, "search.score_page": 0.0},
             lexical=False,
             graph=False,
             rerank=False,

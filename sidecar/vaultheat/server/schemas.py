@@ -111,8 +111,9 @@ LOCATOR: dict[str, Schema] = {
     "card_id": {"type": "string", "description": "canvas: the JSON Canvas node id"},
 }
 # the score parts (core/pipeline.py); "title" is the note-name score (core/titles.py), "note"
-# the cosine to the whole note's vector (core/notevec.py)
-COMPONENT_NAMES = ("vector", "lexical", "heat", "fusion", "rerank", "title", "note")
+# the cosine to the whole note's vector (core/notevec.py), "page" 1 for a note proper and 0 for
+# a digest or a list page (core/pagekind.py)
+COMPONENT_NAMES = ("vector", "lexical", "heat", "fusion", "rerank", "title", "note", "page")
 COMPONENT_HELP = {
     "vector": "cosine of the query and the chunk",
     "lexical": "BM25 of the query's words in the chunk",
@@ -121,6 +122,7 @@ COMPONENT_HELP = {
     "rerank": "the cross-encoder's score (when reranking ran)",
     "title": "the note-name match (core/titles.py)",
     "note": "cosine of the query and the whole note's vector (queries of more than 3 terms)",
+    "page": "1 for a note proper, 0 for a digest or a list page (search only)",
 }
 PATH: Schema = {"type": "string", "description": "vault-relative path of the note"}
 NOTE_TITLE: Schema = {"type": "string", "description": "the note's title"}

@@ -104,7 +104,15 @@ def m002_locators() -> str:
         """
 
 
-MIGRATIONS: list[Callable[[], str]] = [m001_initial, m002_locators]
+def m003_page_kind() -> str:
+    """What each note is (core/pagekind.py): "note", "digest" or "list"; '' for a note indexed
+    before kinds existed, which the next index run classifies without re-embedding anything."""
+    return """
+        ALTER TABLE notes ADD COLUMN page_kind TEXT NOT NULL DEFAULT '';
+        """
+
+
+MIGRATIONS: list[Callable[[], str]] = [m001_initial, m002_locators, m003_page_kind]
 SCHEMA_VERSION = len(MIGRATIONS)
 # The oldest schema a read-only opener still answers from (it cannot migrate): a schema-1 index
 # has no chunk locators, which read as NULL (Markdown chunks have none), until a writer (the

@@ -250,12 +250,47 @@ class Store:
             "excluded": bool(r[5]),
         }
 
+    def page_kinds(self) -> dict[str, str]:
+        """path -> "digest" | "list" for the searchable notes that are not plain notes (an index
+        from before page kinds, read by a reader that cannot migrate it, has none)."""
+        if not self._has_column("notes", "page_kind"):
+            return {}
+        rows = self.db.execute(
+            "SELECT path, page_kind FROM notes WHERE excluded = 0 "
+            "AND page_kind IN ('digest', 'list')"
+        )
+        return {r[0]: r[1] for r in rows}
+
+    def notes_without_page_kind(self) -> list[tuple[int, str]]:
+        """(id, path) of the notes indexed before page kinds existed, by path."""
+        rows = self.db.execute("SELECT id, path FROM notes WHERE page_kind = '' ORDER BY path")
+        return [(int(r[0]), str(r[1])) for r in rows]
+
+    def set_page_kinds(self, kinds: Iterable[tuple[int, str]]) -> None:
+        self.db.executemany(
+            "UPDATE notes SET page_kind = ? WHERE id = ?", [(k, i) for i, k in kinds]
+        )
+
+    def page_kind_counts(self) -> dict[str, int]:
+        """Searchable notes per page kind ('' for notes not classified yet)."""
+        if not self._has_column("notes", "page_kind"):
+            return {}
+        rows = self.db.execute(
+            "SELECT page_kind, COUNT(*) FROM notes WHERE excluded = 0 GROUP BY page_kind"
+        )
+        return {str(r[0]): int(r[1]) for r in rows}
+
+    def _has_column(self, table: str, column: str) -> bool:
+        return any(r[1] == column for r in self.db.execute(f"PRAGMA table_info({table})"))
+
     def touch_note(self, note_id: int, mtime_ns: int, size: int) -> None:
         self.db.execute(
             "UPDATE notes SET mtime_ns = ?, size = ? WHERE id = ?", (mtime_ns, size, note_id)
         )
 
-    def upsert_note(self, note: ParsedNote, *, content_hash: str, mtime_ns: int, size: int) -> int:
+    def upsert_note(
+        self, note: ParsedNote, *, content_hash: str, mtime_ns: int, size: int, page_kind: str = ""
+    ) -> int:
         values = (
             name_key(note.path),
             content_hash,
@@ -267,18 +302,20 @@ class Store:
             _clean_json(note.warnings),
             int(note.excluded),
             time.time(),
+            page_kind,
         )
         row = self.db.execute("SELECT id FROM notes WHERE path = ?", (note.path,)).fetchone()
         if row:
             self.db.execute(
                 "UPDATE notes SET name_key=?, content_hash=?, mtime_ns=?, size=?, title=?, "
-                "frontmatter=?, aliases=?, warnings=?, excluded=?, indexed_at=? WHERE id=?",
+                "frontmatter=?, aliases=?, warnings=?, excluded=?, indexed_at=?, page_kind=? "
+                "WHERE id=?",
                 (*values, row[0]),
             )
             return int(row[0])
         cur = self.db.execute(
             "INSERT INTO notes(path, name_key, content_hash, mtime_ns, size, title, frontmatter, "
-            "aliases, warnings, excluded, indexed_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            "aliases, warnings, excluded, indexed_at, page_kind) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             (note.path, *values),
         )
         return int(cur.lastrowid or 0)
@@ -910,6 +947,7 @@ READS = (
     "backlinking_paths", "note_tag_keys", "note_tags", "tag_counts", "notes_with_tag",
     "edge_rows", "similar_pairs", "edges_from", "edges_to", "edge_counts", "pending_knn",
     "pending_links", "lexical_search", "term_doc_counts", "kind_counts", "counts",
+    "page_kinds", "notes_without_page_kind", "page_kind_counts",
 )  # fmt: skip
 NOT_READS = (
     "close", "replaced", "transaction", "clear", "requeue_graph", "integrity", "set_manifest",
@@ -917,7 +955,7 @@ NOT_READS = (
     "replace_attachments", "insert_chunk", "update_chunk_position", "delete_chunks",
     "put_vectors", "gc_embeddings", "replace_links", "replace_tags", "set_link_resolution",
     "replace_similar", "replace_link_edges", "add_pending_knn", "add_pending_links",
-    "clear_pending_knn", "clear_pending_links",
+    "clear_pending_knn", "clear_pending_links", "set_page_kinds",
 )  # fmt: skip
 
 F = TypeVar("F", bound=Callable[..., Any])
