@@ -99,10 +99,11 @@ describe("explain rendering", () => {
 			["Reread", "Not used", "–", "× 0.00", "–"],
 			["Named the note", "Not used", "–", "× 0.00", "–"],
 			["Whole note on topic", "Not used", "–", "× 0.00", "–"],
+			["A note, not a digest or list", "Not used", "–", "× 0.00", "–"],
 			["Final score", "", "", "", "= 0.77"],
 		]);
 		expect(text(el.querySelector(".vaultheat-breakdown-help"))).toBe("Says the same thing in other words (embedding similarity)");
-		expect(el.querySelectorAll(".is-unused")).toHaveLength(4); // no fusion part (heat ran), no reranker, no note named, no note part
+		expect(el.querySelectorAll(".is-unused")).toHaveLength(5); // no fusion part (heat ran), no reranker, no note named, no note part, no page part
 		expect(el.querySelector(".vaultheat-explain-passage")).toBeNull();
 	});
 
