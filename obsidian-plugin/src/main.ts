@@ -42,7 +42,7 @@ export default class VaultheatPlugin extends Plugin {
 
 	async onload(): Promise<void> {
 		this.config = loadSettings(await this.loadData());
-		const node = Platform.isDesktopApp ? await this.loadDesktop().catch((err: unknown) => desktopMissing(err)) : null;
+		const node = Platform.isDesktopApp && Platform.isDesktop ? await this.loadDesktop().catch((err: unknown) => desktopMissing(err)) : null;
 		const vaultPath = node ? node.basePath(this.app.vault.adapter) : "";
 		const desktop = node !== null && vaultPath !== "";
 

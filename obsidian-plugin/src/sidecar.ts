@@ -14,15 +14,18 @@ import type { SidecarControl } from "./state/connection";
 import type { SidecarInfo } from "./state/status";
 import { Store } from "./state/store";
 
+/** A chunk of a child's output: a string, or Node's Buffer (named structurally: no Node types here). */
+export type OutputChunk = string | { toString(encoding: "utf8"): string };
+
 export interface ChildLike {
 	readonly pid?: number;
 	readonly exitCode: number | null;
-	readonly stdout: { on(event: "data", listener: (chunk: Buffer | string) => void): unknown } | null;
-	readonly stderr: { on(event: "data", listener: (chunk: Buffer | string) => void): unknown } | null;
+	readonly stdout: { on(event: "data", listener: (chunk: OutputChunk) => void): unknown } | null;
+	readonly stderr: { on(event: "data", listener: (chunk: OutputChunk) => void): unknown } | null;
 	on(event: "error", listener: (err: Error & { code?: string }) => void): unknown;
 	on(event: "exit", listener: (code: number | null, signal: string | null) => void): unknown;
 	on(event: "spawn", listener: () => void): unknown;
-	kill(signal?: NodeJS.Signals | number): boolean;
+	kill(signal?: "SIGTERM" | "SIGKILL" | number): boolean;
 }
 
 export type SpawnFn = (
@@ -339,7 +342,7 @@ export class SidecarManager implements SidecarControl {
 				resolve({ code: null, output: (err as Error).message });
 				return;
 			}
-			const keep = (chunk: Buffer | string): void => {
+			const keep = (chunk: OutputChunk): void => {
 				output += typeof chunk === "string" ? chunk : chunk.toString("utf8");
 			};
 			child.stdout?.on("data", keep);
@@ -365,7 +368,7 @@ export class SidecarManager implements SidecarControl {
 		});
 	}
 
-	private capture(chunk: Buffer | string): void {
+	private capture(chunk: OutputChunk): void {
 		const text = this.partial + (typeof chunk === "string" ? chunk : chunk.toString("utf8"));
 		const lines = text.split(/\r?\n/);
 		this.partial = lines.pop() ?? "";
