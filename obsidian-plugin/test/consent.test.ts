@@ -85,6 +85,8 @@ describe("consent: a setup card before anything starts", () => {
 		const { card, button, setFinding } = await firstRun(null);
 		expect(text(card().querySelector(".vaultheat-state-title"))).toBe("Install the vaultheat sidecar");
 		expect(text(card().querySelector(".vaultheat-command code"))).toBe(INSTALL_COMMAND);
+		// says where it comes from and what it needs, not only the command
+		expect(text(card())).toMatch(/Python 3\.11.*README, "Install it for your vault".*clone of that repository.*pipx/);
 		card().querySelector<HTMLElement>('.vaultheat-command [aria-label="Copy command"]')!.click();
 		await flush();
 		expect(copied).toEqual([INSTALL_COMMAND]);

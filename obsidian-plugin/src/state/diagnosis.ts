@@ -59,7 +59,7 @@ export function setupDiagnosis(setup: SetupState): Diagnosis {
 	if (!found) {
 		return {
 			title: "Install the vaultheat sidecar",
-			detail: `Vaultheat answers from a small program on this computer, and it was not found (looked in ${SEARCHED}). In a terminal, in a clone of the vaultheat repository, run the command below (or uv tool install .), then look again; or set its path in settings → Command.`,
+			detail: `Vaultheat answers from a small Python program (Python 3.11 or newer) on this computer, and it was not found (looked in ${SEARCHED}). It comes with the vaultheat source this plugin was built from (its README, "Install it for your vault"): in a terminal, in a clone of that repository, run the command below (needs pipx; or uv tool install .), then look again; or set its path in settings → Command.`,
 			command: INSTALL_COMMAND,
 			actions: ["setup-rescan", "open-settings"],
 			tone: "info",
