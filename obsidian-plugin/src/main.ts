@@ -42,7 +42,7 @@ export default class VaultheatPlugin extends Plugin {
 
 	async onload(): Promise<void> {
 		this.config = loadSettings(await this.loadData());
-		const node = Platform.isDesktopApp ? await this.loadDesktop().catch((err: unknown) => desktopMissing(err)) : null;
+		const node = Platform.isDesktopApp && Platform.isDesktop ? await this.loadDesktop().catch((err: unknown) => desktopMissing(err)) : null;
 		const vaultPath = node ? node.basePath(this.app.vault.adapter) : "";
 		const desktop = node !== null && vaultPath !== "";
 
@@ -61,6 +61,7 @@ export default class VaultheatPlugin extends Plugin {
 							indexCores: this.config.indexCores,
 						}),
 						node.env,
+						{ clock: windowClock, autoRestart: () => this.config.autoStart, platform: node.os },
 					)
 				: null;
 
@@ -190,7 +191,8 @@ export default class VaultheatPlugin extends Plugin {
 
 	onunload(): void {
 		this.services?.dispose();
-		void this.services?.sidecar?.stop();
+		// Only a sidecar this plugin started: one the user runs in a terminal keeps running.
+		void this.services?.sidecar?.stopOwn();
 		this.services = null;
 	}
 

@@ -7,11 +7,12 @@
  * Consent: until the user answers the setup card (`settings.setupDone`), nothing is started;
  * the card says what the search for `vaultheat` found. A sidecar that answers for this vault
  * but was not started by us (Obsidian relaunched, or one started in a terminal) is adopted, so
- * "Stop sidecar" and the restarts that apply new exclusions reach it through `/v1/shutdown`.
+ * "Stop sidecar" (asked for by name) reaches it through `/v1/shutdown`; nothing automatic
+ * (disabling the plugin, quitting, new exclusions) stops a sidecar we did not start.
  */
 import { type App, Notice } from "obsidian";
 import { VaultheatClient } from "./api/client";
-import { DISCOVERY_PATH, discoveryFileIn, parseDiscovery, type ResolvedEndpoint } from "./api/discovery";
+import { DISCOVERY_PATH, discoveryFileIn, isLoopbackUrl, parseDiscovery, type ResolvedEndpoint } from "./api/discovery";
 import { ApiError, toApiError } from "./api/errors";
 import type { EventStreamOpener } from "./api/events";
 import type { Transport } from "./api/transport";
@@ -110,6 +111,21 @@ export function createServices(deps: ServiceDeps): Services {
 		const sidecar = deps.sidecar;
 		unsubscribers.push(sidecar.store.subscribe((info) => status.update((s) => ({ ...s, sidecar: info }))));
 		status.update((s) => ({ ...s, sidecar: sidecar.store.get() }));
+	}
+	if (deps.sidecar) {
+		const sidecar = deps.sidecar;
+		// Windows: our sidecar is asked to leave over the API before any kill (see SidecarManager.stop).
+		sidecar.setShutdown(async () => {
+			const doc = await readDiscovery();
+			if (!doc || !isLoopbackUrl(doc.url)) throw new Error("no discovery file for the sidecar");
+			await new VaultheatClient(deps.transport, () => ({ url: doc.url, token: doc.token })).shutdown();
+		});
+		// It restarted by itself after a crash: follow it while it loads.
+		unsubscribers.push(
+			sidecar.store.subscribe((next, previous) => {
+				if (next.phase === "running" && previous.phase !== "running" && next.restart && !next.restart.gaveUp) connection.sidecarRestarted();
+			}),
+		);
 	}
 	const detect = (): SetupState | null => {
 		if (!deps.sidecar || deps.settings().setupDone) return null;
@@ -317,10 +333,17 @@ export function createServices(deps: ServiceDeps): Services {
 
 	let reconnectTimer: number | null = null;
 	let restartTimer: number | null = null;
-	/** Restarts the sidecar (new --exclude or --index-dir): ours, or an adopted one. */
+	/**
+	 * Restarts the sidecar we started (new --exclude or --index-dir). One we adopted (started in
+	 * a terminal) is not ours to stop: the user is told to restart it.
+	 */
 	const restartSidecar = (): void => {
 		const sidecar = deps.sidecar;
 		if (!sidecar?.running()) return;
+		if (!sidecar.owns()) {
+			new Notice("Vaultheat: restart the sidecar you started yourself to apply this change (or stop it and let Obsidian start one).");
+			return;
+		}
 		if (restartTimer !== null) clock.clearTimeout(restartTimer);
 		restartTimer = clock.setTimeout(() => {
 			restartTimer = null;
@@ -404,7 +427,7 @@ export function createServices(deps: ServiceDeps): Services {
 		fix,
 		viewContext: () => context,
 		quit: async () => {
-			if (deps.sidecar?.owns()) await deps.sidecar.stop();
+			await deps.sidecar?.stopOwn();
 		},
 		dispose: () => {
 			if (reconnectTimer !== null) clock.clearTimeout(reconnectTimer);

@@ -10,19 +10,24 @@
  * locked index) instead of a bare "offline". A missing executable (ENOENT) is reported as
  * `missing` so the UI can show the install command.
  */
+import { backoffDelay, CRASH_RESTART, MAX_RESTARTS, STABLE_MS } from "./state/backoff";
+import { type Clock, windowClock } from "./state/clock";
 import type { SidecarControl } from "./state/connection";
 import type { SidecarInfo } from "./state/status";
 import { Store } from "./state/store";
 
+/** A chunk of a child's output: a string, or Node's Buffer (named structurally: no Node types here). */
+export type OutputChunk = string | { toString(encoding: "utf8"): string };
+
 export interface ChildLike {
 	readonly pid?: number;
 	readonly exitCode: number | null;
-	readonly stdout: { on(event: "data", listener: (chunk: Buffer | string) => void): unknown } | null;
-	readonly stderr: { on(event: "data", listener: (chunk: Buffer | string) => void): unknown } | null;
+	readonly stdout: { on(event: "data", listener: (chunk: OutputChunk) => void): unknown } | null;
+	readonly stderr: { on(event: "data", listener: (chunk: OutputChunk) => void): unknown } | null;
 	on(event: "error", listener: (err: Error & { code?: string }) => void): unknown;
 	on(event: "exit", listener: (code: number | null, signal: string | null) => void): unknown;
 	on(event: "spawn", listener: () => void): unknown;
-	kill(signal?: NodeJS.Signals | number): boolean;
+	kill(signal?: "SIGTERM" | "SIGKILL" | number): boolean;
 }
 
 export type SpawnFn = (
@@ -188,6 +193,18 @@ export function quoteArgv(argv: readonly string[]): string {
 
 const OUTPUT_LINES = 40;
 const STOP_GRACE_MS = 3000;
+/** Windows: how long to wait for the sidecar to leave after `POST /v1/shutdown` before killing it. */
+const SHUTDOWN_GRACE_MS = 5000;
+
+
+/** How the manager restarts and stops its own sidecar; every field has a default. */
+export interface SidecarLifecycle {
+	clock?: Clock;
+	/** Restart a sidecar we started when it exits by itself ("Always start automatically"). */
+	autoRestart?: () => boolean;
+	/** process.platform: on "win32" a signal kills outright, so `shutdown` is asked first. */
+	platform?: string;
+}
 
 /** A running sidecar we did not start, and how to ask it to stop (`POST /v1/shutdown`). */
 export interface AdoptedSidecar {
@@ -201,15 +218,41 @@ export class SidecarManager implements SidecarControl {
 	private readonly spawn: SpawnFn;
 	private readonly options: () => SidecarOptions;
 	private readonly env: Record<string, string | undefined>;
+	private readonly clock: Clock;
+	private readonly autoRestart: () => boolean;
+	private readonly platform: string;
+	/** Asks the sidecar we started to leave over the API (`POST /v1/shutdown`); set by the services. */
+	private shutdownOwn: (() => Promise<void>) | null = null;
 	private child: ChildLike | null = null;
 	private adopted: AdoptedSidecar | null = null;
 	private partial = "";
+	/** When the current child was spawned (clock time), to tell a crash loop from a stable run. */
+	private spawnedAt: number | null = null;
+	/** Restarts in a row after unexpected exits; reset by a stable run or a start by hand. */
+	private restarts = 0;
+	private restartTimer: number | null = null;
 
-	constructor(spawn: SpawnFn, options: () => SidecarOptions, env: Record<string, string | undefined>) {
+	constructor(spawn: SpawnFn, options: () => SidecarOptions, env: Record<string, string | undefined>, lifecycle: SidecarLifecycle = {}) {
 		this.spawn = spawn;
 		this.options = options;
 		this.env = env;
-		this.store = new Store<SidecarInfo>({ phase: "off", commandLine: "", pid: null, exitCode: null, output: [] });
+		this.clock = lifecycle.clock ?? windowClock;
+		this.autoRestart = lifecycle.autoRestart ?? (() => false);
+		this.platform = lifecycle.platform ?? "linux";
+		this.store = new Store<SidecarInfo>({ phase: "off", commandLine: "", pid: null, exitCode: null, output: [], restart: null });
+	}
+
+	/** How to ask our own sidecar to shut down over the API (used before a kill on Windows). */
+	setShutdown(shutdown: (() => Promise<void>) | null): void {
+		this.shutdownOwn = shutdown;
+	}
+
+	/**
+	 * Whether the connection must not start a sidecar by itself now: a restart after a crash is
+	 * already scheduled, or the restarts gave up (the user starts it again by hand).
+	 */
+	autoStartHeld(): boolean {
+		return this.restartTimer !== null || this.store.get().restart?.gaveUp === true;
 	}
 
 	/** Whether a sidecar we can stop runs: one we started, or one we adopted. */
@@ -236,7 +279,15 @@ export class SidecarManager implements SidecarControl {
 		this.patch({ phase: "off", pid: null });
 	}
 
+	/** Starts our sidecar (a button, the setup card, auto-start): a new run of restarts. */
 	start(): Promise<boolean> {
+		this.cancelRestart();
+		this.restarts = 0;
+		if (this.store.get().restart) this.patch({ restart: null });
+		return this.launch();
+	}
+
+	private launch(): Promise<boolean> {
 		if (this.owns()) return Promise.resolve(true);
 		this.adopted = null;
 		const options = this.options();
@@ -244,11 +295,11 @@ export class SidecarManager implements SidecarControl {
 		const [command, ...args] = argv;
 		const commandLine = quoteArgv(argv);
 		if (!command) {
-			this.store.set({ phase: "missing", commandLine, pid: null, exitCode: null, output: ["No command is set."] });
+			this.store.set({ phase: "missing", commandLine, pid: null, exitCode: null, output: ["No command is set."], restart: null });
 			return Promise.resolve(false);
 		}
 		this.partial = "";
-		this.store.set({ phase: "starting", commandLine, pid: null, exitCode: null, output: [] });
+		this.store.set({ phase: "starting", commandLine, pid: null, exitCode: null, output: [], restart: this.store.get().restart });
 		return new Promise<boolean>((resolve) => {
 			let settled = false;
 			const settle = (ok: boolean): void => {
@@ -273,26 +324,36 @@ export class SidecarManager implements SidecarControl {
 				this.child = null;
 				this.fail(err, commandLine);
 				settle(false);
+				// A missing executable stays missing: only a start that failed otherwise is retried.
+				if (err.code !== "ENOENT") this.crashed();
 			});
 			child.on("spawn", () => {
+				this.spawnedAt = this.clock.now();
 				this.patch({ phase: "running", pid: child.pid ?? null });
 				settle(true);
 			});
 			child.on("exit", (code) => {
+				// A child we stopped is no longer `this.child`: only an unexpected exit gets here.
 				if (this.child !== child) return;
 				this.child = null;
 				this.flushPartial();
 				this.patch({ phase: "exited", exitCode: code, pid: null });
 				settle(false);
+				this.crashed();
 			});
 		});
 	}
 
 	/**
 	 * Stops the process we started (SIGTERM, then SIGKILL after a grace period); resolves once
-	 * it has exited, so a restart does not meet the old server's lock.
+	 * it has exited, so a restart does not meet the old server's lock. On Windows a signal
+	 * terminates outright (no clean exit, the server lock and discovery file stay), so the
+	 * sidecar is first asked over the API (`POST /v1/shutdown` with its token) and killed only
+	 * when it has not exited within a grace period. An adopted sidecar is asked over the API.
 	 */
 	stop(): Promise<void> {
+		this.cancelRestart();
+		if (this.store.get().restart) this.patch({ restart: null });
 		const adopted = this.adopted;
 		if (adopted && !this.child) {
 			this.adopted = null;
@@ -300,19 +361,51 @@ export class SidecarManager implements SidecarControl {
 			return adopted.shutdown().catch(() => undefined);
 		}
 		const child = this.child;
-		if (!child) return Promise.resolve();
+		if (!child) {
+			if (this.store.get().phase === "exited") this.patch({ phase: "off" });
+			return Promise.resolve();
+		}
 		this.child = null;
-		const exited = new Promise<void>((resolve) => {
-			if (child.exitCode !== null) return resolve();
-			child.on("exit", () => resolve());
-			window.setTimeout(() => {
-				if (child.exitCode === null) child.kill("SIGKILL");
-				window.setTimeout(resolve, 500);
-			}, STOP_GRACE_MS);
-		});
-		child.kill("SIGTERM");
 		this.patch({ phase: "off", pid: null });
-		return exited;
+		if (child.exitCode !== null) return Promise.resolve();
+		const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+		const within = (ms: number): Promise<boolean> =>
+			new Promise<boolean>((resolve) => {
+				const timer = this.clock.setTimeout(() => resolve(false), ms);
+				void exited.then(() => {
+					this.clock.clearTimeout(timer);
+					resolve(true);
+				});
+			});
+		const kill = async (): Promise<void> => {
+			if (this.platform === "win32" && this.shutdownOwn) {
+				const asked = await this.shutdownOwn().then(
+					() => true,
+					() => false,
+				);
+				if (asked && (await within(SHUTDOWN_GRACE_MS))) return;
+				if (child.exitCode !== null) return;
+			}
+			child.kill("SIGTERM");
+			if (await within(STOP_GRACE_MS)) return;
+			if (child.exitCode === null) child.kill("SIGKILL");
+			await within(500);
+		};
+		return kill();
+	}
+
+	/**
+	 * Stops only a sidecar we started (the plugin is disabled, Obsidian quits): one we adopted,
+	 * e.g. started in a terminal, is left running and merely forgotten.
+	 */
+	stopOwn(): Promise<void> {
+		if (this.adopted && !this.child) {
+			this.cancelRestart();
+			this.adopted = null;
+			this.patch({ phase: "off", pid: null });
+			return Promise.resolve();
+		}
+		return this.stop();
 	}
 
 	/** Stops the sidecar (ours or adopted) and starts ours with the current options. */
@@ -339,7 +432,7 @@ export class SidecarManager implements SidecarControl {
 				resolve({ code: null, output: (err as Error).message });
 				return;
 			}
-			const keep = (chunk: Buffer | string): void => {
+			const keep = (chunk: OutputChunk): void => {
 				output += typeof chunk === "string" ? chunk : chunk.toString("utf8");
 			};
 			child.stdout?.on("data", keep);
@@ -347,6 +440,33 @@ export class SidecarManager implements SidecarControl {
 			child.on("error", (err) => resolve({ code: null, output: err.message }));
 			child.on("exit", (code) => resolve({ code, output: output.trim() }));
 		});
+	}
+
+	/** Our sidecar exited (or failed to start) without being asked: restart it with back-off. */
+	private crashed(): void {
+		if (!this.autoRestart()) return;
+		const upFor = this.spawnedAt === null ? 0 : this.clock.now() - this.spawnedAt;
+		this.spawnedAt = null;
+		if (upFor >= STABLE_MS) this.restarts = 0;
+		if (this.restarts >= MAX_RESTARTS) {
+			this.patch({ restart: { attempt: this.restarts, at: null, gaveUp: true } });
+			return;
+		}
+		const delay = backoffDelay(CRASH_RESTART, this.restarts);
+		this.restarts++;
+		this.patch({ restart: { attempt: this.restarts, at: this.clock.now() + delay, gaveUp: false } });
+		this.restartTimer = this.clock.setTimeout(() => {
+			this.restartTimer = null;
+			if (this.child || this.adopted) return;
+			void this.launch();
+		}, delay);
+	}
+
+	private cancelRestart(): void {
+		if (this.restartTimer !== null) {
+			this.clock.clearTimeout(this.restartTimer);
+			this.restartTimer = null;
+		}
 	}
 
 	/** The sidecar runs in the vault folder, unbuffered, with no console window on Windows. */
@@ -362,10 +482,11 @@ export class SidecarManager implements SidecarControl {
 			pid: null,
 			exitCode: null,
 			output: [err.message],
+			restart: this.store.get().restart,
 		});
 	}
 
-	private capture(chunk: Buffer | string): void {
+	private capture(chunk: OutputChunk): void {
 		const text = this.partial + (typeof chunk === "string" ? chunk : chunk.toString("utf8"));
 		const lines = text.split(/\r?\n/);
 		this.partial = lines.pop() ?? "";

@@ -85,6 +85,8 @@ describe("consent: a setup card before anything starts", () => {
 		const { card, button, setFinding } = await firstRun(null);
 		expect(text(card().querySelector(".vaultheat-state-title"))).toBe("Install the vaultheat sidecar");
 		expect(text(card().querySelector(".vaultheat-command code"))).toBe(INSTALL_COMMAND);
+		// says where it comes from and what it needs, not only the command
+		expect(text(card())).toMatch(/Python 3\.11.*README, "Install it for your vault".*clone of that repository.*pipx/);
 		card().querySelector<HTMLElement>('.vaultheat-command [aria-label="Copy command"]')!.click();
 		await flush();
 		expect(copied).toEqual([INSTALL_COMMAND]);
@@ -153,17 +155,24 @@ describe("lifetime", () => {
 		expect(world.services.sidecar?.running()).toBe(false);
 	});
 
-	it("restarts an adopted sidecar when the exclusions change: shutdown, then our own start", async () => {
+	it("leaves an adopted sidecar (not ours) running when the exclusions change, and says so", async () => {
 		world = makeWorld({ withSidecar: true });
 		(world.app.vault.adapter as FileSystemAdapter).hidden.set(".vaultheat/server.json", JSON.stringify({ url: "http://127.0.0.1:40001", token: "tok", pid: 999 }));
-		world.transport.on("POST /v1/shutdown", () => {
-			world.transport.unreachable = true;
-			return json(200, { schema: "vaultheat.ack.v1" });
-		});
 		await goOnline(world);
 		await world.services.viewContext().saveSettings({ excluded: ["Templates/"] });
 		await world.clock.advance(5000);
-		expect(world.transport.requests.some((r) => r.req.url.endsWith("/v1/shutdown"))).toBe(true);
-		expect(world.spawned.at(-1)).toEqual(["vaultheat", "serve", "--vault", "/vault", "--port", "0", "--parent-pid", "4242", "--exclude", "Templates/**"]);
+		expect(world.transport.requests.some((r) => r.req.url.endsWith("/v1/shutdown"))).toBe(false);
+		expect(world.spawned).toEqual([]);
+		expect(world.services.sidecar?.running()).toBe(true);
+	});
+
+	it("Obsidian quitting (or the plugin being disabled) leaves an adopted sidecar running", async () => {
+		world = makeWorld({ withSidecar: true });
+		(world.app.vault.adapter as FileSystemAdapter).hidden.set(".vaultheat/server.json", JSON.stringify({ url: "http://127.0.0.1:40001", token: "tok", pid: 999 }));
+		await goOnline(world);
+		expect(world.services.sidecar?.running()).toBe(true);
+		await world.services.quit();
+		await world.services.sidecar?.stopOwn();
+		expect(world.transport.requests.some((r) => r.req.url.endsWith("/v1/shutdown"))).toBe(false);
 	});
 });

@@ -1,11 +1,12 @@
 /**
  * The composition root (main.ts) on a mobile platform stub: Platform says "mobile app", the
- * adapter is not a FileSystemAdapter, and every Node built-in the desktop half uses is mocked
- * to record that it was loaded. On mobile none may load; the desktop run at the end is the
+ * adapter is not a FileSystemAdapter, and every Node built-in the source asks `require` for is
+ * recorded. On mobile none may load; the desktop run at the end is the
  * control that shows the recording works.
  */
 import { App, DataAdapter, FileSystemAdapter, Platform, setRequestUrl, type RequestUrlParam, TFile, Vault } from "obsidian";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import Module from "node:module";
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import manifest from "../manifest.json";
 import VaultheatPlugin from "../src/main";
 import { emptySnapshot, encodeSnapshot, entryOf, SNAPSHOT_FILE } from "../src/state/snapshot";
@@ -13,14 +14,17 @@ import { VIEW_TYPE_RELATED } from "../src/views/context";
 import { relatedDoc, relatedHit, statusDoc } from "./helpers";
 import { NOTES } from "./world";
 
-const loaded = vi.hoisted(() => [] as string[]);
-vi.mock("child_process", async (original) => (loaded.push("child_process"), original()));
-vi.mock("fs", async (original) => (loaded.push("fs"), original()));
-vi.mock("os", async (original) => (loaded.push("os"), original()));
-vi.mock("http", async (original) => (loaded.push("http"), original()));
-vi.mock("https", async (original) => (loaded.push("https"), original()));
-vi.mock("crypto", async (original) => (loaded.push("crypto"), original()));
-vi.mock("path", async (original) => (loaded.push("path"), original()));
+// desktop.ts takes Node's modules from the host's CommonJS `require`: record what it asks for.
+const loaded: string[] = [];
+const moduleProto = (Module as unknown as { prototype: { require(this: { filename?: string }, id: string): unknown } }).prototype;
+const realRequire = moduleProto.require;
+moduleProto.require = function (this: { filename?: string }, id: string): unknown {
+	if (/[\\/]src[\\/]/.test(this.filename ?? "")) loaded.push(id);
+	return realRequire.call(this, id);
+};
+afterAll(() => {
+	moduleProto.require = realRequire;
+});
 
 const SNAPSHOT_PATH = `.obsidian/plugins/vaultheat/${SNAPSHOT_FILE}`;
 const MOBILE = { isDesktop: false, isDesktopApp: false, isMobile: true, isMobileApp: true, isPhone: true };
@@ -197,6 +201,16 @@ describe("on a phone (mobile platform stub)", () => {
 });
 
 describe("on the desktop app (the control)", () => {
+	it("in an emulated phone layout (app.emulateMobile) runs as a phone: no Node module is loaded", async () => {
+		Object.assign(platform, saved, { isDesktop: false, isMobile: true });
+		loaded.length = 0;
+		const { app, plugin } = world(new FileSystemAdapter("/vault"));
+		plugin.load();
+		await vi.waitFor(() => expect(app.workspace.listenerCount("quit")).toBe(1), { timeout: 3000, interval: 5 });
+		expect(loaded).toEqual([]);
+		plugin.unload();
+	});
+
 	it("loads the Node half: the recording above would have seen it", async () => {
 		Object.assign(platform, saved);
 		const { plugin } = world(new FileSystemAdapter("/vault"));

@@ -45,6 +45,33 @@ export function isLoopbackUrl(url: string): boolean {
 	return host === "localhost" || host === "[::1]" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
+/** A host on a private network: RFC 1918, link-local, CGNAT (Tailscale's 100.64/10), IPv6 ULA. */
+function isPrivateHost(host: string): boolean {
+	const h = host.replace(/^\[|\]$/g, "").toLowerCase();
+	const m = /^(\d+)\.(\d+)\.\d+\.\d+$/.exec(h);
+	if (m) {
+		const a = Number(m[1]);
+		const b = Number(m[2]);
+		return a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127);
+	}
+	return /^f[cd][0-9a-f]{2}:/.test(h) || h.startsWith("fe80:");
+}
+
+/**
+ * A warning for an address typed in settings whose requests (note text, queries, the token)
+ * would cross a network unencrypted: plain http:// to a host neither loopback nor private.
+ */
+export function plainHttpWarning(url: string): string | null {
+	let parsed: URL;
+	try {
+		parsed = new URL(url.trim());
+	} catch {
+		return null;
+	}
+	if (parsed.protocol !== "http:" || isLoopbackUrl(url.trim()) || isPrivateHost(parsed.hostname)) return null;
+	return `Plain http:// to ${parsed.hostname}: note text, queries and the token would travel unencrypted. Use https://, or an address on a private network (a VPN such as Tailscale, your LAN).`;
+}
+
 function sameOrigin(a: string, b: string): boolean {
 	try {
 		const ua = new URL(a);

@@ -4,8 +4,12 @@
  * no browser Origin and obeys no CORS. Tests and the e2e page pass their own `request` function
  * with the same shape.
  */
-import type { ClientRequest, IncomingMessage, RequestOptions } from "http";
 import { SseParser } from "./sse";
+
+// Types only (erased at build time): no Node module is loaded here; see platform/desktop.ts.
+type ClientRequest = import("http").ClientRequest;
+type IncomingMessage = import("http").IncomingMessage;
+type RequestOptions = import("http").RequestOptions;
 
 export interface EventStreamHandlers {
 	onOpen(): void;

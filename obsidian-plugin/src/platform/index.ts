@@ -2,11 +2,13 @@
  * The platform seam. Everything that needs Node or Electron (spawning the sidecar, probing the
  * install paths, reading a discovery file outside the vault, hashing the vault's real path, the
  * event stream over `http`) sits behind `DesktopPlatform`, built by ./desktop.ts. That module
- * is reached only through the dynamic import below, and only when `Platform.isDesktopApp`: on
- * Obsidian mobile (Capacitor, no Node) it is never evaluated, so no `require("fs")` ever runs.
+ * is reached only through the dynamic import below, and only on the desktop app in its desktop
+ * layout: on Obsidian mobile (Capacitor, no Node) it is never evaluated, so no `require("fs")`
+ * ever runs. desktop.ts takes Node's modules from one function that exits early unless
+ * `Platform.isDesktop` and `Platform.isDesktopApp` (the guard Obsidian's review lint reads).
  *
- * `Platform.isDesktopApp`, not `!Platform.isMobile`: `app.emulateMobile(true)` sets isMobile on
- * a desktop, where Node is still there; the app kind is what decides whether Node exists.
+ * Both flags: `isDesktopApp` is the app kind (Node exists); `isDesktop` is false under
+ * `app.emulateMobile(true)`, where the plugin then runs exactly as on a phone.
  */
 import type { EventStreamOpener } from "../api/events";
 import type { FolderReader, SpawnFn } from "../sidecar";
@@ -29,7 +31,7 @@ export interface DesktopPlatform extends FolderReader {
 	vaultId(vaultPath: string): string | null;
 }
 
-/** Loads the desktop half; call only when `Platform.isDesktopApp`. */
+/** Loads the desktop half; call only when `Platform.isDesktopApp && Platform.isDesktop`. */
 export async function loadDesktopPlatform(): Promise<DesktopPlatform> {
 	const { desktopPlatform } = await import("./desktop");
 	return desktopPlatform();

@@ -20,3 +20,10 @@ export function backoffDelay(policy: BackoffPolicy, attempt: number, random = 0)
 	const base = Math.min(policy.maxMs, policy.initialMs * Math.pow(policy.factor, Math.max(0, attempt)));
 	return Math.round(base * (1 + policy.jitter * random));
 }
+
+/** Restarts of a sidecar we started that exited by itself: 1 s, 2 s, 4 s … up to 30 s. */
+export const CRASH_RESTART: BackoffPolicy = { initialMs: 1000, factor: 2, maxMs: 30000, jitter: 0 };
+/** Restarts in a row (each one exiting again before it stayed up STABLE_MS) before giving up. */
+export const MAX_RESTARTS = 5;
+/** Up this long, a sidecar counts as stable: the next crash starts the back-off over. */
+export const STABLE_MS = 60000;

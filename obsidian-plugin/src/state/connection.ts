@@ -30,6 +30,8 @@ export interface SidecarControl {
 	running(): boolean;
 	/** Starts the process; resolves false when it could not (missing command, spawn error). */
 	start(): Promise<boolean>;
+	/** True while the sidecar restarts by itself after a crash, or gave up: do not start one. */
+	autoStartHeld?(): boolean;
 }
 
 export interface ConnectionDeps {
@@ -72,6 +74,12 @@ export class ConnectionManager {
 	private stream: EventStream | null = null;
 	private startedAt: number | null = null;
 	private disposed = false;
+	/**
+	 * Whether this run of attempts may start the sidecar (with auto-start on): every retry, not
+	 * only the first try, so a sidecar that goes away later (a plugin update stopped the old
+	 * one while the new one connected to it) is started again. False after the user stopped it.
+	 */
+	private mayAutoStart = true;
 
 	constructor(deps: ConnectionDeps) {
 		this.deps = deps;
@@ -89,6 +97,7 @@ export class ConnectionManager {
 		if (this.disposed) return;
 		this.attempt = 0;
 		this.startedAt = null;
+		this.mayAutoStart = options.autoStart ?? true;
 		this.closeStream();
 		if (this.deps.needsAddress?.()) {
 			// Nothing to try until the user types an address (settingsChanged connects again).
@@ -98,7 +107,7 @@ export class ConnectionManager {
 			return;
 		}
 		this.setConnection({ phase: "connecting", message: null, retryAt: null });
-		void this.tryOnce(++this.epoch, options.autoStart ?? true);
+		void this.tryOnce(++this.epoch, this.mayAutoStart);
 	}
 
 	/** Starts the sidecar (from a button), then connects to it. */
@@ -109,6 +118,7 @@ export class ConnectionManager {
 		this.clearTimer();
 		this.closeStream();
 		this.attempt = 0;
+		this.mayAutoStart = true;
 		this.setConnection({ phase: "starting", message: null, retryAt: null });
 		const ok = await sidecar.start();
 		if (epoch !== this.epoch) return;
@@ -117,6 +127,18 @@ export class ConnectionManager {
 			return;
 		}
 		this.startedAt = this.deps.clock.now();
+		void this.tryOnce(epoch, false);
+	}
+
+	/** Our sidecar was started again by itself (after a crash): poll it while it loads, as after a start. */
+	sidecarRestarted(): void {
+		if (this.disposed) return;
+		const epoch = ++this.epoch;
+		this.clearTimer();
+		this.closeStream();
+		this.attempt = 0;
+		this.startedAt = this.deps.clock.now();
+		this.setConnection({ phase: "starting", message: null, retryAt: null });
 		void this.tryOnce(epoch, false);
 	}
 
@@ -180,7 +202,7 @@ export class ConnectionManager {
 		// Another vault's server at our address means ours is not running: same as nothing there.
 		const unreachable = error.kind === "unreachable" || error.kind === "timeout" || error.code === OTHER_VAULT;
 		if (unreachable) this.deps.onUnreachable?.();
-		if (unreachable && mayAutoStart && sidecar && this.deps.settings().autoStart && !sidecar.running()) {
+		if (unreachable && mayAutoStart && sidecar && this.deps.settings().autoStart && !sidecar.running() && !(sidecar.autoStartHeld?.() ?? false)) {
 			void this.startSidecarFor(epoch);
 			return;
 		}
@@ -214,7 +236,7 @@ export class ConnectionManager {
 		this.setConnection({ phase, message, retryAt: clock.now() + delayMs, live: false });
 		this.timer = clock.setTimeout(() => {
 			this.timer = null;
-			if (epoch === this.epoch) void this.tryOnce(epoch, false);
+			if (epoch === this.epoch) void this.tryOnce(epoch, this.mayAutoStart);
 		}, delayMs);
 	}
 

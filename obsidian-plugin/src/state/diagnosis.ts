@@ -4,6 +4,7 @@
  */
 import type { ApiError } from "../api/errors";
 import type { Progress } from "../api/types";
+import { MAX_RESTARTS } from "./backoff";
 import { NO_ADDRESS } from "./connection";
 import { NO_SERVER } from "./related";
 import type { AppStatus, SetupState } from "./status";
@@ -58,7 +59,7 @@ export function setupDiagnosis(setup: SetupState): Diagnosis {
 	if (!found) {
 		return {
 			title: "Install the vaultheat sidecar",
-			detail: `Vaultheat answers from a small program on this computer, and it was not found (looked in ${SEARCHED}). In a terminal, in a clone of the vaultheat repository, run the command below (or uv tool install .), then look again; or set its path in settings → Command.`,
+			detail: `Vaultheat answers from a small Python program (Python 3.11 or newer) on this computer, and it was not found (looked in ${SEARCHED}). It comes with the vaultheat source this plugin was built from (its README, "Install it for your vault"): in a terminal, in a clone of that repository, run the command below (needs pipx; or uv tool install .), then look again; or set its path in settings → Command.`,
 			command: INSTALL_COMMAND,
 			actions: ["setup-rescan", "open-settings"],
 			tone: "info",
@@ -104,6 +105,23 @@ export function diagnoseStatus(status: AppStatus, vaultPath: string, canSpawn: b
 			}
 			if (sidecar.phase === "exited") {
 				const last = sidecar.output.slice(-3).join("\n");
+				const restart = sidecar.restart;
+				if (restart && !restart.gaveUp) {
+					return {
+						title: "The sidecar stopped; restarting it",
+						detail: `It exited with code ${sidecar.exitCode ?? "?"}. Restart ${restart.attempt} of ${MAX_RESTARTS} in a row, after a short wait.${last ? ` Its last words: ${last}` : ""}`,
+						actions: ["show-status"],
+						tone: "busy",
+					};
+				}
+				if (restart?.gaveUp) {
+					return {
+						title: "The sidecar keeps stopping",
+						detail: `It exited ${restart.attempt + 1} times in a row soon after starting, so it is no longer restarted by itself; start it again once the cause is fixed. Last exit code ${sidecar.exitCode ?? "?"}.${last ? ` Its last words: ${last}` : ""}`,
+						actions: canSpawn ? ["start-sidecar", "show-status"] : ["retry"],
+						tone: "error",
+					};
+				}
 				return {
 					title: "The sidecar stopped",
 					detail: `It exited with code ${sidecar.exitCode ?? "?"}.${last ? ` Its last words: ${last}` : ""}`,

@@ -41,6 +41,11 @@ export interface SidecarInfo {
 	exitCode: number | null;
 	/** Last lines the process wrote (stderr and stdout), for the error state. */
 	output: string[];
+	/**
+	 * Restarts after the sidecar we started exited by itself: which one in a row, when it is
+	 * due (clock time; null once given up), and whether the manager gave up. Null otherwise.
+	 */
+	restart?: { attempt: number; at: number | null; gaveUp: boolean } | null;
 }
 
 export interface IndexInfo {

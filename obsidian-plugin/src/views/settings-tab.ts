@@ -3,7 +3,7 @@
  * main.ts decides what a change means (reconnect, re-query, restart the sidecar).
  */
 import { type App, Modal, Notice, type Plugin, PluginSettingTab, requireApiVersion, Setting, type SliderComponent, TFolder } from "obsidian";
-import { DEFAULT_URL, DISCOVERY_PATH } from "../api/discovery";
+import { DEFAULT_URL, DISCOVERY_PATH, plainHttpWarning } from "../api/discovery";
 import { LIMITS, parsePatternList, type RerankMode, type VaultheatSettings } from "../settings";
 import { venvCommand } from "../sidecar";
 import type { FixAction } from "../state/diagnosis";
@@ -60,7 +60,17 @@ export class VaultheatSettingTab extends PluginSettingTab {
 				text: "On this device Vaultheat cannot run its sidecar. Give the address and token of one running elsewhere (vaultheat serve --allow-remote on your desktop or a home server) for search and live related notes; without one, the sidebar shows the related notes snapshot your desktop wrote.",
 			});
 		}
-		new Setting(containerEl)
+		containerEl.createDiv({
+			cls: "setting-item-description vaultheat-network-note",
+			text: "Requests carry the open note's text (for related notes), your search queries and the token. With no address set they go to the sidecar on this computer (127.0.0.1) only; with an address, to that address, so use https:// or a private network.",
+		});
+		let warning: HTMLElement | null = null;
+		const showWarning = (url: string): void => {
+			const text = plainHttpWarning(url);
+			warning?.toggleClass("vaultheat-hidden", text === null);
+			warning?.setText(text ?? "");
+		};
+		const address = new Setting(containerEl)
 			.setName("Sidecar address")
 			.setDesc(
 				this.host.mobile
@@ -71,8 +81,13 @@ export class VaultheatSettingTab extends PluginSettingTab {
 				text
 					.setPlaceholder(DEFAULT_URL)
 					.setValue(s.serverUrl)
-					.onChange((value) => save({ serverUrl: value.trim() })),
+					.onChange((value) => {
+						showWarning(value);
+						save({ serverUrl: value.trim() });
+					}),
 			);
+		warning = address.descEl.createDiv({ cls: "vaultheat-address-warning mod-warning" });
+		showWarning(s.serverUrl);
 		new Setting(containerEl)
 			.setName("Token")
 			.setDesc(

@@ -228,6 +228,63 @@ describe("ConnectionManager", () => {
 		expect(conn().phase).toBe("offline");
 	});
 
+	it("after a plugin update, a retry starts the sidecar once the old one (it connected to) has gone", async () => {
+		// Obsidian unloads the old plugin (which stops its sidecar) while the new one loads: the
+		// first try still finds the old server, which then goes away.
+		let running = false;
+		let starts = 0;
+		const sidecar: SidecarControl = {
+			running: () => running,
+			start: async () => {
+				starts++;
+				running = true;
+				return true;
+			},
+		};
+		const { transport, events, manager, conn, clock } = setup({ autoStart: true, sidecar });
+		manager.connect();
+		await clock.advance(0);
+		expect(conn().phase).toBe("online");
+		expect(starts).toBe(0);
+		transport.unreachable = true;
+		events.last.handlers.onClose(new Error("gone"));
+		await clock.advance(1000);
+		expect(starts).toBe(1);
+		expect(conn().phase).toBe("starting");
+		transport.unreachable = false;
+		await clock.advance(250);
+		expect(conn().phase).toBe("online");
+	});
+
+	it("retries start nothing after the user stopped the sidecar, nor while it restarts by itself", async () => {
+		let starts = 0;
+		let held = false;
+		const sidecar: SidecarControl = {
+			running: () => false,
+			start: async () => {
+				starts++;
+				return false;
+			},
+			autoStartHeld: () => held,
+		};
+		const stopped = setup({ autoStart: true, sidecar });
+		stopped.transport.unreachable = true;
+		stopped.manager.connect({ autoStart: false });
+		await stopped.clock.advance(60000);
+		expect(starts).toBe(0);
+		expect(stopped.conn().phase).toBe("offline");
+
+		held = true;
+		const restarting = setup({ autoStart: true, sidecar });
+		restarting.transport.unreachable = true;
+		restarting.manager.connect();
+		await restarting.clock.advance(60000);
+		expect(starts).toBe(0);
+		held = false;
+		await restarting.clock.advance(60000);
+		expect(starts).toBe(1);
+	});
+
 	it("reports a sidecar that cannot start", async () => {
 		const sidecar: SidecarControl = { running: () => false, start: async () => false };
 		const { transport, manager, conn, clock } = setup({ autoStart: true, sidecar });

@@ -62,6 +62,25 @@ describe("settings tab", () => {
 		}
 	});
 
+	it("says what goes over the network, and warns about plain http:// to a public address", () => {
+		const { tab, row } = render();
+		expect(text(tab.containerEl.querySelector(".vaultheat-network-note"))).toContain("127.0.0.1");
+		const warning = () => row("Sidecar address").querySelector(".vaultheat-address-warning") as HTMLElement;
+		const type = (value: string) => {
+			const input = row("Sidecar address").querySelector("input") as HTMLInputElement;
+			input.value = value;
+			input.dispatchEvent(new Event("input"));
+		};
+		expect(warning().classList.contains("vaultheat-hidden")).toBe(true);
+		type("http://notes.example.com:51764");
+		expect(warning().classList.contains("vaultheat-hidden")).toBe(false);
+		expect(text(warning())).toContain("unencrypted");
+		for (const ok of ["https://notes.example.com:51764", "http://127.0.0.1:5000", "http://192.168.1.20:51764", "http://100.101.102.103:51764", ""]) {
+			type(ok);
+			expect(warning().classList.contains("vaultheat-hidden"), ok).toBe(true);
+		}
+	});
+
 	it("saves changes as they are made", async () => {
 		const { row } = render();
 		const input = (name: string) => row(name).querySelector("input, textarea, select") as HTMLInputElement;
