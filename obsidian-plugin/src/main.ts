@@ -87,7 +87,8 @@ export default class VaultheatPlugin extends Plugin {
 			detect: () => (node ? this.findSidecar(node) : null),
 			remoteOnly: node === null,
 			// Written through Obsidian's adapter into the plugin's own folder, so whatever syncs
-			// the vault's config folder carries it; the sidecar still writes nothing in the vault.
+			// the vault's config folder carries it (the sidecar never writes a note; its index
+			// folder is <vault>/.vaultheat unless --index-dir puts it elsewhere).
 			snapshotFile: {
 				load: async () => ((await adapter.exists(snapshotPath)) ? adapter.read(snapshotPath) : null),
 				save: (text) => adapter.write(snapshotPath, text),
