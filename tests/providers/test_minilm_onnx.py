@@ -80,7 +80,8 @@ def test_int8_runs_our_recipe(cache: Path) -> None:
     assert ops["MatMul"] >= 6  # the six feed-forward down-projections stay fp32
     meta = read_meta(export)
     assert meta is not None
-    assert (meta.dimension, meta.max_tokens, meta.pad_id, meta.do_lower_case) == (384, 256, 0, False)
+    shape = (meta.dimension, meta.max_tokens, meta.pad_id, meta.do_lower_case)
+    assert shape == (384, 256, 0, False)
     assert meta.exporter_version == f"fold{minilm_onnx.BUILDER_VERSION}"
 
 

