@@ -213,7 +213,7 @@ def fold_weight_only_int8(model: Any) -> int:
             continue
         mul = users[0]
         scale_name = next((n for n in mul.input if n != node.output[0]), None)
-        if scale_name not in inits:
+        if scale_name is None or scale_name not in inits:
             continue
         weights = numpy_helper.to_array(source).astype(np.float32)
         scale = numpy_helper.to_array(inits[scale_name]).astype(np.float32)
@@ -241,7 +241,7 @@ def append_mean_pooling(model: Any) -> None:
     outputs = [o.name for o in graph.output]
     if outputs != [HIDDEN_NAME]:
         raise ProviderError(f"expected the output {HIDDEN_NAME!r}, the package graph has {outputs}")
-    consts = {
+    consts: dict[str, np.ndarray] = {
         "pool_axis_seq": np.array([1], dtype=np.int64),
         "pool_axis_last": np.array([-1], dtype=np.int64),
         "pool_min_count": np.array(1e-9, dtype=np.float32),
