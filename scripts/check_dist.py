@@ -15,6 +15,9 @@ import zipfile
 from pathlib import Path
 
 FILES = ("main.js", "manifest.json", "styles.css")
+# package data the default model needs (providers/minilm_onnx.py)
+DATA = ("vaultheat/providers/data/all-MiniLM-L6-v2/tokenizer.json",
+        "vaultheat/providers/data/all-MiniLM-L6-v2/NOTICE")  # fmt: skip
 
 
 def check(dist: Path) -> list[str]:
@@ -30,6 +33,7 @@ def check(dist: Path) -> list[str]:
             for f in FILES:
                 if f"vaultheat/obsidian/{f}" not in names:
                     problems.append(f"{wheel.name} lacks vaultheat/obsidian/{f}")
+            problems += [f"{wheel.name} lacks {f}" for f in DATA if f not in names]
             if "vaultheat/obsidian/manifest.json" in names:
                 shipped = json.loads(z.read("vaultheat/obsidian/manifest.json"))["version"]
                 if shipped != version:
@@ -39,6 +43,8 @@ def check(dist: Path) -> list[str]:
             names = {n.split("/", 1)[1] for n in t.getnames() if "/" in n}
         problems += [f"{sdist.name} lacks sidecar/vaultheat/obsidian/{f}" for f in FILES
                      if f"sidecar/vaultheat/obsidian/{f}" not in names]  # fmt: skip
+        problems += [f"{sdist.name} lacks sidecar/{f}" for f in DATA
+                     if f"sidecar/{f}" not in names]  # fmt: skip
     return problems
 
 

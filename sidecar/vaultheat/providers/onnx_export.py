@@ -231,8 +231,17 @@ def publish(out_dir: Path, build: Callable[[Path], None]) -> None:
         shutil.rmtree(stale, ignore_errors=True)
 
 
+TORCH_EXTRA_MESSAGE = (
+    "exporting this model to ONNX needs torch and sentence-transformers: "
+    "`pip install 'vaultheat[torch]'`"
+)
+
+
 def _export_into(model_dir: Path, tmp: Path, precision: str) -> None:
-    import torch
+    try:
+        import torch
+    except ImportError as exc:
+        raise ModelMissingError(TORCH_EXTRA_MESSAGE, path=str(model_dir)) from exc
 
     model = load_sentence_transformer(model_dir)
     tokenizer = model.tokenizer
@@ -297,7 +306,7 @@ def load_sentence_transformer(model_dir: Path) -> Any:
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as hf_logging
     except ImportError as exc:
-        raise ModelMissingError("exporting to ONNX needs sentence-transformers") from exc
+        raise ModelMissingError(TORCH_EXTRA_MESSAGE, path=str(model_dir)) from exc
     hf_logging.disable_progress_bar()  # no tqdm bars on stderr (it carries our logs)
     try:
         model = SentenceTransformer(

@@ -104,7 +104,7 @@ class CrossEncoderReranker:
             from sentence_transformers import CrossEncoder
         except ImportError as exc:
             raise ModelMissingError(
-                "sentence-transformers is not installed; `pip install sentence-transformers`"
+                "reranking needs torch and sentence-transformers: `pip install 'vaultheat[torch]'`"
             ) from exc
         model_id = self.settings.model
         path = Path(model_id).expanduser()
