@@ -211,6 +211,14 @@ def kinds_line(kinds: dict[str, dict[str, int]]) -> str:
     return f"by kind: {some('indexed')} indexed" + (f"; skipped: {skipped}" if skipped else "")
 
 
+def pages_line(pages: dict[str, int]) -> str:
+    """``pages: 221 notes, 219 digests, 0 list pages`` (what search weighs, core/pagekind.py)."""
+    words = {"note": ("note", "notes"), "digest": ("digest", "digests"),
+             "list": ("list page", "list pages"), "unclassified": ("unclassified", "unclassified")}
+    order = [k for k in words if k in pages] + [k for k in pages if k not in words]
+    return "pages: " + ", ".join(plural(pages[k], *words.get(k, (k, k))) for k in order)
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     engine = _engine(args)
     doc = status_document(engine.status())
@@ -225,6 +233,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             f"notes: {doc['notes']:,} indexed, {doc['excluded']:,} opted out   "
             f"chunks: {doc['chunks']:,}   tags: {doc['tags']:,}",
             kinds_line(doc["kinds"]),
+            *([pages_line(doc["pages"])] if doc.get("pages") else []),
             f"links: {links['resolved']:,} resolved, {links['unresolved']:,} unresolved{share}",
             "edges: " + ", ".join(f"{n:,} {kind}" for kind, n in doc["edges"].items()),
             f"model: {model['name']} ({model['provider']}, {model['backend']})",

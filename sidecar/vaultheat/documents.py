@@ -350,6 +350,8 @@ def status_document(st: Status, server: Doc | None = None) -> Doc:
                    excluded=st.excluded)  # fmt: skip
         doc.update(freshness_doc(st.index))
     doc["kinds"] = {k: {"indexed": c.indexed, "skipped": c.skipped} for k, c in st.kinds.items()}
+    if st.pages:
+        doc["pages"] = dict(st.pages)
     doc["phases"] = phases_doc(st.phases)
     if server is not None:
         doc.update(server)

@@ -109,6 +109,7 @@ def status(engine: Engine) -> Status:
         return _status(engine, model, freshness(engine))
     with engine.snapshot() as store:
         counts = store.counts()
+        pages = store.page_kind_counts()
         manifest = store.manifest()
         skipped = store.skipped() + store.unchunked_notes()
         stored_fp = (manifest.get("stored") or {}).get("fingerprint")
@@ -145,6 +146,7 @@ def status(engine: Engine) -> Status:
         skipped=listed,
         phases=phases,
         kinds=count_kinds(counts["kinds"], listed),
+        pages={(k or "unclassified"): n for k, n in sorted(pages.items())},
     )
 
 

@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 
 from tests.conftest import open_fake_index
+from vaultheat.commands import pages_line
 from vaultheat.storage.store import Store
 
 DIGEST = "# Computer Science\n\n### [Coffee](Coffee.md)\n\n* New: grind finer.\n"
@@ -44,6 +45,8 @@ def test_the_index_stores_kinds_and_the_view_reads_the_pointing_ones(tmp_path: P
         assert engine.index_view().page_kinds == {
             "newsletter/2021_04_10.md": "digest", "Index.md": "list"
         }
+        assert engine.status().pages == {"digest": 1, "list": 1, "note": 7}
+        assert pages_line(engine.status().pages) == "pages: 7 notes, 1 digest, 1 list page"
         store = Store(vault / ".vaultheat" / "index.sqlite", readonly=True)
         try:
             assert store.page_kind_counts() == {"digest": 1, "list": 1, "note": 7}
@@ -63,10 +66,12 @@ def test_an_index_from_before_page_kinds_is_classified_by_the_next_run(tmp_path:
         con.execute("UPDATE notes SET page_kind = ''")  # as m003 leaves an older index
         con.commit()
         con.close()
+        assert engine.status().pages == {"unclassified": 9}
         report = engine.index()
         assert report.notes["unchanged"] == 9 and not report.written  # nothing re-chunked
         assert _kinds(vault)["newsletter/2021_04_10.md"] == "digest"
         assert "" not in _kinds(vault).values()
+        assert "unclassified" not in engine.status().pages
         view = engine.index_view()
         assert view.generation > gen  # a view built before reads the kinds now
         assert view.page_kinds["Index.md"] == "list"

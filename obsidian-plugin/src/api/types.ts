@@ -110,6 +110,8 @@ export interface StatusDoc {
 	freshness?: { on_disk: number; indexed: number; not_indexed: number; changed: number; deleted: number };
 	/** Markdown notes, PDFs and canvases: indexed, and how many of `skipped` are of that kind. */
 	kinds?: Record<"markdown" | "pdf" | "canvas", { indexed: number; skipped: number }>;
+	/** Notes by what they are (note, digest, list; "unclassified" until an older index's next run). */
+	pages?: Record<string, number>;
 }
 
 /** "done", "running", "interrupted" (a run stopped in it) or "pending". */

@@ -133,6 +133,9 @@ class Status:
     phases: Phases = field(default_factory=Phases)
     # Markdown notes, PDFs and canvases: indexed and skipped, each (``notes`` is their sum)
     kinds: Mapping[str, KindCount] = field(default_factory=lambda: {k: KindCount() for k in KINDS})
+    # what the notes are (core/pagekind.py): notes proper, digests, list pages; not classified
+    # yet ("unclassified": an index from before page kinds, until its next run)
+    pages: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def vectors(self) -> int:

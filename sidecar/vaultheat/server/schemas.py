@@ -271,6 +271,11 @@ def component_schemas() -> dict[str, Schema]:
                     "the notes on disk against the index (the scan status starts with)",
                 ),
                 "pending": obj({"knn": COUNT, "links": COUNT}),
+                "pages": d(
+                    {"type": "object", "additionalProperties": COUNT},
+                    "notes by what they are (core/pagekind.py): note, digest, list; "
+                    "unclassified until the next index run of an older index",
+                ),
                 "kinds": obj(
                     {
                         kind: obj({"indexed": COUNT, "skipped": COUNT})
