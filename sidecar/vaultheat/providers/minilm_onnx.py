@@ -59,6 +59,7 @@ from vaultheat.providers.onnx_export import (
     cache_key,
     check_precision,
     default_cache_dir,
+    pad_batch,
     publish,
     quantize_int8,
     read_meta,
@@ -471,8 +472,6 @@ def load_tokenizer() -> Any:
 
 def encode(tokenizer: Any, texts: tuple[str, ...] | list[str]) -> dict[str, np.ndarray]:
     """Right-padded int64 feeds for ``texts``, truncated at ``MAX_TOKENS``."""
-    from vaultheat.providers.onnx_embedder import pad_batch
-
     encodings = [tokenizer.encode(t) for t in texts]
     ids, mask = pad_batch([e.ids[:MAX_TOKENS] for e in encodings], 0)
     types, _ = pad_batch([e.type_ids[:MAX_TOKENS] for e in encodings], 0)

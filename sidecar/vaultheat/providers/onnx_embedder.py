@@ -54,6 +54,7 @@ from vaultheat.providers.onnx_export import (
     check_precision,
     default_cache_dir,
     ensure_export,
+    pad_batch,
     read_meta,
 )
 
@@ -63,17 +64,6 @@ log = logging.getLogger(__name__)
 def order_by_token_length(lengths: Sequence[int]) -> list[int]:
     """Indices, longest first; ties keep input order (a stable sort)."""
     return sorted(range(len(lengths)), key=lambda i: -lengths[i])
-
-
-def pad_batch(rows: Sequence[Sequence[int]], pad_id: int) -> tuple[np.ndarray, np.ndarray]:
-    """Right-pad token id rows to the longest row: (ids, attention mask), both int64."""
-    width = max((len(r) for r in rows), default=0)
-    ids = np.full((len(rows), width), pad_id, dtype=np.int64)
-    mask = np.zeros((len(rows), width), dtype=np.int64)
-    for i, row in enumerate(rows):
-        ids[i, : len(row)] = row
-        mask[i, : len(row)] = 1
-    return ids, mask
 
 
 def normalize_rows(vectors: np.ndarray) -> np.ndarray:

@@ -38,7 +38,7 @@ import tempfile
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,6 +65,17 @@ FAILED_SUFFIX = ".failed"  # <cache>/<key>.failed: an export that failed; auto s
 _DUMMY_TEXTS = ("vaultheat export", "a longer second sentence, so the dummy batch holds padding")
 _CHECK_TEXTS = ("the", "a short note about links", "tags, headings and a block of text " * 3)
 _export_lock = threading.Lock()  # one export at a time in this process (each is CPU-heavy)
+
+
+def pad_batch(rows: Sequence[Sequence[int]], pad_id: int) -> tuple[np.ndarray, np.ndarray]:
+    """Right-pad token id rows to the longest row: (ids, attention mask), both int64."""
+    width = max((len(r) for r in rows), default=0)
+    ids = np.full((len(rows), width), pad_id, dtype=np.int64)
+    mask = np.zeros((len(rows), width), dtype=np.int64)
+    for i, row in enumerate(rows):
+        ids[i, : len(row)] = row
+        mask[i, : len(row)] = 1
+    return ids, mask
 
 
 @dataclass(frozen=True)
