@@ -253,11 +253,15 @@ def chunk_ref(c: ChunkRef) -> Doc:
 
 def locator_doc(c: ChunkHit | ChunkRef | SeedTrace) -> Doc:
     """Where a chunk of derived text comes from: ``page`` and ``page_end`` (a PDF, 1-based) or
-    ``card_id`` (a canvas). Absent for a note's chunk, which its lines and bytes place."""
+    ``card_id`` (a canvas). Absent for a note's chunk, which its lines and bytes place. A
+    result's PDF chunk adds ``open_page``: the page to open, the one of ``page``..``page_end``
+    that holds the match (``page`` for a one-page chunk and for related notes)."""
     doc: Doc = {}
     if c.page is not None:
         doc["page"] = c.page
         doc["page_end"] = c.page_end if c.page_end is not None else c.page
+        if not isinstance(c, SeedTrace):
+            doc["open_page"] = c.open_page if c.open_page is not None else c.page
     if c.card_id is not None:
         doc["card_id"] = c.card_id
     return doc

@@ -371,10 +371,13 @@ class Indexer:
         stored = store.notes()
         seen: set[str] = set()
         work: list[_Work] = []
+        # PDFs indexed before page starts (m004) are read again, unchanged or not: their chunks
+        # keep their ids and vectors (same embedding input) and gain where each page starts
+        again = store.notes_without_page_starts()
         for entry in [*disc.notes, *disc.documents]:
             seen.add(entry.path)
             row = stored.get(entry.path)
-            if full and row is not None:
+            if (full or entry.path in again) and row is not None:
                 try:
                     raw = entry.abs_path.read_bytes()
                 except OSError as exc:

@@ -1,5 +1,5 @@
 from vaultheat.core.canvas import parse_canvas
-from vaultheat.core.derived import chunk_canvas, chunk_pdf
+from vaultheat.core.derived import chunk_canvas, chunk_pdf, match_page
 from vaultheat.core.pdftext import PdfText
 
 
@@ -16,6 +16,29 @@ def test_pdf_chunks_carry_page_ranges():
     assert chunks[-1].page == 5 and chunks[-1].locator == "p. 5"
     assert chunks[-1].embed_input.startswith("Manual (p. 5)\n\n")
     assert [c.ordinal for c in chunks] == list(range(len(chunks)))
+    assert chunks[0].page_starts == ((0, 1), (13, 3))  # page 2 has no text
+    assert chunks[0].text[13:] == "tiny two"
+    assert all(c.page_starts == () for c in chunks[1:])  # one page each
+
+
+def test_a_chunk_of_joined_pages_opens_at_the_page_holding_the_match():
+    doc = PdfText("Docs/Short.pdf", pages=["Pruning roses in winter.", "Lifting dahlia tubers.",
+                                           "Café terraces and dahlia beds."])  # fmt: skip
+    (chunk,) = chunk_pdf(doc)
+    assert (chunk.page, chunk.page_end, len(chunk.page_starts)) == (1, 3, 3)
+
+    def at(query: str | None) -> int | None:
+        return match_page(chunk.text, chunk.page, chunk.page_starts, query)
+
+    assert at("lifting dahlia tubers") == 2  # three terms on page 2, one on page 3
+    assert at("pruning roses") == 1
+    assert at("dahlia") == 2  # a tie: the first page that holds it
+    assert at("DAHLIA beds") == 3  # case, as the index matches words
+    assert at("cafe terraces") == 3  # and diacritics (unicode61 remove_diacritics)
+    assert at("tuber") == 1  # a word, not a part of one: no page holds it, the first page
+    assert at(None) == 1 and at("") == 1  # related notes: no query
+    assert match_page(chunk.text, chunk.page, (), "dahlia tubers") == 1  # no page starts stored
+    assert match_page("text", None, (), "text") is None  # no page: a note's chunk
 
 
 def test_canvas_chunks_carry_card_ids():

@@ -136,7 +136,7 @@ def test_a_schema_1_index_keeps_answering_and_is_upgraded_by_the_next_index_run(
     open_fake_index(vault).close()
     db_path = vault / ".vaultheat" / "index.sqlite"
     con = sqlite3.connect(db_path)  # made as an index written before chunk locators existed
-    for col in ("page", "page_end", "card_id"):
+    for col in ("page", "page_end", "card_id", "page_starts"):  # m002's and m004's columns
         con.execute(f"ALTER TABLE chunks DROP COLUMN {col}")
     con.execute("ALTER TABLE notes DROP COLUMN page_kind")  # m003's column
     con.execute("PRAGMA user_version = 1")

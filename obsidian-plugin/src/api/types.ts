@@ -162,6 +162,8 @@ export interface SearchHit {
 	/** A PDF's chunk: its first and last page (1-based); absent on notes and older servers. */
 	page?: number;
 	page_end?: number;
+	/** A PDF's chunk: the page to open, the one of page..page_end holding the match; absent on older servers. */
+	open_page?: number;
 	/** A canvas's chunk: the card (JSON Canvas node id) it comes from. */
 	card_id?: string;
 	text: string;
@@ -194,9 +196,10 @@ export interface BestChunk {
 	line_end: number;
 	byte_start: number;
 	byte_end: number;
-	/** As on SearchHit: a PDF's pages or a canvas's card, for derived text only. */
+	/** As on SearchHit: a PDF's pages (and the page to open) or a canvas's card, for derived text only. */
 	page?: number;
 	page_end?: number;
+	open_page?: number;
 	card_id?: string;
 	text: string;
 }

@@ -62,6 +62,7 @@ export const WIRE_FIELDS = {
 		rank: R, chunk_id: R, path: R, title: R, heading_path: R, line_start: R, line_end: R,
 		byte_start: R, byte_end: R, text: R, text_truncated: R, score: R, found_by: R,
 		components: R, explain: R, relevance: P, relevance_label: P, page: O, page_end: O, card_id: O,
+		open_page: O,
 	} satisfies Fields<SearchHit>,
 	SearchDoc: { schema: R, query: R, took_ms: R, files_only: R, ranked_by: R, per_note: R, results: R } satisfies Fields<SearchDoc>,
 	RelatedRequest: {
@@ -70,7 +71,7 @@ export const WIRE_FIELDS = {
 	} satisfies Fields<RelatedRequest>,
 	BestChunk: {
 		chunk_id: R, heading_path: R, line_start: R, line_end: R, byte_start: R, byte_end: R, text: R,
-		page: O, page_end: O, card_id: O,
+		page: O, page_end: O, open_page: O, card_id: O,
 	} satisfies Fields<BestChunk>,
 	RelatedHit: {
 		rank: R, path: R, title: R, folder: R, score: R, link_status: R, best_chunk: R,

@@ -26,7 +26,15 @@ export async function openNoteAtLine(app: App, path: string, line: number, newLe
 export interface ResultPlace {
 	line_start: number;
 	page?: number | null;
+	/** The page of page..page_end that holds the match (newer servers); preferred to `page`. */
+	open_page?: number | null;
 	card_id?: string | null;
+}
+
+/** The PDF page a result opens at: the match's page when the server says it, else the chunk's first page. */
+export function resultPage(place: ResultPlace): number | null {
+	if (typeof place.open_page === "number" && place.open_page >= 1) return place.open_page;
+	return typeof place.page === "number" && place.page >= 1 ? place.page : null;
 }
 
 /**
@@ -35,7 +43,8 @@ export interface ResultPlace {
  * obsidian.d.ts 1.13, has no canvas view to focus a card in; canvas.d.ts only types the file).
  */
 export function resultLinktext(path: string, place: ResultPlace): string {
-	return typeof place.page === "number" && place.page >= 1 ? `${path}#page=${place.page}` : path;
+	const page = resultPage(place);
+	return page !== null ? `${path}#page=${page}` : path;
 }
 
 /** Opens a search or related result: a note at its line, a PDF at its page, a canvas. */

@@ -251,7 +251,10 @@ export class SearchModal extends SuggestModal<SearchRow> {
 }
 
 /** "p. 2" or "pp. 2-3" for a PDF's passage (as the CLI prints it), "" for anything else. */
-export function pagesText(hit: { page?: number; page_end?: number }): string {
+export function pagesText(hit: { page?: number; page_end?: number; open_page?: number }): string {
 	if (typeof hit.page !== "number") return "";
-	return typeof hit.page_end === "number" && hit.page_end > hit.page ? `pp. ${hit.page}-${hit.page_end}` : `p. ${hit.page}`;
+	if (!(typeof hit.page_end === "number" && hit.page_end > hit.page)) return `p. ${hit.page}`;
+	const span = `pp. ${hit.page}-${hit.page_end}`;
+	// the page it opens at, when the match is past the first (as the CLI says it)
+	return typeof hit.open_page === "number" && hit.open_page !== hit.page ? `${span} (match on p. ${hit.open_page})` : span;
 }

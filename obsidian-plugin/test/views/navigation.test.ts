@@ -17,6 +17,9 @@ describe("opening a result where it is", () => {
 		["a canvas, whole (no public API focuses a card)", "Boards/Kitchen.canvas", { line_start: 0, card_id: "c1" }, "Boards/Kitchen.canvas"],
 		["a note by its path", "Alpha.md", { line_start: 3 }, "Alpha.md"],
 		["a page number that is no page", "Docs/Manual.pdf", { line_start: 0, page: 0 }, "Docs/Manual.pdf"],
+		["the page that holds the match, in a span of pages", "Docs/Short.pdf", { line_start: 0, page: 1, open_page: 2 }, "Docs/Short.pdf#page=2"],
+		["the first page when the match page is no page", "Docs/Short.pdf", { line_start: 0, page: 1, open_page: 0 }, "Docs/Short.pdf#page=1"],
+		["a match page without a first page (as a server could send)", "Docs/Short.pdf", { line_start: 0, open_page: 3 }, "Docs/Short.pdf#page=3"],
 	])("link text for %s", (_name, path, place, want) => {
 		expect(resultLinktext(path, place)).toBe(want);
 	});
@@ -79,8 +82,32 @@ describe("opening a result where it is", () => {
 	});
 
 	it.each([
+		["at the page that holds the match", { open_page: 2 }, "Docs/Short.pdf#page=2"],
+		["at its first page from an older server (no open_page)", {}, "Docs/Short.pdf#page=1"],
+	])("Enter on a search result spanning pp. 1-2 opens the PDF %s", async (_name, extra, want) => {
+		world = makeWorld();
+		world.app.vault.seed({ "Docs/Short.pdf": "%PDF-1.7" });
+		const hit = searchHit("Docs/Short.pdf", { title: "Short", line_start: 0, line_end: 0, page: 1, page_end: 2, ...extra, text: "Pruning roses. Dahlia tubers." });
+		world.transport.on("POST /v1/search", () => json(200, searchDoc("dahlia", [hit])));
+		await goOnline(world);
+		await openNote(world, "Alpha.md");
+		const opened = vi.spyOn(world.app.workspace, "openLinkText");
+		const modal = new SearchModal(world.services.viewContext());
+		modal.open();
+		modal.inputEl.value = "dahlia";
+		modal.inputEl.dispatchEvent(new Event("input"));
+		await world.clock.advance(250);
+		await flush();
+		key(modal.inputEl, "Enter");
+		await flush();
+		expect(opened.mock.calls[0]?.[0]).toBe(want);
+	});
+
+	it.each([
 		["one page", { page: 2, page_end: 2 }, "p. 2"],
 		["a range", { page: 2, page_end: 3 }, "pp. 2-3"],
+		["a range opened at its first page", { page: 2, page_end: 3, open_page: 2 }, "pp. 2-3"],
+		["a range opened at the match's page", { page: 2, page_end: 3, open_page: 3 }, "pp. 2-3 (match on p. 3)"],
 		["a note", {}, ""],
 	])("the search row says where in a PDF: %s", (_name, hit, want) => {
 		expect(pagesText(hit)).toBe(want);

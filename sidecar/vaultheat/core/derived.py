@@ -9,6 +9,8 @@ pages are joined (so a chunk may span ``page``..``page_end``) until ``min_chars`
 A canvas gives one chunk per text card, its group/edge labels as context; a canvas of file cards
 only gives one chunk naming the files it holds (see ``core/canvas.py``). The embedding input
 is a context header (title, and "p. N" / "card ID") + a blank line + the text, as for notes.
+A chunk of joined pages records where each page starts in its text (``page_starts``), so a
+result can open at the page that holds the match (``match_page``), not at the first one.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vaultheat.core.canvas import CanvasDoc
+from vaultheat.core.lexical import fold, query_terms, text_terms
 from vaultheat.core.pdftext import PdfText
 
 PDF_MAX_CHARS = 1500
@@ -31,6 +34,9 @@ class DerivedChunk:
     page: int | None = None  # 1-based first page (PDF)
     page_end: int | None = None  # last page, == page for a one-page chunk
     card_id: str | None = None  # the canvas card (JSON Canvas node id)
+    # a chunk of joined pages: (char offset in ``text``, page) where each page starts, the
+    # first at 0; () for a one-page chunk, a part of a long page or a canvas card
+    page_starts: tuple[tuple[int, int], ...] = ()
 
     @property
     def locator(self) -> str:
@@ -75,26 +81,50 @@ def chunk_pdf(
     doc: PdfText, *, max_chars: int = PDF_MAX_CHARS, min_chars: int = PDF_MIN_CHARS
 ) -> list[DerivedChunk]:
     title = _title(doc.path)
-    pieces: list[tuple[int, int, str]] = []  # (page, page_end, text)
+    # (page, page_end, text, where each page starts in text)
+    pieces: list[tuple[int, int, str, tuple[tuple[int, int], ...]]] = []
     for number, page_text in enumerate(doc.pages, start=1):
         text = page_text.strip()
         if not text:
             continue
         prev_short = pieces and len(pieces[-1][2]) < min_chars
         if prev_short and len(text) < min_chars and len(pieces[-1][2]) + len(text) < max_chars:
-            first, _, prev = pieces.pop()
-            pieces.append((first, number, f"{prev}\n\n{text}"))
+            first, _, prev, starts = pieces.pop()
+            joined = f"{prev}\n\n{text}"
+            starts = (starts or ((0, first),)) + ((len(prev) + 2, number),)
+            pieces.append((first, number, joined, starts))
             continue
-        pieces.extend((number, number, part) for part in _split(text, max_chars))
+        pieces.extend((number, number, part, ()) for part in _split(text, max_chars))
     out = []
-    for i, (page, page_end, text) in enumerate(pieces):
+    for i, (page, page_end, text, starts) in enumerate(pieces):
         where = f"p. {page}" if page == page_end else f"pp. {page}-{page_end}"
-        out.append(
-            DerivedChunk(
-                i, "pdf", text, f"{title} ({where})\n\n{text}", page=page, page_end=page_end
-            )
-        )
+        embed_input = f"{title} ({where})\n\n{text}"
+        out.append(DerivedChunk(i, "pdf", text, embed_input, page, page_end, page_starts=starts))
     return out
+
+
+def page_texts(text: str, starts: tuple[tuple[int, int], ...]) -> list[tuple[int, str]]:
+    """(page, its text) for each page of a chunk of joined pages (``page_starts``)."""
+    ends = [offset for offset, _ in starts[1:]] + [len(text)]
+    return [(page, text[offset:end]) for (offset, page), end in zip(starts, ends, strict=True)]
+
+
+def match_page(
+    text: str, page: int | None, starts: tuple[tuple[int, int], ...], query: str | None
+) -> int | None:
+    """The page of a chunk to open for ``query``: the one whose text holds the most of the
+    query's terms (as the lexical index splits and matches them, core/lexical.py), the first
+    of those on a tie; the first page when no page holds any, with no query (related notes) or
+    when the chunk has one page or no recorded page starts (an index from before them)."""
+    if page is None or len(starts) < 2 or not query:
+        return page
+    terms = {fold(t) for t in query_terms(query)}
+    best, best_hits = page, 0
+    for number, part in page_texts(text, starts):
+        hits = len(terms & text_terms(part))
+        if hits > best_hits:
+            best, best_hits = number, hits
+    return best
 
 
 def chunk_canvas(doc: CanvasDoc) -> list[DerivedChunk]:

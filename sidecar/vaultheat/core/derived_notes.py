@@ -133,7 +133,8 @@ def read_document(
 def _draft(c: DerivedChunk, size: int) -> ChunkDraft:
     return ChunkDraft(ordinal=c.ordinal, byte_start=0, byte_end=max(size, 1), line_start=0,
                       line_end=0, text=c.text, heading_path=(), embed_input=c.embed_input,
-                      page=c.page, page_end=c.page_end, card_id=c.card_id)  # fmt: skip
+                      page=c.page, page_end=c.page_end, card_id=c.card_id,
+                      page_starts=c.page_starts)  # fmt: skip
 
 
 def _link(target: str) -> Link:

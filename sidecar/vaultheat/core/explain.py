@@ -37,13 +37,16 @@ def recompute_heat(explain: dict[str, Any]) -> float:
 
 def locator_text(doc: dict[str, Any]) -> str:
     """A chunk document's locator as people write it: "p. 2", "pp. 2-3", "card 1a2b" ("" for
-    a note's chunk)."""
+    a note's chunk); "pp. 2-3 (match on p. 3)" when the match is past a result's first page."""
     if doc.get("card_id") is not None:
         return f"card {doc['card_id']}"
     if doc.get("page") is None:
         return ""
     first, last = doc["page"], doc.get("page_end") or doc["page"]
-    return f"p. {first}" if first == last else f"pp. {first}-{last}"
+    if first == last:
+        return f"p. {first}"
+    at = doc.get("open_page")
+    return f"pp. {first}-{last}" + (f" (match on p. {at})" if at not in (None, first) else "")
 
 
 def render_text(doc: dict[str, Any]) -> str:

@@ -11,6 +11,7 @@ here because most Chinese words are two characters long and trigram cannot match
 from __future__ import annotations
 
 import re
+import unicodedata
 
 # Han, Hiragana, Katakana (incl. prolonged mark), Hangul syllables, CJK symbols excluded
 _CJK_RUN = re.compile(
@@ -32,6 +33,23 @@ def _bigrams(run: str) -> str:
 def lexical_text(text: str) -> str:
     """The form of ``text`` that goes into the FTS index (CJK runs as bigrams)."""
     return _CJK_RUN.sub(lambda m: " " + _bigrams(m.group(0)) + " ", text)
+
+
+def fold(text: str) -> str:
+    """Lower case without diacritics, as the index's tokenizer (``remove_diacritics``) reads."""
+    text = text.lower()
+    if text.isascii():
+        return text
+    decomposed = unicodedata.normalize("NFD", text)
+    return unicodedata.normalize(
+        "NFC", "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    )
+
+
+def text_terms(text: str) -> set[str]:
+    """The index terms of a text, folded: a query term ``t`` (``query_terms``) matches the text
+    as the lexical index matches it when ``fold(t)`` is in this set."""
+    return set(_WORD.findall(fold(lexical_text(text))))
 
 
 def query_terms(query: str) -> list[str]:

@@ -92,6 +92,8 @@ class ChunkDraft:
     page: int | None = None  # 1-based first page (PDF)
     page_end: int | None = None  # last page (== page for a one-page chunk)
     card_id: str | None = None  # the canvas card (JSON Canvas node id)
+    # a chunk of joined PDF pages: (char offset in ``text``, page) where each page starts
+    page_starts: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -126,6 +128,7 @@ class ChunkRow:
     page: int | None = None  # derived text only (see ChunkDraft)
     page_end: int | None = None
     card_id: str | None = None
+    page_starts: tuple[tuple[int, int], ...] = ()  # a chunk of joined pages (see ChunkDraft)
 
 
 class ByteMap:

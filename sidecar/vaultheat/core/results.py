@@ -40,6 +40,7 @@ class ChunkRef:
     page: int | None = None
     page_end: int | None = None
     card_id: str | None = None
+    open_page: int | None = None  # PDF: the page to open, the one holding the match
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +122,7 @@ class ChunkHit:
     page: int | None = None  # derived text (PDF, canvas): the chunk's locator
     page_end: int | None = None
     card_id: str | None = None
+    open_page: int | None = None  # PDF: the page to open, the one holding the match
 
 
 @dataclass(frozen=True, slots=True)

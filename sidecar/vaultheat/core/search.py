@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from vaultheat.config import Settings
+from vaultheat.core.derived import match_page
 from vaultheat.core.expansion import expand_query
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.lexical import query_terms
@@ -147,15 +148,17 @@ def run_search(view: IndexView, models: Models, s: Settings, req: SearchRequest)
     results: Sequence[SearchHit]
     if req.files_only:
         results = file_results(result, store, view.graph, req.top, s.search.files_top_chunks,
-                               snippet, long_note=s.search.files_bonus_chunks)  # fmt: skip
+                               snippet, long_note=s.search.files_bonus_chunks,
+                               query=req.query)  # fmt: skip
     else:
         ids = diversify(result.order, view.graph.note_of, s.search.chunks_per_note)[: req.top]
         rows = store.chunks(ids)
         present = [cid for cid in ids if cid in rows]  # ranks stay 1..n if a chunk went
         results = [
-            chunk_result(rank, rows[cid], result, store, snippet, req.explain, s.search.decay)
+            chunk_result(rank, rows[cid], result, store, snippet, req.explain, s.search.decay,
+                         query=req.query)
             for rank, cid in enumerate(present, start=1)
-        ]
+        ]  # fmt: skip
     took_ms = round((time.perf_counter() - t0) * 1000, 2)
     per_note = 0 if req.files_only else max(s.search.chunks_per_note, 0)
     return SearchResults(req.query, took_ms, req.files_only, tuple(results), ranked_by, per_note)
@@ -202,6 +205,8 @@ def chunk_result(
     snippet: Any,
     explain: bool,
     decay: float,
+    *,
+    query: str | None = None,
 ) -> ChunkHit:
     text = snippet(row.text)
     return ChunkHit(
@@ -223,11 +228,13 @@ def chunk_result(
         page=row.page,
         page_end=row.page_end,
         card_id=row.card_id,
+        open_page=match_page(row.text, row.page, row.page_starts, query),
     )
 
 
-def chunk_ref(row: ChunkRow, snippet: Any) -> ChunkRef:
-    """A result's best chunk: its place in the note and its snippet."""
+def chunk_ref(row: ChunkRow, snippet: Any, query: str | None = None) -> ChunkRef:
+    """A result's best chunk: its place in the note and its snippet; a PDF's page to open is
+    the one holding the match of ``query`` (the first page with none: related notes)."""
     return ChunkRef(
         chunk_id=row.id,
         heading_path=tuple(row.heading_path),
@@ -239,6 +246,7 @@ def chunk_ref(row: ChunkRow, snippet: Any) -> ChunkRef:
         page=row.page,
         page_end=row.page_end,
         card_id=row.card_id,
+        open_page=match_page(row.text, row.page, row.page_starts, query),
     )
 
 
@@ -288,14 +296,14 @@ def file_results(
     snippet: Any,
     *,
     long_note: int = 0,
+    query: str | None = None,
 ) -> list[NoteHit]:
     ranked = note_scores(r, graph, top_chunks, long_note=long_note)[:top]
     rows = store.chunks([cid for _, _, cid in ranked])
     # a chunk deleted by a re-index since retrieval has no row: its note is left out, not a 500
     present = [(path, score, cid) for path, score, cid in ranked if cid in rows]
     return [
-        NoteHit(
-            rank, path, rows[cid].title, score, chunk_ref(rows[cid], snippet), components_of(r, cid)
-        )
+        NoteHit(rank, path, rows[cid].title, score, ref, components_of(r, cid))
         for rank, (path, score, cid) in enumerate(present, start=1)
+        for ref in [chunk_ref(rows[cid], snippet, query)]
     ]

@@ -110,6 +110,16 @@ LOCATOR: dict[str, Schema] = {
     "page_end": {"type": "integer", "minimum": 1, "description": "PDF: last page"},
     "card_id": {"type": "string", "description": "canvas: the JSON Canvas node id"},
 }
+# a result's PDF chunk: the page to open, the one of page..page_end holding the match
+RESULT_LOCATOR: dict[str, Schema] = {
+    **LOCATOR,
+    "open_page": {
+        "type": "integer",
+        "minimum": 1,
+        "description": "PDF: the page to open, the one of page..page_end that holds the match "
+        "(page when the chunk has one page, and for related notes)",
+    },
+}
 # the score parts (core/pipeline.py); "title" is the note-name score (core/titles.py), "note"
 # the cosine to the whole note's vector (core/notevec.py), "page" 1 for a note proper and 0 for
 # a digest or a list page (core/pagekind.py)
@@ -165,7 +175,7 @@ def component_schemas() -> dict[str, Schema]:
             **place,
             "text": SNIPPET,
         },
-        LOCATOR,
+        RESULT_LOCATOR,
         description="A result's best chunk: where it is and its snippet",
     )
     top = d(
@@ -337,7 +347,7 @@ def component_schemas() -> dict[str, Schema]:
                 "components": ref("Components"),
                 "explain": EXPLAIN,
             },
-            LOCATOR,
+            RESULT_LOCATOR,
             description="A search result: one chunk",
         ),
         "FileHit": obj(

@@ -112,7 +112,22 @@ def m003_page_kind() -> str:
         """
 
 
-MIGRATIONS: list[Callable[[], str]] = [m001_initial, m002_locators, m003_page_kind]
+def m004_page_starts() -> str:
+    """Where each page starts in a chunk of joined PDF pages: a JSON list of [char offset,
+    page] (core/derived.py), so a result opens at the page that holds the match. NULL for every
+    other chunk, and for a PDF's chunks indexed before, until the next index run reads the PDF
+    again (its chunks keep their ids and vectors)."""
+    return """
+        ALTER TABLE chunks ADD COLUMN page_starts TEXT;
+        """
+
+
+MIGRATIONS: list[Callable[[], str]] = [
+    m001_initial,
+    m002_locators,
+    m003_page_kind,
+    m004_page_starts,
+]
 SCHEMA_VERSION = len(MIGRATIONS)
 # The oldest schema a read-only opener still answers from (it cannot migrate): a schema-1 index
 # has no chunk locators, which read as NULL (Markdown chunks have none), until a writer (the

@@ -44,10 +44,15 @@ if TYPE_CHECKING:
 
 _CHUNK_COLS = (
     "c.id, c.note_id, n.path, n.title, c.ordinal, c.byte_start, c.byte_end, c.line_start, "
-    "c.line_end, c.heading_path, c.text, c.embed_hash, c.page, c.page_end, c.card_id"
+    "c.line_end, c.heading_path, c.text, c.embed_hash, c.page, c.page_end, c.card_id, "
+    "c.page_starts"
 )
-# a schema-1 index (before chunk locators) read by a reader, which cannot migrate it
-_CHUNK_COLS_V1 = _CHUNK_COLS.replace("c.page, c.page_end, c.card_id", "NULL, NULL, NULL")
+# an older index read by a reader, which cannot migrate it: schema 1 (before chunk locators),
+# schemas 2-3 (before page starts); what it lacks reads as NULL
+_CHUNK_COLS_V1 = _CHUNK_COLS.replace(
+    "c.page, c.page_end, c.card_id, c.page_starts", "NULL, NULL, NULL, NULL"
+)
+_CHUNK_COLS_V3 = _CHUNK_COLS.replace("c.page_starts", "NULL")
 
 
 @dataclass(frozen=True)
@@ -79,7 +84,12 @@ def _chunk(row: sqlite3.Row) -> ChunkRow:
         page=row[12],
         page_end=row[13],
         card_id=row[14],
+        page_starts=tuple((int(o), int(p)) for o, p in json.loads(row[15])) if row[15] else (),
     )
+
+
+def _page_starts(d: ChunkDraft) -> str | None:
+    return json.dumps([list(s) for s in d.page_starts]) if d.page_starts else None
 
 
 def clean(text: str) -> str:
@@ -110,16 +120,19 @@ class Store:
         self.readonly = readonly
         self.db = connect(path, readonly=readonly)
         self._identity = _file_identity(path)
-        self._chunk_cols = _CHUNK_COLS if self._has_locators() else _CHUNK_COLS_V1
+        self._chunk_cols = self._chunk_cols_now()
 
-    def _has_locators(self) -> bool:
-        return any(r[1] == "card_id" for r in self.db.execute("PRAGMA table_info(chunks)"))
+    def _chunk_cols_now(self) -> str:
+        cols = {r[1] for r in self.db.execute("PRAGMA table_info(chunks)")}
+        if "page_starts" in cols:
+            return _CHUNK_COLS
+        return _CHUNK_COLS_V3 if "card_id" in cols else _CHUNK_COLS_V1
 
     def _cols(self) -> str:
-        """The chunk columns to read: a reader of a schema-1 index looks again until a writer
-        (the next index run) has added the locator columns under it, then reads them."""
-        if self._chunk_cols is _CHUNK_COLS_V1 and self._has_locators():
-            self._chunk_cols = _CHUNK_COLS
+        """The chunk columns to read: a reader of an older index looks again until a writer
+        (the next index run) has added the newer columns under it, then reads them."""
+        if self._chunk_cols is not _CHUNK_COLS:
+            self._chunk_cols = self._chunk_cols_now()
         return self._chunk_cols
 
     def replaced(self) -> bool:
@@ -266,6 +279,17 @@ class Store:
         rows = self.db.execute("SELECT id, path FROM notes WHERE page_kind = '' ORDER BY path")
         return [(int(r[0]), str(r[1])) for r in rows]
 
+    def notes_without_page_starts(self) -> set[str]:
+        """Paths of the notes (PDFs) with a chunk of joined pages but no page starts: indexed
+        before page starts existed (m004), so the next index run reads them again."""
+        if not self._has_column("chunks", "page_starts"):
+            return set()
+        rows = self.db.execute(
+            "SELECT DISTINCT n.path FROM chunks c JOIN notes n ON n.id = c.note_id "
+            "WHERE c.page_end > c.page AND c.page_starts IS NULL"
+        )
+        return {str(r[0]) for r in rows}
+
     def set_page_kinds(self, kinds: Iterable[tuple[int, str]]) -> None:
         self.db.executemany(
             "UPDATE notes SET page_kind = ? WHERE id = ?", [(k, i) for i, k in kinds]
@@ -398,8 +422,8 @@ class Store:
     def insert_chunk(self, note_id: int, d: ChunkDraft, embed_hash: str, header: str) -> int:
         cur = self.db.execute(
             "INSERT INTO chunks(note_id, ordinal, byte_start, byte_end, line_start, line_end, "
-            "heading_path, text, embed_hash, page, page_end, card_id) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            "heading_path, text, embed_hash, page, page_end, card_id, page_starts) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 note_id,
                 d.ordinal,
@@ -413,6 +437,7 @@ class Store:
                 d.page,
                 d.page_end,
                 d.card_id,
+                _page_starts(d),
             ),
         )
         cid = int(cur.lastrowid or 0)
@@ -425,7 +450,7 @@ class Store:
     def update_chunk_position(self, chunk_id: int, d: ChunkDraft) -> None:
         self.db.execute(
             "UPDATE chunks SET ordinal=?, byte_start=?, byte_end=?, line_start=?, line_end=?, "
-            "heading_path=?, text=?, page=?, page_end=?, card_id=? WHERE id=?",
+            "heading_path=?, text=?, page=?, page_end=?, card_id=?, page_starts=? WHERE id=?",
             (
                 d.ordinal,
                 d.byte_start,
@@ -437,6 +462,7 @@ class Store:
                 d.page,
                 d.page_end,
                 d.card_id,
+                _page_starts(d),
                 chunk_id,
             ),
         )
@@ -947,7 +973,7 @@ READS = (
     "backlinking_paths", "note_tag_keys", "note_tags", "tag_counts", "notes_with_tag",
     "edge_rows", "similar_pairs", "edges_from", "edges_to", "edge_counts", "pending_knn",
     "pending_links", "lexical_search", "term_doc_counts", "kind_counts", "counts",
-    "page_kinds", "notes_without_page_kind", "page_kind_counts",
+    "page_kinds", "notes_without_page_kind", "page_kind_counts", "notes_without_page_starts",
 )  # fmt: skip
 NOT_READS = (
     "close", "replaced", "transaction", "clear", "requeue_graph", "integrity", "set_manifest",
