@@ -263,7 +263,7 @@ export function createServices(deps: ServiceDeps): Services {
 					: "This computer kept a related notes snapshot for Obsidian on a phone; it is now off unless you turn it on. The snapshot already written stays, but it is no longer updated.";
 			const yes = await confirm({
 				title: "Keep a related notes snapshot for mobile?",
-				body: `${why} Kept, it is written to the plugin's folder in 32 parts (about 3 MB per 10,000 notes in all), and after each index pass only the parts whose lists changed are written again, so your sync moves only those. You can change this in settings at any time.`,
+				body: `${why} Kept, it is written to the plugin's folder in 32 parts (about 5 MB per 10,000 notes in all), and after each index pass only the parts whose lists changed are written again, so your sync moves only those. You can change this in settings at any time.`,
 				yes: "Keep a snapshot",
 			});
 			await deps.saveSettings({ snapshotAsked: true, keepSnapshot: yes });

@@ -110,7 +110,7 @@ export class VaultheatSettingTab extends PluginSettingTab {
 			.setDesc(
 				this.host.mobile
 					? "Written by the desktop app, when turned on there: each note's related notes, read here when no server answers."
-					: "Off unless turned on. After each index pass, write each note's top related notes to the plugin's folder, in 32 parts (about 3 MB per 10,000 notes in all), rewriting only the parts whose lists changed, so Obsidian on a phone shows them without a model or a server.",
+					: "Off unless turned on. After each index pass, write each note's top related notes to the plugin's folder, in 32 parts (about 5 MB per 10,000 notes in all, each part a few hundred KB at most), rewriting only the parts whose lists changed, so Obsidian on a phone shows them without a model or a server.",
 			)
 			.addToggle((toggle) =>
 				toggle
