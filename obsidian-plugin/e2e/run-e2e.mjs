@@ -444,7 +444,7 @@ async function main() {
 		const noteA = notes.includes("Garden/Composting.md") ? "Garden/Composting.md" : notes.slice().sort((a, b) => bodyOf(read(b)).length - bodyOf(read(a)).length)[0];
 		await page.evaluate((p) => window.vh.openNote(p), noteA);
 		// The page cannot start processes: the harness runs the sidecar (auto-start is covered by unit tests).
-		await page.evaluate(() => window.vh.setPluginData({ autoStart: false, setupDone: true }));
+		await page.evaluate(() => window.vh.setPluginData({ autoStart: false, setupDone: true, keepSnapshot: true, snapshotAsked: true }));
 		await page.evaluate(({ code, manifest }) => window.vh.loadPlugin(code, manifest), { code: pluginCode(), manifest });
 
 		if (!MOCK) {
@@ -495,8 +495,19 @@ async function main() {
 			await bothThemes("sidebar");
 		});
 
-		// The desktop keeps each note's related notes in its plugin folder for the phone.
-		const SNAPSHOT = ".obsidian/plugins/vaultheat/related-snapshot.json";
+		// The desktop keeps each note's related notes in its plugin folder for the phone (opted in
+		// above), in 32 parts: noteA's list is in the part its path hashes to (FNV-1a, as partOf).
+		const partOfPath = (path) => {
+			let h = 0x811c9dc5;
+			for (let i = 0; i < path.length; i++) h = Math.imul(h ^ path.charCodeAt(i), 0x01000193);
+			return (h >>> 0) % 32;
+		};
+		const SNAPSHOT = `.obsidian/plugins/vaultheat/snapshot/part-${String(partOfPath(noteA)).padStart(2, "0")}.json`;
+		/** A part's paths: each shares `shared[i]` leading characters with the one before. */
+		const unshare = (doc) => {
+			let previous = "";
+			return doc.paths.map((tail, i) => (previous = previous.slice(0, doc.shared[i]) + tail));
+		};
 		let snapshotText = null;
 		await check("the desktop writes the related notes snapshot into the plugin's folder, through Obsidian's adapter", async () => {
 			// A snapshot written while the index was still at its words phase may lack noteA (its
@@ -508,6 +519,7 @@ async function main() {
 					const text = await page.evaluate((p) => window.vh.hiddenFile(p), SNAPSHOT);
 					if (!text) return null;
 					doc = JSON.parse(text);
+					doc.paths = unshare(doc);
 					entry = doc.notes.find((n) => doc.paths[n[0]] === noteA);
 					return entry ? text : null;
 				},
@@ -515,7 +527,7 @@ async function main() {
 				`a snapshot with a list for ${noteA}`,
 				250,
 			);
-			assert(doc.format === "vaultheat.snapshot.v1", `format ${doc.format}`);
+			assert(doc.format === "vaultheat.snapshot.part.v1", `format ${doc.format}`);
 			const listed = entry[3].map((h) => doc.paths[h[0]]);
 			assert(listed.length > 0 && listed.length <= 10 && listed.every((p) => notes.includes(p) && p !== noteA), `${noteA} lists ${listed.join(", ")}`);
 			assert(!existsSync(join(vault, ".vaultheat", "related-snapshot.json")), "the sidecar wrote a snapshot");
@@ -864,6 +876,7 @@ async function main() {
 		await check("on a phone without a server: the sidebar shows the snapshot with its time and what changed since; main.js requires no Node module", async () => {
 			assert(snapshotText, "no snapshot from the desktop check");
 			const doc = JSON.parse(snapshotText);
+			doc.paths = unshare(doc);
 			const entry = doc.notes.find((n) => doc.paths[n[0]] === noteA);
 			const edited = doc.paths[entry[3][0][0]];
 			const phone = await phoneBoot({ hidden: { [SNAPSHOT]: snapshotText }, mtimes: { ...Object.fromEntries(notes.map((p) => [p, 1000])), [edited]: Date.now() + 60000 } }, {});

@@ -21,7 +21,6 @@ import { candidateCommands, detectCommand, installedVersion, SidecarManager } fr
 import type { SetupState } from "./state/status";
 import { toChangeEvent } from "./state/changes";
 import { windowClock } from "./state/clock";
-import { SNAPSHOT_FILE } from "./state/snapshot";
 import { VIEW_TYPE_RELATED } from "./views/context";
 import { relatedForSelection, RelatedView, revealRelated } from "./views/related-view";
 import { SearchModal } from "./views/search-modal";
@@ -66,7 +65,8 @@ export default class VaultheatPlugin extends Plugin {
 				: null;
 
 		const adapter = this.app.vault.adapter;
-		const snapshotPath = `${this.manifest.dir ?? `${this.app.vault.configDir}/plugins/${this.manifest.id}`}/${SNAPSHOT_FILE}`;
+		const pluginDir = this.manifest.dir ?? `${this.app.vault.configDir}/plugins/${this.manifest.id}`;
+		const inPluginDir = (name: string): string => `${pluginDir}/${name}`;
 		const services = createServices({
 			app: this.app,
 			transport: requestUrlTransport(requestUrl),
@@ -89,11 +89,18 @@ export default class VaultheatPlugin extends Plugin {
 			// Written through Obsidian's adapter into the plugin's own folder, so whatever syncs
 			// the vault's config folder carries it (the sidecar never writes a note; its index
 			// folder is <vault>/.vaultheat unless --index-dir puts it elsewhere).
-			snapshotFile: {
-				load: async () => ((await adapter.exists(snapshotPath)) ? adapter.read(snapshotPath) : null),
-				save: (text) => adapter.write(snapshotPath, text),
-				stamp: async () => {
-					const stat = await adapter.stat(snapshotPath);
+			snapshotFiles: {
+				read: async (name) => ((await adapter.exists(inPluginDir(name))) ? adapter.read(inPluginDir(name)) : null),
+				write: async (name, text) => {
+					const folder = inPluginDir(name).replace(/\/[^/]*$/, "");
+					if (!(await adapter.exists(folder))) await adapter.mkdir(folder);
+					await adapter.write(inPluginDir(name), text);
+				},
+				remove: async (name) => {
+					if (await adapter.exists(inPluginDir(name))) await adapter.remove(inPluginDir(name));
+				},
+				stamp: async (name) => {
+					const stat = await adapter.stat(inPluginDir(name));
 					return stat ? `${stat.mtime}:${stat.size}` : null;
 				},
 			},
@@ -187,6 +194,13 @@ export default class VaultheatPlugin extends Plugin {
 				}),
 			);
 			services.connection.connect();
+			if (node === null) {
+				// A phone or tablet opened this vault: say so once in data.json, so the desktop
+				// (through the same sync) asks whether to keep the snapshot for it.
+				if (this.config.phoneSeen === 0) void this.saveSettings({ phoneSeen: Date.now() });
+			} else {
+				void services.offerSnapshot();
+			}
 		});
 	}
 

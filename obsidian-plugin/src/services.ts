@@ -26,8 +26,8 @@ import { ConnectionManager } from "./state/connection";
 import type { FixAction } from "./state/diagnosis";
 import { compileExcludes, type PathFilter } from "./state/exclude";
 import { NO_SERVER, RelatedController } from "./state/related";
-import { lookup, type NoteFile } from "./state/snapshot";
-import { SnapshotKeeper } from "./state/snapshot-keeper";
+import { lookup, type NoteFile, SNAPSHOT_FILE } from "./state/snapshot";
+import { type SnapshotFiles, SnapshotKeeper } from "./state/snapshot-keeper";
 import { SearchController } from "./state/search";
 import { type AppStatus, INITIAL_STATUS, type SetupState } from "./state/status";
 import { Store } from "./state/store";
@@ -57,8 +57,10 @@ export interface ServiceDeps {
 	 * server address in settings nothing is sent; related notes come from the snapshot.
 	 */
 	remoteOnly?: boolean;
-	/** Where the related-notes snapshot is read and written (the plugin's folder). */
-	snapshotFile?: { load(): Promise<string | null>; save(text: string): Promise<void>; stamp?(): Promise<string | null> };
+	/** Where the related-notes snapshot's parts are read and written (the plugin's folder). */
+	snapshotFiles?: SnapshotFiles;
+	/** Lets the app run between two chunks of the snapshot's encoding (default: a macrotask). */
+	snapshotPause?: () => Promise<void>;
 	/** Keep the snapshot up to date (desktop, with the setting on); otherwise it is only read. */
 	keepSnapshot?: () => boolean;
 }
@@ -74,6 +76,11 @@ export interface Services {
 	snapshot: SnapshotKeeper | null;
 	/** Sync may have brought a new snapshot (data.json changed on disk): read it if so. */
 	snapshotSynced(): Promise<void>;
+	/**
+	 * Desktop: asks once whether to keep the snapshot, when it is off and a phone opened the vault
+	 * (its marker in data.json) or an older version's snapshot file is still there.
+	 */
+	offerSnapshot(): Promise<void>;
 	excluded(): PathFilter;
 	/** Call after settings changed, with the previous value. */
 	settingsChanged(previous: VaultheatSettings): void;
@@ -191,10 +198,11 @@ export function createServices(deps: ServiceDeps): Services {
 		});
 	};
 
-	const snapshot = deps.snapshotFile ? newKeeper(deps, client, () => excluded) : null;
+	const snapshot = deps.snapshotFiles ? newKeeper(deps, client, () => excluded) : null;
 	const keep = (): boolean => snapshot !== null && !remoteOnly && (deps.keepSnapshot?.() ?? false);
 	const mtimeOf = (path: string): number | null => app.vault.getFileByPath(path)?.stat.mtime ?? null;
-	if (snapshot) void snapshot.load();
+	// Kept here: every part is read (to plan the next update). Only read: a note's part when asked.
+	if (snapshot && keep()) void snapshot.load();
 	let snapshotTimer: number | null = null;
 	/** After an index pass (or coming online): update the snapshot once things settle. */
 	const scheduleSnapshot = (delayMs = 3000): void => {
@@ -221,7 +229,13 @@ export function createServices(deps: ServiceDeps): Services {
 			},
 			isExcluded: () => excluded,
 			isHidden: (source, target) => deps.settings().hiddenSuggestions[source]?.includes(target) ?? false,
-			fromSnapshot: snapshot ? (path) => lookup(snapshot.snapshot, path, mtimeOf) : undefined,
+			fromSnapshot: snapshot
+				? (path) => {
+						// The note's part is read the first time it is asked for; the list follows.
+						if (!snapshot.hasPartOf(path)) void snapshot.loadPartOf(path).then((read) => read && related.refresh(), () => undefined);
+						return lookup(snapshot.snapshot, path, mtimeOf);
+					}
+				: undefined,
 			clock,
 		},
 		deps.settings().unlinkedOnlyDefault,
@@ -234,6 +248,29 @@ export function createServices(deps: ServiceDeps): Services {
 		if (await snapshot.reread()) related.refresh();
 	};
 	const fileOpened = app.workspace.on("file-open", () => void snapshotSynced());
+	let offering = false;
+	const offerSnapshot = async (): Promise<void> => {
+		const s = deps.settings();
+		if (!snapshot || !deps.snapshotFiles || remoteOnly || s.keepSnapshot || s.snapshotAsked || offering) return;
+		offering = true;
+		try {
+			const files = deps.snapshotFiles;
+			const legacy = files.stamp ? (await files.stamp(SNAPSHOT_FILE).catch(() => null)) !== null : (await files.read(SNAPSHOT_FILE).catch(() => null)) !== null;
+			if (s.phoneSeen === 0 && !legacy) return;
+			const why =
+				s.phoneSeen > 0
+					? "Vaultheat ran on a phone or tablet with this vault. There it has no model, and without a server it shows the related notes this computer keeps in a snapshot."
+					: "This computer kept a related notes snapshot for Obsidian on a phone; it is now off unless you turn it on. The snapshot already written stays, but it is no longer updated.";
+			const yes = await confirm({
+				title: "Keep a related notes snapshot for mobile?",
+				body: `${why} Kept, it is written to the plugin's folder in 32 parts (about 5 MB per 10,000 notes in all), and after each index pass only the parts whose lists changed are written again, so your sync moves only those. You can change this in settings at any time.`,
+				yes: "Keep a snapshot",
+			});
+			await deps.saveSettings({ snapshotAsked: true, keepSnapshot: yes });
+		} finally {
+			offering = false;
+		}
+	};
 	unsubscribers.push(() => app.workspace.offref(fileOpened));
 
 	const changes = new ChangeQueue((events) => client.notesChanged(events), clock);
@@ -358,7 +395,11 @@ export function createServices(deps: ServiceDeps): Services {
 		// Exclusions reach the index through `serve --exclude`: restart the sidecar we run.
 		if (excludedChanged || next.indexDir !== previous.indexDir) restartSidecar();
 		if (next.indexDir !== previous.indexDir && !deps.sidecar?.running()) connection.connect();
-		if (next.keepSnapshot && !previous.keepSnapshot) scheduleSnapshot(0);
+		if (next.keepSnapshot && !previous.keepSnapshot) {
+			if (snapshot) void snapshot.load();
+			scheduleSnapshot(0);
+		}
+		if (next.phoneSeen > 0 && previous.phoneSeen === 0) void offerSnapshot();
 		if (next.serverUrl !== previous.serverUrl || next.token !== previous.token) {
 			// Typing an address fires on every key: reconnect once the user stops.
 			if (reconnectTimer !== null) clock.clearTimeout(reconnectTimer);
@@ -421,6 +462,7 @@ export function createServices(deps: ServiceDeps): Services {
 		sidecar: deps.sidecar,
 		snapshot,
 		snapshotSynced,
+		offerSnapshot,
 		excluded: () => excluded,
 		settingsChanged,
 		changeModel,
@@ -477,9 +519,8 @@ function newKeeper(deps: ServiceDeps, client: VaultheatClient, excluded: () => P
 				.map((f) => ({ path: f.path, mtime: f.stat.mtime }));
 		},
 		exists: (path) => deps.app.vault.getAbstractFileByPath(path) !== null,
-		load: () => deps.snapshotFile!.load(),
-		save: (text) => deps.snapshotFile!.save(text),
-		stamp: deps.snapshotFile?.stamp ? () => deps.snapshotFile!.stamp!() : undefined,
+		files: deps.snapshotFiles!,
 		clock: deps.clock,
+		pause: deps.snapshotPause,
 	});
 }

@@ -44,9 +44,15 @@ export interface VaultheatSettings {
 	setupDone: boolean;
 	/**
 	 * Keep the related-notes snapshot in the plugin's folder up to date (desktop): what the
-	 * mobile app shows when no server answers.
+	 * mobile app shows when no server answers. Off until the user turns it on (settings, or the
+	 * question the desktop asks once a phone opened the vault); data.json from a version that had
+	 * it on by default (no `snapshotAsked` in it) loads with it off, and the desktop asks once.
 	 */
 	keepSnapshot: boolean;
+	/** The desktop asked whether to keep the snapshot, or the user set it in settings: not asked again. */
+	snapshotAsked: boolean;
+	/** When the plugin first ran on a phone or tablet with this vault (epoch ms; 0: never). Written there once. */
+	phoneSeen: number;
 	/** Related notes the user hid, by source note: source path → hidden target paths. */
 	hiddenSuggestions: Record<string, string[]>;
 }
@@ -67,7 +73,9 @@ export const DEFAULT_SETTINGS: Readonly<VaultheatSettings> = Object.freeze({
 	threshold: "all",
 	model: "server",
 	setupDone: false,
-	keepSnapshot: true,
+	keepSnapshot: false,
+	snapshotAsked: false,
+	phoneSeen: 0,
 	hiddenSuggestions: Object.freeze({}) as Record<string, string[]>,
 });
 
@@ -116,7 +124,10 @@ export function loadSettings(raw: unknown): VaultheatSettings {
 		threshold,
 		model,
 		setupDone: bool(data.setupDone, d.setupDone),
-		keepSnapshot: bool(data.keepSnapshot, d.keepSnapshot),
+		// An older data.json (no snapshotAsked) had the snapshot on by default: off until asked.
+		keepSnapshot: typeof data.snapshotAsked === "boolean" ? bool(data.keepSnapshot, d.keepSnapshot) : d.keepSnapshot,
+		snapshotAsked: bool(data.snapshotAsked, d.snapshotAsked),
+		phoneSeen: typeof data.phoneSeen === "number" && Number.isFinite(data.phoneSeen) && data.phoneSeen > 0 ? Math.round(data.phoneSeen) : d.phoneSeen,
 		hiddenSuggestions: hiddenMap(data.hiddenSuggestions),
 	};
 }

@@ -189,3 +189,38 @@ export function explainDoc(overrides: Partial<ExplainDoc> = {}): ExplainDoc {
 		...overrides,
 	};
 }
+
+/** The snapshot's files in memory: what was read, written and removed, with stamps that change on each write. */
+export class MemoryFiles {
+	readonly files = new Map<string, string>();
+	readonly reads: string[] = [];
+	readonly writes: string[] = [];
+	readonly removed: string[] = [];
+	private readonly versions = new Map<string, number>();
+	private version = 0;
+
+	async read(name: string): Promise<string | null> {
+		this.reads.push(name);
+		return this.files.get(name) ?? null;
+	}
+	async write(name: string, text: string): Promise<void> {
+		this.put(name, text);
+		this.writes.push(name);
+	}
+	async remove(name: string): Promise<void> {
+		this.files.delete(name);
+		this.removed.push(name);
+	}
+	async stamp(name: string): Promise<string | null> {
+		return this.files.has(name) ? `v${this.versions.get(name) ?? 0}` : null;
+	}
+	/** A file put there behind the keeper's back (a sync). */
+	put(name: string, text: string): void {
+		this.files.set(name, text);
+		this.versions.set(name, ++this.version);
+	}
+	/** The part files, by name. */
+	parts(): string[] {
+		return [...this.files.keys()].filter((n) => n.startsWith("snapshot/part-")).sort();
+	}
+}

@@ -159,6 +159,23 @@ describe("on a phone (mobile platform stub)", () => {
 		plugin.unload();
 	});
 
+	it("writes once in data.json that a phone opened the vault (the desktop asks then), and never a snapshot", async () => {
+		const adapter = new DataAdapter();
+		const { app, vault, plugin } = world(adapter);
+		seedSnapshot(adapter, vault, Date.now() - 60_000);
+		plugin.load();
+		await openAlpha(app);
+		await vi.waitFor(() => expect((app.pluginData.get("vaultheat") as { phoneSeen?: number } | undefined)?.phoneSeen).toBeGreaterThan(0), { timeout: 3000, interval: 10 });
+		const first = (app.pluginData.get("vaultheat") as { phoneSeen: number }).phoneSeen;
+		expect([...adapter.hidden.keys()].filter((k) => k.includes("snapshot"))).toEqual([SNAPSHOT_PATH]);
+		plugin.unload();
+		plugin.load();
+		await vi.waitFor(() => expect(app.commands.commands["vaultheat:open-related-notes"]).toBeDefined(), { timeout: 3000, interval: 10 });
+		app.workspace.setLayoutReady();
+		await vi.waitFor(() => expect((app.pluginData.get("vaultheat") as { phoneSeen: number }).phoneSeen).toBe(first), { timeout: 3000, interval: 10 });
+		plugin.unload();
+	});
+
 	it("search without a server says what the phone can offer instead", async () => {
 		const { app, plugin } = world(new DataAdapter());
 		plugin.load();

@@ -35,6 +35,11 @@ describe("loadSettings", () => {
 		["hidden suggestions filtered", { hiddenSuggestions: { "A.md": ["B.md", 3], "C.md": "x" } }, { hiddenSuggestions: { "A.md": ["B.md"] } }],
 		["excluded cleaned", { excluded: [" Templates ", "", 3, "Archive/**"] }, { excluded: ["Templates", "Archive/**"] }],
 		["excluded wrong type", { excluded: "Templates" }, { excluded: [] }],
+		["the mobile snapshot is off by default", {}, { keepSnapshot: false, snapshotAsked: false, phoneSeen: 0 }],
+		["an older version's data (it was on by default) loads with it off, not asked yet", { keepSnapshot: true }, { keepSnapshot: false, snapshotAsked: false }],
+		["turned on by the user", { keepSnapshot: true, snapshotAsked: true }, { keepSnapshot: true, snapshotAsked: true }],
+		["a phone's marker", { phoneSeen: 1_700_000_000_000.4 }, { phoneSeen: 1_700_000_000_000 }],
+		["a bad phone marker", { phoneSeen: "yes" }, { phoneSeen: 0 }],
 	])("%s", (_n, raw, want) => expect(loadSettings(raw)).toMatchObject(want));
 
 	it("never mutates the defaults, even when the result is mutated", () => {

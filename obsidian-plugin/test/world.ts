@@ -11,6 +11,8 @@ import { VIEW_TYPE_RELATED } from "../src/views/context";
 import { RelatedView } from "../src/views/related-view";
 import { StatusModal } from "../src/views/status-modal";
 import type { RelatedHit } from "../src/api/types";
+import type { SnapshotFiles } from "../src/state/snapshot-keeper";
+import type { Ask } from "../src/views/confirm";
 import { FakeTransport, flush, json, ManualClock, relatedDoc, statusDoc } from "./helpers";
 
 export const NOTES: Record<string, string> = {
@@ -35,8 +37,10 @@ export interface WorldOptions {
 	spawn?: SpawnFn;
 	/** What the search for an installed vaultheat finds (the setup card). */
 	detect?: () => { command: string; version: string | null } | null;
-	/** Where the related-notes snapshot is kept (none by default). */
-	snapshotFile?: { load(): Promise<string | null>; save(text: string): Promise<void> };
+	/** Where the related-notes snapshot's parts are kept (none by default). */
+	snapshotFiles?: SnapshotFiles;
+	/** Asks yes or no (default: the modal). */
+	confirm?: (ask: Ask) => Promise<boolean>;
 	/** The mobile app: no discovery file, no local sidecar. */
 	remoteOnly?: boolean;
 }
@@ -86,7 +90,8 @@ export function makeWorld(options: WorldOptions = {}): World {
 		openSettings: () => app.setting.openTabById("vaultheat"),
 		showStatus: () => new StatusModal(services.viewContext()).open(),
 		detect: options.detect,
-		snapshotFile: options.snapshotFile,
+		snapshotFiles: options.snapshotFiles,
+		confirm: options.confirm,
 		keepSnapshot: () => settings.keepSnapshot,
 		remoteOnly: options.remoteOnly,
 	});

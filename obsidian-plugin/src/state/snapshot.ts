@@ -4,15 +4,27 @@
  * by the desktop plugin in its own folder and read by the mobile one, which has no model and
  * maybe no server.
  *
- * The file is compact JSON: every path is written once in `paths` and the lists refer to it by
- * index, relevance is an integer per mille, labels and link states are one-letter codes. Size is
- * bounded by `top` (at most MAX_TOP per note) and MAX_NOTES notes. Pure functions here; the
- * keeper (snapshot-keeper.ts) fetches and saves, the sidebar reads through `lookup`.
+ * It is written in PARTS parts, `snapshot/part-NN.json`, a note's list in the part its path hashes
+ * to (partOf): an index pass rewrites only the parts whose lists changed, a sync moves only those,
+ * no file grows near a sync service's per-file cap, and the phone reads the part of the open note
+ * only. Each part is compact JSON: every path it names is written once in `paths` (sorted, each
+ * sharing `shared[i]` leading characters with the one before), the lists refer to them by index,
+ * relevance is an integer per mille, labels and link states are one-letter codes. Size is bounded
+ * by `top` (at most MAX_TOP per note) and MAX_NOTES notes. Older plugins wrote one file,
+ * `related-snapshot.json` (SNAPSHOT_FILE), in the same encoding: it is still read, until the first
+ * write in parts replaces it. Pure functions here; the keeper (snapshot-keeper.ts) fetches and
+ * saves, the sidebar reads through `lookup`.
  */
 import type { LinkStatus, RelatedHit, RelevanceLabel } from "../api/types";
 
 export const SNAPSHOT_FORMAT = "vaultheat.snapshot.v1";
+export const PART_FORMAT = "vaultheat.snapshot.part.v1";
+/** The single file older plugins wrote (read until the first write in parts replaces it). */
 export const SNAPSHOT_FILE = "related-snapshot.json";
+/** How many parts the snapshot is written in (changing it moves every note: a full rewrite). */
+export const PARTS = 32;
+/** Notes encoded between two yields to the event loop. */
+const CHUNK_NOTES = 200;
 /** Most related notes kept per note. */
 export const MAX_TOP = 10;
 /** Most notes kept; past it the notes whose lists are oldest are dropped. */
@@ -92,6 +104,86 @@ interface EncodedSnapshot {
 	top: number;
 	paths: string[];
 	notes: EncodedNote[];
+	/** Parts only: how many leading characters each path shares with the one before. */
+	shared?: number[];
+	part?: number;
+	parts?: number;
+}
+
+/** The part a note's list is kept in: FNV-1a of its path, stable across devices and versions. */
+export function partOf(path: string, parts = PARTS): number {
+	let h = 0x811c9dc5;
+	for (let i = 0; i < path.length; i++) {
+		h ^= path.charCodeAt(i);
+		h = Math.imul(h, 0x01000193);
+	}
+	return (h >>> 0) % parts;
+}
+
+/** A part's file, relative to the plugin's folder. */
+export function partFile(part: number): string {
+	return `snapshot/part-${String(part).padStart(2, "0")}.json`;
+}
+
+function unshare(paths: unknown[], shared: unknown): string[] {
+	const counts = Array.isArray(shared) ? shared : [];
+	const out: string[] = [];
+	let previous = "";
+	for (let i = 0; i < paths.length; i++) {
+		const tail = typeof paths[i] === "string" ? (paths[i] as string) : "";
+		const n = typeof counts[i] === "number" ? (counts[i] as number) : 0;
+		previous = previous.slice(0, n) + tail;
+		out.push(previous);
+	}
+	return out;
+}
+
+function encodeHit(h: SnapshotHit, id: (p: string) => number): EncodedHit {
+	const out: EncodedHit = [id(h.path), h.relevance === null ? -1 : Math.round(h.relevance * 1000), h.label ? LABEL_CODE[h.label] : "", h.votes, LINK_CODE[h.link] ?? "u", h.line];
+	if (h.via?.length) out.push(h.via.map(id));
+	return out;
+}
+
+/**
+ * One part's file: the lists of `notes` (those whose partOf is `part`). Built a chunk of notes at
+ * a time, awaiting `pause` (a macrotask in production) between chunks, so the app's main thread
+ * never runs one long JSON.stringify of the whole snapshot.
+ */
+export async function encodePart(
+	notes: readonly (readonly [string, SnapshotEntry])[],
+	meta: { part: number; updated: number; top: number },
+	pause: () => Promise<void>,
+): Promise<string> {
+	const names = new Set<string>();
+	for (const [path, entry] of notes) {
+		names.add(path);
+		for (const h of entry.hits) {
+			names.add(h.path);
+			for (const v of h.via ?? []) names.add(v);
+		}
+	}
+	const sorted = [...names].sort();
+	const index = new Map(sorted.map((p, i) => [p, i]));
+	const id = (p: string): number => index.get(p) ?? 0;
+	const shared: number[] = [];
+	const tails: string[] = [];
+	let previous = "";
+	for (const p of sorted) {
+		let n = 0;
+		const max = Math.min(p.length, previous.length);
+		while (n < max && p.charCodeAt(n) === previous.charCodeAt(n)) n++;
+		shared.push(n);
+		tails.push(p.slice(n));
+		previous = p;
+	}
+	const rows: string[] = [];
+	for (let i = 0; i < notes.length; i += CHUNK_NOTES) {
+		if (i > 0) await pause();
+		const chunk: EncodedNote[] = notes.slice(i, i + CHUNK_NOTES).map(([path, entry]) => [id(path), Math.round(entry.mtime), Math.round(entry.at), entry.hits.map((h) => encodeHit(h, id))]);
+		rows.push(JSON.stringify(chunk).slice(1, -1));
+	}
+	const head = JSON.stringify({ format: PART_FORMAT, part: meta.part, parts: PARTS, updated: meta.updated, top: meta.top, shared, paths: tails });
+	return `${head.slice(0, -1)},"notes":[${rows.filter((r) => r !== "").join(",")}]}`;
 }
 
 export function encodeSnapshot(snapshot: Snapshot): string {
@@ -108,18 +200,7 @@ export function encodeSnapshot(snapshot: Snapshot): string {
 	};
 	const notes: EncodedNote[] = [];
 	for (const [path, entry] of snapshot.notes) {
-		const hits = entry.hits.map((h): EncodedHit => {
-			const out: EncodedHit = [
-				id(h.path),
-				h.relevance === null ? -1 : Math.round(h.relevance * 1000),
-				h.label ? LABEL_CODE[h.label] : "",
-				h.votes,
-				LINK_CODE[h.link] ?? "u",
-				h.line,
-			];
-			if (h.via?.length) out.push(h.via.map(id));
-			return out;
-		});
+		const hits = entry.hits.map((h) => encodeHit(h, id));
 		notes.push([id(path), Math.round(entry.mtime), Math.round(entry.at), hits]);
 	}
 	const doc: EncodedSnapshot = { format: SNAPSHOT_FORMAT, updated: snapshot.updated, top: snapshot.top, paths, notes };
@@ -134,8 +215,8 @@ export function decodeSnapshot(text: string): Snapshot | null {
 	} catch {
 		return null;
 	}
-	if (!doc || doc.format !== SNAPSHOT_FORMAT || !Array.isArray(doc.paths) || !Array.isArray(doc.notes)) return null;
-	const paths = doc.paths;
+	if (!doc || (doc.format !== SNAPSHOT_FORMAT && doc.format !== PART_FORMAT) || !Array.isArray(doc.paths) || !Array.isArray(doc.notes)) return null;
+	const paths = doc.format === PART_FORMAT ? unshare(doc.paths, doc.shared) : doc.paths;
 	const notes = new Map<string, SnapshotEntry>();
 	for (const row of doc.notes) {
 		if (!Array.isArray(row) || row.length !== 4 || !Array.isArray(row[3])) continue;
@@ -206,11 +287,24 @@ export function planRefresh(snapshot: Snapshot, files: readonly NoteFile[], exis
 	return { refresh: [...refresh], remove };
 }
 
-/** Drops the notes whose lists are oldest until at most `max` are left. */
-export function boundSnapshot(snapshot: Snapshot, max = MAX_NOTES): void {
-	if (snapshot.notes.size <= max) return;
+/** Drops the notes whose lists are oldest until at most `max` are left; returns their paths. */
+export function boundSnapshot(snapshot: Snapshot, max = MAX_NOTES): string[] {
+	if (snapshot.notes.size <= max) return [];
 	const oldest = [...snapshot.notes.entries()].sort((a, b) => a[1].at - b[1].at);
-	for (const [path] of oldest.slice(0, snapshot.notes.size - max)) snapshot.notes.delete(path);
+	const dropped = oldest.slice(0, snapshot.notes.size - max).map(([path]) => path);
+	for (const path of dropped) snapshot.notes.delete(path);
+	return dropped;
+}
+
+/** Whether two lists hold the same hits (the time they were made aside). */
+export function sameList(a: SnapshotEntry, b: SnapshotEntry): boolean {
+	// As written: relevance to the per mille, key order aside.
+	const canonical = (e: SnapshotEntry): string => {
+		const ids: string[] = [];
+		const id = (p: string): number => ids.push(p) - 1;
+		return JSON.stringify([Math.round(e.mtime), e.hits.map((h) => encodeHit(h, id)), ids]);
+	};
+	return canonical(a) === canonical(b);
 }
 
 /** What the sidebar shows for a note from the snapshot. */

@@ -109,10 +109,15 @@ export class VaultheatSettingTab extends PluginSettingTab {
 			.setName("Keep a snapshot for mobile")
 			.setDesc(
 				this.host.mobile
-					? "Written by the desktop app: each note's related notes, read here when no server answers."
-					: "After each index pass, write each note's top related notes to the plugin's folder (about 3 MB for 10,000 notes), so Obsidian on a phone shows them without a model or a server.",
+					? "Written by the desktop app, when turned on there: each note's related notes, read here when no server answers."
+					: "Off unless turned on. After each index pass, write each note's top related notes to the plugin's folder, in 32 parts (about 5 MB per 10,000 notes in all, each part a few hundred KB at most), rewriting only the parts whose lists changed, so Obsidian on a phone shows them without a model or a server.",
 			)
-			.addToggle((toggle) => toggle.setValue(s.keepSnapshot).setDisabled(Boolean(this.host.mobile)).onChange((value) => save({ keepSnapshot: value })));
+			.addToggle((toggle) =>
+				toggle
+					.setValue(s.keepSnapshot)
+					.setDisabled(Boolean(this.host.mobile))
+					.onChange((value) => save({ keepSnapshot: value, snapshotAsked: true })),
+			);
 
 		new Setting(containerEl).setName("Sidecar").setHeading();
 		if (this.host.mobile) {

@@ -9,11 +9,15 @@ import {
 	entryOf,
 	lookup,
 	MAX_TOP,
+	PARTS,
+	partFile,
+	partOf,
 	planRefresh,
 	type Snapshot,
+	SNAPSHOT_FILE,
 } from "../../src/state/snapshot";
 import { type RelatedBatch, SnapshotKeeper } from "../../src/state/snapshot-keeper";
-import { ManualClock, relatedHit } from "../helpers";
+import { ManualClock, MemoryFiles, relatedHit } from "../helpers";
 
 const votes = (count: number) => ({ count, k: 20, weight: 2, share: 0.3, bonus: 0.6, voters: [] });
 
@@ -193,12 +197,19 @@ describe("lookup (the mobile side)", () => {
 	});
 });
 
+/** Every part on disk, read back into one snapshot. */
+function readAll(files: MemoryFiles): Snapshot {
+	const all = emptySnapshot();
+	for (const name of files.parts()) for (const [p, e] of decodeSnapshot(files.files.get(name)!)!.notes) all.notes.set(p, e);
+	return all;
+}
+
 describe("SnapshotKeeper", () => {
-	function keeper(files: { path: string; mtime: number }[], lists: Record<string, string[]>, saved: string | null = null) {
+	function keeper(files: { path: string; mtime: number }[], lists: Record<string, string[]>, disk = new MemoryFiles()) {
 		const clock = new ManualClock();
 		clock.time = 10_000;
 		const asked: string[][] = [];
-		const writes: string[] = [];
+		const warnings: string[] = [];
 		const k = new SnapshotKeeper({
 			relatedMany: async (paths): Promise<RelatedBatch> => {
 				asked.push([...paths]);
@@ -206,30 +217,32 @@ describe("SnapshotKeeper", () => {
 				return { notes: known.map((p) => ({ path: p, results: (lists[p] ?? []).map((h): RelatedHit => relatedHit(h)) })), missing: paths.filter((p) => !(p in lists)) };
 			},
 			listNotes: () => files,
-			load: async () => saved,
-			save: async (text) => {
-				writes.push(text);
-			},
+			files: disk,
 			clock,
 			batchSize: 2,
+			pause: () => Promise.resolve(),
+			warn: (m) => warnings.push(m),
 		});
-		return { k, asked, writes, clock };
+		return { k, asked, disk, clock, warnings };
 	}
 
-	it("builds every list in batches and writes the file once", async () => {
+	it("builds every list in batches and writes the parts they fall in", async () => {
 		const files = ["A.md", "B.md", "C.md"].map((path) => ({ path, mtime: 1000 }));
-		const { k, asked, writes } = keeper(files, { "A.md": ["B.md"], "B.md": ["A.md", "C.md"], "C.md": ["B.md"] });
+		const { k, asked, disk } = keeper(files, { "A.md": ["B.md"], "B.md": ["A.md", "C.md"], "C.md": ["B.md"] });
 		const report = await k.update();
 		expect(asked).toEqual([["A.md", "B.md"], ["C.md"]]);
-		expect(writes).toHaveLength(1);
-		expect(report).toMatchObject({ refreshed: 3, removed: 0 });
-		expect(decodeSnapshot(writes[0]!)?.notes.get("B.md")?.hits.map((h) => h.path)).toEqual(["A.md", "C.md"]);
+		const parts = [...new Set(["A.md", "B.md", "C.md"].map((p) => partFile(partOf(p))))].sort();
+		expect(disk.parts()).toEqual(parts);
+		expect(report).toMatchObject({ refreshed: 3, removed: 0, parts: parts.length });
+		expect(readAll(disk).notes.get("B.md")?.hits.map((h) => h.path)).toEqual(["A.md", "C.md"]);
+		// Each part holds only its own notes' lists.
+		for (const name of disk.parts()) for (const p of decodeSnapshot(disk.files.get(name)!)!.notes.keys()) expect(partFile(partOf(p))).toBe(name);
 	});
 
 	it("after one edit fetches that note, the notes listing it and the notes it now lists; then nothing", async () => {
 		const files = ["A.md", "B.md", "C.md", "D.md"].map((path) => ({ path, mtime: 1000 }));
 		const lists = { "A.md": ["B.md"], "B.md": ["A.md"], "C.md": ["D.md"], "D.md": ["C.md"] };
-		const { k, asked, writes } = keeper(files, lists);
+		const { k, asked, disk } = keeper(files, lists);
 		await k.update();
 		asked.length = 0;
 		files[0] = { path: "A.md", mtime: 50_000 };
@@ -237,16 +250,39 @@ describe("SnapshotKeeper", () => {
 		await k.update();
 		expect(asked.flat().sort()).toEqual(["A.md", "B.md", "C.md"]);
 		asked.length = 0;
+		disk.writes.length = 0;
 		const again = await k.update();
 		expect(asked).toEqual([]);
-		expect(again?.refreshed).toBe(0);
-		expect(writes).toHaveLength(2);
+		expect(again).toMatchObject({ refreshed: 0, parts: 0 });
+		expect(disk.writes).toEqual([]);
+	});
+
+	it("an update touching 3 notes rewrites only their parts", async () => {
+		const files = Array.from({ length: 200 }, (_, i) => ({ path: `Notes/N${i}.md`, mtime: 1000 }));
+		const lists: Record<string, string[]> = Object.fromEntries(files.map((f) => [f.path, []]));
+		const { k, disk } = keeper(files, lists);
+		await k.update();
+		expect(disk.parts()).toHaveLength(PARTS);
+		// Three notes in three different parts are edited; their lists now name each other.
+		const picked: string[] = [];
+		for (const f of files) if (picked.length < 3 && !picked.some((p) => partOf(p) === partOf(f.path))) picked.push(f.path);
+		for (const path of picked) {
+			files.find((f) => f.path === path)!.mtime = 90_000;
+			lists[path] = picked.filter((p) => p !== path);
+		}
+		disk.writes.length = 0;
+		const before = new Map(disk.parts().map((n) => [n, disk.files.get(n)]));
+		const report = await k.update();
+		expect(report).toMatchObject({ refreshed: 3, parts: 3 });
+		expect(disk.writes.sort()).toEqual(picked.map((p) => partFile(partOf(p))).sort());
+		for (const [name, text] of before) if (!disk.writes.includes(name)) expect(disk.files.get(name)).toBe(text);
+		expect(readAll(disk).notes.get(picked[0]!)?.hits.map((h) => h.path)).toEqual(picked.slice(1));
 	});
 
 	it("drops notes the index does not hold and a deleted note's list", async () => {
 		const files = ["A.md", "B.md", "Skipped.md"].map((path) => ({ path, mtime: 1000 }));
 		const lists: Record<string, string[]> = { "A.md": ["B.md"], "B.md": ["A.md"] };
-		const { k } = keeper(files, lists);
+		const { k, disk } = keeper(files, lists);
 		await k.update();
 		expect([...k.snapshot.notes.keys()].sort()).toEqual(["A.md", "B.md"]);
 		files.splice(1, 1);
@@ -255,21 +291,59 @@ describe("SnapshotKeeper", () => {
 		const report = await k.update();
 		expect(report?.removed).toBe(1);
 		expect(k.snapshot.notes.get("A.md")?.hits).toEqual([]);
+		expect([...readAll(disk).notes.keys()]).toEqual(["A.md"]);
 	});
 
 	it("a long build writes what it has every 20 batches, so a cut-short one keeps it", async () => {
 		const files = Array.from({ length: 90 }, (_, i) => ({ path: `N${i}.md`, mtime: 1000 }));
-		const { k, writes } = keeper(files, Object.fromEntries(files.map((f) => [f.path, []])));
+		const disk = new MemoryFiles();
+		const sizes: number[] = [];
+		const write = disk.write.bind(disk);
+		disk.write = async (name, text) => {
+			await write(name, text);
+			sizes.push(readAll(disk).notes.size);
+		};
+		const { k } = keeper(files, Object.fromEntries(files.map((f) => [f.path, []])), disk);
 		await k.update(); // 45 batches of 2: checkpoints after batch 20 and 40, then the end
-		expect(writes.map((w) => decodeSnapshot(w)!.notes.size)).toEqual([40, 80, 90]);
+		expect(sizes).toContain(40);
+		expect(sizes).toContain(80);
+		expect(sizes.at(-1)).toBe(90);
 	});
 
-	it("starts from the file written last time", async () => {
-		const previous = encodeSnapshot(snap({ "A.md": { mtime: 1000, hits: ["B.md"] }, "B.md": { mtime: 1000, hits: ["A.md"] } }));
+	it("starts from the parts written last time", async () => {
 		const files = ["A.md", "B.md"].map((path) => ({ path, mtime: 1000 }));
-		const { k, asked } = keeper(files, { "A.md": ["B.md"], "B.md": ["A.md"] }, previous);
+		const first = keeper(files, { "A.md": ["B.md"], "B.md": ["A.md"] });
+		await first.k.update();
+		const { k, asked } = keeper(files, { "A.md": ["B.md"], "B.md": ["A.md"] }, first.disk);
 		await k.update();
 		expect(asked).toEqual([]);
+	});
+
+	it("reads an older plugin's single file, then the first write in parts replaces it", async () => {
+		const disk = new MemoryFiles();
+		disk.put(SNAPSHOT_FILE, encodeSnapshot(snap({ "A.md": { mtime: 1000, hits: ["B.md"] }, "B.md": { mtime: 1000, hits: ["A.md"] } })));
+		const files = ["A.md", "B.md"].map((path) => ({ path, mtime: 1000 }));
+		const { k, asked } = keeper(files, { "A.md": ["B.md"], "B.md": ["A.md"] }, disk);
+		const report = await k.update();
+		expect(asked).toEqual([]); // nothing changed since the old file
+		expect(report?.parts).toBe(PARTS); // every part, so no list is left only in the old file
+		expect(disk.removed).toEqual([SNAPSHOT_FILE]);
+		expect(disk.files.has(SNAPSHOT_FILE)).toBe(false);
+		expect(readAll(disk).notes.get("A.md")?.hits.map((h) => h.path)).toEqual(["B.md"]);
+	});
+
+	it("a corrupt part is skipped with a message, and written again", async () => {
+		const files = Array.from({ length: 40 }, (_, i) => ({ path: `N${i}.md`, mtime: 1000 }));
+		const lists: Record<string, string[]> = Object.fromEntries(files.map((f) => [f.path, []]));
+		const first = keeper(files, lists);
+		await first.k.update();
+		const broken = partFile(partOf("N0.md"));
+		first.disk.put(broken, "{ not json");
+		const { k, asked, warnings, disk } = keeper(files, lists, first.disk);
+		await k.update();
+		expect(warnings).toEqual([expect.stringContaining(broken)]);
+		expect(asked.flat().sort()).toEqual(files.map((f) => f.path).filter((p) => partFile(partOf(p)) === broken).sort());
+		expect(decodeSnapshot(disk.files.get(broken)!)?.notes.has("N0.md")).toBe(true);
 	});
 
 	it("a second update asked for while one runs runs once more, after it", async () => {
@@ -280,5 +354,70 @@ describe("SnapshotKeeper", () => {
 		const third = k.update();
 		await Promise.all([first, second, third]);
 		expect(asked).toEqual([["A.md"]]); // the queued pass found nothing new to fetch
+	});
+});
+
+describe("the phone's reads", () => {
+	async function written(lists: Record<string, string[]>): Promise<MemoryFiles> {
+		const disk = new MemoryFiles();
+		const clock = new ManualClock();
+		const desk = new SnapshotKeeper({
+			relatedMany: async (paths) => ({ notes: paths.map((p) => ({ path: p, results: (lists[p] ?? []).map((h) => relatedHit(h)) })), missing: [] }),
+			listNotes: () => Object.keys(lists).map((path) => ({ path, mtime: 1000 })),
+			files: disk,
+			clock,
+			pause: () => Promise.resolve(),
+		});
+		await desk.update();
+		return disk;
+	}
+	const phone = (disk: MemoryFiles, warnings: string[] = []) =>
+		new SnapshotKeeper({ relatedMany: async () => ({ notes: [], missing: [] }), listNotes: () => [], files: disk, clock: new ManualClock(), warn: (m) => warnings.push(m) });
+
+	it("reads the open note's part only, once", async () => {
+		const lists = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`N${i}.md`, [`N${(i + 1) % 100}.md`]]));
+		const disk = await written(lists);
+		disk.reads.length = 0;
+		const k = phone(disk);
+		expect(k.hasPartOf("N5.md")).toBe(false);
+		expect(await k.loadPartOf("N5.md")).toBe(true);
+		expect(disk.reads).toEqual([partFile(partOf("N5.md"))]);
+		expect(lookup(k.snapshot, "N5.md", () => 1)?.hits.map((h) => h.path)).toEqual(["N6.md"]);
+		expect(await k.loadPartOf("N5.md")).toBe(false);
+		expect(disk.reads).toHaveLength(1);
+		// Only that part's notes are held.
+		expect([...k.snapshot.notes.keys()].every((p) => partOf(p) === partOf("N5.md"))).toBe(true);
+	});
+
+	it("reads again a part a sync replaced", async () => {
+		const disk = await written({ "A.md": ["B.md"], "B.md": ["A.md"] });
+		const k = phone(disk);
+		await k.loadPartOf("A.md");
+		expect(await k.reread()).toBe(false);
+		const newer = snap({ "A.md": { hits: ["C.md"] } });
+		disk.put(partFile(partOf("A.md")), encodeSnapshot(newer));
+		expect(await k.reread()).toBe(true);
+		expect(k.snapshot.notes.get("A.md")?.hits.map((h) => h.path)).toEqual(["C.md"]);
+	});
+
+	it("falls back to an older plugin's single file while the parts are not there", async () => {
+		const disk = new MemoryFiles();
+		disk.put(SNAPSHOT_FILE, encodeSnapshot(snap({ "A.md": { hits: ["B.md"] }, "B.md": { hits: ["A.md"] } })));
+		const k = phone(disk);
+		expect(await k.loadPartOf("A.md")).toBe(true);
+		expect(k.snapshot.notes.get("A.md")?.hits.map((h) => h.path)).toEqual(["B.md"]);
+		disk.reads.length = 0;
+		await k.loadPartOf("B.md"); // the old file was read already
+		expect(disk.reads).toEqual(partOf("A.md") === partOf("B.md") ? [] : [partFile(partOf("B.md"))]);
+	});
+
+	it("a corrupt part is skipped with a message, not fatal", async () => {
+		const disk = new MemoryFiles();
+		disk.put(partFile(partOf("A.md")), "\u0000garbage");
+		const warnings: string[] = [];
+		const k = phone(disk, warnings);
+		expect(await k.loadPartOf("A.md")).toBe(false);
+		expect(lookup(k.snapshot, "A.md", () => 1)).toBeNull();
+		expect(warnings).toEqual([expect.stringMatching(/snapshot.+part-\d\d\.json could not be read; skipped/)]);
 	});
 });

@@ -36,7 +36,7 @@ export class DataAdapter {
 	vault: Vault | null = null;
 
 	async exists(path: string): Promise<boolean> {
-		return this.hidden.has(path) || Boolean(this.vault?.getAbstractFileByPath(path));
+		return this.hidden.has(path) || this.folders.has(path) || Boolean(this.vault?.getAbstractFileByPath(path));
 	}
 
 	async read(path: string): Promise<string> {
@@ -58,6 +58,18 @@ export class DataAdapter {
 	replace(path: string, data: string, mtime: number): void {
 		this.hidden.set(path, data);
 		this.hiddenMtime.set(path, mtime);
+	}
+
+	/** Stub-only: the folders made with mkdir. */
+	readonly folders = new Set<string>();
+
+	async mkdir(path: string): Promise<void> {
+		this.folders.add(path);
+	}
+
+	async remove(path: string): Promise<void> {
+		if (!this.hidden.delete(path)) throw new Error(`ENOENT: ${path}`);
+		this.hiddenMtime.delete(path);
 	}
 
 	async stat(path: string): Promise<{ type: "file"; ctime: number; mtime: number; size: number } | null> {
