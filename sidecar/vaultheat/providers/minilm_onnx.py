@@ -383,16 +383,17 @@ def _fuse_erf_gelus(graph: Any) -> int:
     for div in list(graph.node):
         if div.op_type != "Div" or len(div.input) != 2:
             continue
-        if idx.scalar(div.input[1]) is None or abs(idx.scalar(div.input[1]) - 2**0.5) > 1e-6:
+        root2 = idx.scalar(div.input[1])
+        if root2 is None or abs(root2 - 2**0.5) > 1e-6:
             continue
         x = div.input[0]
         erf = idx.sole_user(div.output[0], "Erf")
-        add = erf and idx.sole_user(erf.output[0], "Add")
-        half = add and idx.sole_user(add.output[0], "Mul")
-        out = half and idx.sole_user(half.output[0], "Mul")
-        if not (
-            out and idx.other_is(add, erf.output[0], 1.0) and idx.other_is(half, add.output[0], 0.5)
-        ):
+        add = idx.sole_user(erf.output[0], "Add") if erf is not None else None
+        half = idx.sole_user(add.output[0], "Mul") if add is not None else None
+        out = idx.sole_user(half.output[0], "Mul") if half is not None else None
+        if erf is None or add is None or half is None or out is None:
+            continue
+        if not (idx.other_is(add, erf.output[0], 1.0) and idx.other_is(half, add.output[0], 0.5)):
             continue
         if sorted(out.input) != sorted([x, half.output[0]]):
             continue
