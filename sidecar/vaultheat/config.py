@@ -200,6 +200,11 @@ class RelatedSettings:
     exclude: tuple[str, ...] = ()  # globs of notes never suggested
     damp: tuple[str, ...] = ()  # globs of notes whose score is multiplied by damp_factor
     damp_factor: float = 0.5
+    # a digest or a list page (core/pagekind.py) has its content score x page_factor: it
+    # matches a note by quoting it and linking to it. On bluebook 0.7 halves the digests in
+    # content notes' sidebars (25.7% -> 13.4% of top-10 slots) but costs held-out link recall@10
+    # 0.043 (digests do link those notes), so it stays off: docs/eval.md "Page kinds". 1 = off
+    page_factor: float = 1.0  # content score factor of a digest or a list page (1 = off)
     cursor_window_chars: int = 1500
     duplicate_sim: float = 0.97  # notes whose best chunks are this similar collapse to one
     score_heat: float = 0.1  # related notes gain from heat (link prediction nDCG@10 .496->.498)

@@ -16,7 +16,7 @@ import fnmatch
 import math
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -162,7 +162,8 @@ def run_related(
     if len(note.mat) == 0 or note.mat.shape[1] != vectors.dim:
         return _doc(req, [], t0)
     result = _retrieve(view, models, s, req, note)
-    ranked = note_ranking(result, graph, req, s.related, s.search.files_top_chunks)
+    ranked = note_ranking(result, graph, req, s.related, s.search.files_top_chunks,
+                          view.page_kinds)  # fmt: skip
     content = {p: sc for p, sc, _ in ranked}
     vote_of: dict[str, Vote] = {}
     heat_of: dict[str, LinkHeat] = {}
@@ -297,11 +298,18 @@ def _retrieve(
 
 
 def note_ranking(
-    result: Retrieval, graph: GraphView, req: RelatedRequest, r: RelatedSettings, top_chunks: int
+    result: Retrieval,
+    graph: GraphView,
+    req: RelatedRequest,
+    r: RelatedSettings,
+    top_chunks: int,
+    kinds: Mapping[str, str] | None = None,
 ) -> list[NoteScore]:
     """(path, score, best chunk) per note, best first: the query note and excluded notes left
-    out, damped folders scaled down."""
-    ranked = [(p, sc * _damp(p, r), cid) for p, sc, cid in note_scores(result, graph, top_chunks)
+    out, damped folders, digests and list pages scaled down."""
+    kinds = kinds or {}
+    ranked = [(p, sc * _damp(p, r, kinds), cid)
+              for p, sc, cid in note_scores(result, graph, top_chunks)
               if p != req.path and not _matches(p, r.exclude)]  # fmt: skip
     ranked.sort(key=lambda x: (-x[1], x[0]))
     return ranked
@@ -343,8 +351,11 @@ def _keep(
     return kept
 
 
-def _damp(path: str, r: RelatedSettings) -> float:
-    return r.damp_factor if _matches(path, r.damp) else 1.0
+def _damp(path: str, r: RelatedSettings, kinds: Mapping[str, str]) -> float:
+    """The content score's factor: ``damp_factor`` for the ``damp`` globs, times ``page_factor``
+    for a digest or a list page (core/pagekind.py)."""
+    factor = r.damp_factor if _matches(path, r.damp) else 1.0
+    return factor * r.page_factor if path in kinds else factor
 
 
 def _add_graph(
@@ -403,7 +414,9 @@ def _add_graph(
         depth = max(req.top * 3 + 10, r.vote_k)
         floor = rank_floor((sc + bonus.get(p, 0.0) for p, sc, _ in ranked), depth)
         cap = score_unseen(result, {-1: math.inf}).get(-1, 0.0)
-        fresh = {t: ids for t, ids in fresh.items() if reachable(cap, _damp(t, r), bonus[t], floor)}
+        kinds = view.page_kinds
+        fresh = {t: ids for t, ids in fresh.items()
+                 if reachable(cap, _damp(t, r, kinds), bonus[t], floor)}  # fmt: skip
     dense = view.dense
 
     def vectors_of(ids: np.ndarray) -> np.ndarray:
@@ -415,7 +428,7 @@ def _add_graph(
     finals = score_unseen(result, {cid: sim for cid, sim in best.values()})
     out = list(ranked)
     for t, (cid, _) in sorted(best.items()):
-        content[t] = finals[cid] * _damp(t, r)
+        content[t] = finals[cid] * _damp(t, r, view.page_kinds)
         out.append((t, content[t], cid))
     kept = seen | set(best)
     out = [(p, sc + bonus[p] if p in bonus and p in kept else sc, cid) for p, sc, cid in out]
