@@ -336,3 +336,11 @@ def test_offsets_hold_for_any_text(pieces: list[str]) -> None:
     for lk in note.links:
         assert lk.kind in ("wikilink", "embed", "markdown", "property")
         assert lk.subpath is None or not lk.subpath.startswith("#")
+
+
+def test_repeated_hashes_before_a_subpath_are_one() -> None:
+    # found by test_offsets_hold_for_any_text: "[[##]]" gave the subpath "#"
+    links = parse_note("n.md", b"[[##]] [[Note##Heading]] [x](Other.md##Part)").links
+    assert [(lk.target, lk.subpath) for lk in links] == [
+        ("", ""), ("Note", "Heading"), ("Other.md", "Part"),
+    ]

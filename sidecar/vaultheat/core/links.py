@@ -180,7 +180,7 @@ def split_linktext(inner: str) -> tuple[str, str | None, str | None]:
     hash_ = inner.find("#")
     subpath: str | None = None
     if hash_ != -1:
-        subpath = inner[hash_ + 1 :].strip()
+        subpath = inner[hash_ + 1 :].lstrip("#").strip()  # "[[Note##H]]" is heading H too
         inner = inner[:hash_]
     return inner.strip(), subpath, alias
 
@@ -249,7 +249,7 @@ def parse_markdown_dest(dest: str) -> tuple[str, str | None] | None:
     hash_ = dest.find("#")
     sub: str | None = None
     if hash_ != -1:
-        sub = unquote(dest[hash_ + 1 :]).strip()
+        sub = unquote(dest[hash_ + 1 :]).lstrip("#").strip()
         dest = dest[:hash_]
     return unquote(dest).strip(), sub
 
