@@ -88,7 +88,8 @@ def render_inspect(doc: dict[str, Any]) -> str:
     schema = doc["schema"]
     if schema.endswith("note.v1"):
         tags = ", ".join(doc["tags"]) or "(none)"
-        lines = [f"{doc['path']}  title: {doc['title']}  tags: {tags}"]
+        kind = f"  kind: {doc['page_kind']}" if doc.get("page_kind") else ""
+        lines = [f"{doc['path']}  title: {doc['title']}  tags: {tags}{kind}"]
         lines += [f"  link {x['raw']} -> {x['resolved'] or '(unresolved)'}" for x in doc["links"]]
         lines += [f"  backlink <- {p}" for p in doc["backlinks"]]
         for c in doc["chunks"]:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tests.conftest import open_fake_index
 from vaultheat.commands import pages_line
+from vaultheat.index_inspect import inspect_doc, render_inspect
 from vaultheat.storage.store import Store
 
 DIGEST = "# Computer Science\n\n### [Coffee](Coffee.md)\n\n* New: grind finer.\n"
@@ -46,6 +47,9 @@ def test_the_index_stores_kinds_and_the_view_reads_the_pointing_ones(tmp_path: P
             "newsletter/2021_04_10.md": "digest", "Index.md": "list"
         }
         assert engine.status().pages == {"digest": 1, "list": 1, "note": 7}
+        doc = inspect_doc(engine, "note", "newsletter/2021_04_10.md")
+        assert doc["page_kind"] == "digest"
+        assert "kind: digest" in render_inspect(doc).splitlines()[0]
         assert pages_line(engine.status().pages) == "pages: 7 notes, 1 digest, 1 list page"
         store = Store(vault / ".vaultheat" / "index.sqlite", readonly=True)
         try:
@@ -67,6 +71,7 @@ def test_an_index_from_before_page_kinds_is_classified_by_the_next_run(tmp_path:
         con.commit()
         con.close()
         assert engine.status().pages == {"unclassified": 9}
+        assert inspect_doc(engine, "note", "Index.md")["page_kind"] == "unclassified"
         report = engine.index()
         assert report.notes["unchanged"] == 9 and not report.written  # nothing re-chunked
         assert _kinds(vault)["newsletter/2021_04_10.md"] == "digest"

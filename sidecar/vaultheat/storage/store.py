@@ -248,8 +248,10 @@ class Store:
         }
 
     def note_meta(self, note_id: int) -> dict[str, Any]:
+        kind = "page_kind" if self._has_column("notes", "page_kind") else "''"
         r = self.db.execute(
-            "SELECT path, title, frontmatter, aliases, warnings, excluded FROM notes WHERE id = ?",
+            "SELECT path, title, frontmatter, aliases, warnings, excluded, "
+            f"{kind} FROM notes WHERE id = ?",
             (note_id,),
         ).fetchone()
         if r is None:
@@ -261,6 +263,7 @@ class Store:
             "aliases": json.loads(r[3]),
             "warnings": json.loads(r[4]),
             "excluded": bool(r[5]),
+            "page_kind": r[6] or "unclassified",  # core/pagekind.py; '' before the next run
         }
 
     def page_kinds(self) -> dict[str, str]:
