@@ -4,35 +4,16 @@ with the fake embedder (about a second: no model, 34 notes)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import stat
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[1] / "bench"
+from tests.bench_scripts import load_bench
 
-
-def load(name: str) -> ModuleType:
-    """A bench script as module ``bench_<name>`` (bench/ is not a package; run.py imports
-    results_table by plain name, so bench/ is on sys.path while the script loads)."""
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up here
-    sys.path.insert(0, str(BENCH))
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(BENCH))
-    return module
-
-
-rt = load("results_table")
+rt = load_bench("results_table")
 
 
 def index_doc(full: float, alone: float, *, fake: bool = False) -> dict[str, Any]:
@@ -230,7 +211,7 @@ def test_make_row_status_and_ratio(
 
 
 def test_collect_only_rewrites_both_files(out: Path) -> None:
-    run = load("run")
+    run = load_bench("run")
     assert run.main(["--collect-only", "--out", str(out)]) == 0
     doc = json.loads((out / "results.json").read_text())
     assert [r["vault"] for r in doc["rows"]][:2] == ["help-en", "dendron-site"]
@@ -262,18 +243,18 @@ def test_collect_only_rewrites_both_files(out: Path) -> None:
     ],
 )
 def test_parse_vaults(text: str, synth_model: bool, ids: list[str]) -> None:
-    assert load("run").parse_vaults(text, synth_model) == ids
+    assert load_bench("run").parse_vaults(text, synth_model) == ids
 
 
 def test_parse_vaults_rejects_unknown_ids() -> None:
     with pytest.raises(SystemExit, match="unknown vault 'nope'"):
-        load("run").parse_vaults("help-en,nope", False)
+        load_bench("run").parse_vaults("help-en,nope", False)
 
 
 def test_tiny_real_run_fills_a_row(vault: Path, tmp_path: Path) -> None:
     """index_bench + query_bench (with one cold-start process) on the example vault, fake
     embedder; the source vault is read-only like the shared corpus and must stay untouched."""
-    index_bench, query_bench = load("index_bench"), load("query_bench")
+    index_bench, query_bench = load_bench("index_bench"), load_bench("query_bench")
     before = {p: p.read_bytes() for p in vault.rglob("*") if p.is_file()}
     for p in before:
         p.chmod(0o444)
