@@ -229,6 +229,16 @@ def test_run_heldout_rows_summaries_and_pairing(tiny_engine: Any) -> None:
             assert c[m] == pytest.approx(statistics.fmean(vals), abs=TOL)
             assert c[f"{m}_sd"] == pytest.approx(statistics.stdev(vals), abs=TOL)
         assert c["latency_ms_p95"] >= 0.0
+        labels = c["labels"]
+        assert set(labels) == {"strong", "good", "weak"}
+        # every ranked result is labelled once: the labels add up to the results read
+        assert sum(d["n"] for d in labels.values()) > 0
+        for d in labels.values():
+            assert 0 <= d["linked"] <= d["n"]
+            if d["n"]:
+                assert d["precision"] == pytest.approx(d["linked"] / d["n"], abs=1e-4)
+            else:
+                assert d["precision"] is None
     assert [(p["config"], p["baseline"]) for p in doc["paired"]] == [
         ("ra", "default"),
         ("lexical", "default"),
@@ -244,6 +254,7 @@ def test_run_heldout_rows_summaries_and_pairing(tiny_engine: Any) -> None:
     text = format_heldout(doc)
     assert text.startswith("held-out links: ") and "30% of 8 link pairs hidden, seeds 4..6" in text
     assert "ra - default: R@10" in text and "lexical - default: R@10" in text
+    assert "labels, share linked: strong " in text
 
 
 def test_a_single_seed_has_zero_sd_and_no_pairs_with_one_config(tiny_engine: Any) -> None:
@@ -393,8 +404,9 @@ def test_cli_heldout_configs_seed_and_text(tiny_engine: Any) -> None:
     rc, text = _cli(argv)
     assert rc == 0
     lines, want = text.splitlines(), format_heldout(doc).splitlines()
-    assert len(lines) == len(want) == 5  # header, columns, two configs, one paired line
-    assert lines[:2] == want[:2] and lines[-1] == want[-1]  # all but the latency column
+    # header, columns, two configs, their labels' precision, one paired line
+    assert len(lines) == len(want) == 7
+    assert lines[:2] == want[:2] and lines[4:] == want[4:]  # all but the latency column
     assert lines[0].endswith("50% of 8 link pairs hidden, seeds 7..8")
     for got_line, want_line in zip(lines[2:4], want[2:4], strict=True):
         assert got_line.split()[:7] == want_line.split()[:7]  # name, R@10 ± sd, nDCG@10 ± sd

@@ -15,6 +15,11 @@ The protocol the best published peer uses (Smart Related Notes: held-out link re
 4. Over ``seeds`` splits: recall@10 and nDCG@10 per configuration as mean ± sd over the seeds,
    and every configuration against the first one: per-seed differences (mean ± sd) and a 95%
    paired bootstrap interval over all (seed, query) pairs.
+5. Label precision: each ranked result (top 10, visible partners left out) gets the relevance
+   label the sidebar would show ("strong", "good", "weak", from the related curve of the
+   model, ``core/relevance.py``), and per label the share of those results that are hidden
+   partners. A lower bound (a note can be related without a link), but one read the same way
+   on every vault: "Strong" should mean the same share of true links everywhere (issue #38).
 
 Heat propagation (``search.hops`` > 0) reads the chunk graph's link edges, which this protocol
 does not mask: such configurations are refused rather than measured with a leak.
@@ -32,8 +37,10 @@ from typing import Any
 
 from vaultheat.core.parsing import parse_note
 from vaultheat.core.related import run_related
+from vaultheat.core.relevance import curve_for
 from vaultheat.core.requests import RelatedRequest
 from vaultheat.core.resolve import LinkResolver
+from vaultheat.core.results import relevance_of
 from vaultheat.core.votes import NoteLinks
 from vaultheat.engine import Engine
 from vaultheat.errors import InputError
@@ -43,6 +50,7 @@ from vaultheat.evaluation.metrics import mean_scores, paired_difference, ranks_o
 SCHEMA = "vaultheat.heldout.v1"
 METRICS = ("recall_at_10", "ndcg_at_10")
 SeedRanks = list[list[list[int | None]]]  # per seed, per query, the relevant notes' ranks
+LABELS = ("strong", "good", "weak")
 
 
 @dataclass(frozen=True)
@@ -124,6 +132,9 @@ def run_heldout(
     resolver = LinkResolver(list(store.notes()), store.attachments(), store.note_aliases())
     ranks: dict[str, SeedRanks] = {c.name: [] for c in configs}
     latency: dict[str, list[float]] = {c.name: [] for c in configs}
+    labelled: dict[str, dict[str, list[int]]] = {
+        c.name: {label: [0, 0] for label in LABELS} for c in configs
+    }  # label -> [results, hidden partners among them]
     per_seed: list[dict[str, Any]] = []
     try:
         for seed in range(first_seed, first_seed + seeds):
@@ -141,6 +152,8 @@ def run_heldout(
             row: dict[str, Any] = {"seed": seed, "hidden": len(split.hidden), "queries": len(items)}
             for cfg in configs:
                 apply_config(engine, base, cfg)
+                e = engine.settings.embeddings
+                curve = curve_for(e.provider, e.model, "related")
                 seed_ranks: list[list[int | None]] = []
                 for it, text in zip(items, texts, strict=True):
                     req = RelatedRequest(path=it.note, text=text, top=TOP + len(it.known),
@@ -150,7 +163,12 @@ def run_heldout(
                     res = run_related(masked, engine.models, engine.settings, req,
                                       resolver=resolver)  # fmt: skip
                     latency[cfg.name].append((time.perf_counter() - t0) * 1000)
-                    ranking = [h.path for h in res.results if h.path not in it.known][:TOP]
+                    shown = [h for h in res.results if h.path not in it.known][:TOP]
+                    for h in shown:
+                        tally = labelled[cfg.name][relevance_of(h, curve)[1]]
+                        tally[0] += 1
+                        tally[1] += h.path in it.relevant
+                    ranking = [h.path for h in shown]
                     seed_ranks.append(ranks_of(ranking, it.relevant))
                 ranks[cfg.name].append(seed_ranks)
                 row[cfg.name] = {m: round(v, 4) for m, v in mean_scores(seed_ranks).items()
@@ -165,13 +183,16 @@ def run_heldout(
         "seeds": list(range(first_seed, first_seed + seeds)),
         "pairs": len(link_pairs(view.links)),
         "per_seed": per_seed,
-        "configs": [summary(c, ranks[c.name], latency[c.name]) for c in configs],
+        "configs": [summary(c, ranks[c.name], latency[c.name], labelled[c.name]) for c in configs],
         "paired": [paired(configs[0].name, c.name, ranks) for c in configs[1:]],
     }
 
 
 def summary(
-    cfg: EvalConfig, ranks: list[list[list[int | None]]], lat: list[float]
+    cfg: EvalConfig,
+    ranks: list[list[list[int | None]]],
+    lat: list[float],
+    labelled: dict[str, list[int]] | None = None,
 ) -> dict[str, Any]:
     out: dict[str, Any] = {"name": cfg.name, "note": cfg.note, "n": sum(len(r) for r in ranks)}
     for m in METRICS:
@@ -180,6 +201,10 @@ def summary(
         out[f"{m}_sd"] = round(statistics.stdev(vals), 4) if len(vals) > 1 else 0.0
     lat = sorted(lat)
     out["latency_ms_p95"] = round(lat[int(0.95 * (len(lat) - 1))], 2) if lat else 0.0
+    out["labels"] = {
+        label: {"n": n, "linked": hit, "precision": round(hit / n, 4) if n else None}
+        for label, (n, hit) in (labelled or {}).items()
+    }
     return out
 
 
@@ -217,6 +242,11 @@ def format_heldout(doc: dict[str, Any]) -> str:
             f"{c['ndcg_at_10']:>7.3f} ± {c['ndcg_at_10_sd']:.3f}  {c['latency_ms_p95']:>7.1f}  "
             f"{c['n']:>6}"
         )
+    for c in doc["configs"]:
+        cells = [f"{label} {d['precision']:.3f} of {d['n']}" if d["precision"] is not None
+                 else f"{label} - of 0" for label, d in c.get("labels", {}).items()]  # fmt: skip
+        if cells:
+            lines.append(f"{c['name']:<16}  labels, share linked: " + ", ".join(cells))
     for p in doc["paired"]:
         cells = []
         for m, label in (("recall_at_10", "R@10"), ("ndcg_at_10", "nDCG@10")):
