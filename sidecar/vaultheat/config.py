@@ -224,12 +224,18 @@ class RelatedSettings:
     vote_k: int = 20  # how many of the closest notes vote
     vote_weight: float = 2.0  # bonus = vote_weight x the voters' share of the neighbours' score
     # hub damping of votes: a note linked from more than this many notes gets its bonus x
-    # sqrt(vote_hub_degree / in-degree); 0 = off (measured: docs/eval.md "Link votes")
-    vote_hub_degree: int = 0  # damp votes for notes with more in-links than this; 0 = off
+    # sqrt(vote_hub_degree / in-degree); 0 = off. At 10 with vote_linked_hub_degree 4, no note
+    # is first in more than 5% of the sidebars of help-en, dendron-site or bluebook, at
+    # held-out link recall within 0.01 on four vaults (docs/eval.md "Hubs out of the first place")
+    vote_hub_degree: int = 10  # damp votes for notes with more in-links than this; 0 = off
     # votes beyond chance: a target's bonus x (1 - vote_chance x the share of the vault linking
     # to it / its share of the votes); 1 = popularity alone earns nothing, 0 = off
     # (core/votes.py beyond_chance; why 0.5: docs/eval.md "Votes beyond chance")
     vote_chance: float = 0.5  # take away the vote random neighbours would give (0 off, 1 all)
+    # a note the open note links to already: its vote x sqrt(vote_linked_hub_degree /
+    # in-degree) above that many in-links, so a linked hub does not come first (0 = off;
+    # core/votes.py, docs/eval.md "Hubs out of the first place")
+    vote_linked_hub_degree: int = 4  # damp votes for hubs the note links to already; 0 = off
     # link heat (core/linkheat.py): notes near the open note's own links in the link graph rise
     # by up to link_heat_weight; "ppr" personalized PageRank, "ra" resource allocation. On 20%
     # held-out links, ppr at 0.3 beyond chance 0.5 beat votes alone on three of the four shared

@@ -84,6 +84,24 @@ def test_votes_beyond_chance_take_away_what_popularity_explains() -> None:
     assert off.votes["T"].hub_factor == 1.0  # chance 0 (the default): off
 
 
+def test_linked_hub_damping_touches_only_hubs_the_query_links_now() -> None:
+    # T (in-degree 9) and B (in-degree 1) both get votes; the query links T and B now
+    indeg = {"T": 9, "B": 1}
+    base = link_votes(SCORES, LINKS, k=2, weight=2.0, query="Q", in_degree=indeg)
+    res = link_votes(SCORES, LINKS, k=2, weight=2.0, query="Q", in_degree=indeg,
+                     linked={"T", "B"}, linked_hub_degree=4)  # fmt: skip
+    assert res.votes["T"].hub_factor == pytest.approx(math.sqrt(4 / 9))
+    assert res.votes["T"].bonus == pytest.approx(base.votes["T"].bonus * math.sqrt(4 / 9))
+    assert res.votes["B"].hub_factor == 1.0  # linked, but no hub
+    # a hub the query does not link to keeps its whole vote; degree 0 turns it off
+    unlinked = link_votes(SCORES, LINKS, k=2, weight=2.0, query="Q", in_degree=indeg,
+                          linked={"B"}, linked_hub_degree=4)  # fmt: skip
+    assert unlinked.votes["T"].hub_factor == 1.0
+    off = link_votes(SCORES, LINKS, k=2, weight=2.0, query="Q", in_degree=indeg,
+                     linked={"T"}, linked_hub_degree=0)  # fmt: skip
+    assert off.votes["T"].hub_factor == 1.0
+
+
 @pytest.mark.parametrize(
     ("share", "degree", "notes", "strength", "want"),
     [

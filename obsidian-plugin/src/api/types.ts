@@ -254,7 +254,7 @@ export interface Votes {
 	bonus: number;
 	/** Σ of the k closest notes' scores: share = Σ voters' scores / total. */
 	total?: number;
-	/** 1 unless hub damping (`related.vote_hub_degree`) or votes beyond chance (`related.vote_chance`) are on: bonus = weight × share × hub_factor. */
+	/** 1 unless hub damping (`related.vote_hub_degree`, `related.vote_linked_hub_degree`) or votes beyond chance (`related.vote_chance`) apply: bonus = weight × share × hub_factor. */
 	hub_factor?: number;
 	voters: Voter[];
 }

@@ -386,6 +386,8 @@ def _add_graph(
             hub_degree=r.vote_hub_degree,
             notes=len(links.chunks),
             chance=r.vote_chance,
+            linked=note.links_out,
+            linked_hub_degree=r.vote_linked_hub_degree,
         ).votes
     heated: dict[str, LinkHeat] = {}
     if link_heat_on(s, req):

@@ -20,6 +20,13 @@ in_degree)``, the same curve heat propagation uses for hubs. With votes beyond c
 (``related.vote_chance`` = c > 0) it is also multiplied by ``max(0, 1 - c × expected /
 share(T))``, ``expected`` being the share of the vault's other notes that link to T: the vote a
 random set of neighbours would give is not evidence (c = 1 takes all of it away).
+
+A note Q already links to (as its text states its links now) is damped apart:
+``related.vote_linked_hub_degree`` = h > 0 multiplies its vote by ``sqrt(h / in_degree)``
+above h. The reader wrote that link; the sidebar need not spend its first place on a hub the
+note names already (Settings, a changelog, a category page), while a hub it does not link to
+yet keeps its whole vote. Link prediction never sees this (a note's own links are no
+predictions), so its cost is read off the sidebar: docs/eval.md "Linked hubs".
 """
 
 from __future__ import annotations
@@ -105,12 +112,15 @@ def link_votes(
     hub_degree: int = 0,
     notes: int = 0,
     chance: float = 0.0,
+    linked: Collection[str] = (),
+    linked_hub_degree: int = 0,
 ) -> VoteResult:
     """Votes of the top ``k`` of ``note_scores`` ((path, c), any order; ties by path) for the
     notes they link to. ``query`` (Q) never votes and never receives a vote; ``query_links``
     are Q's own stored links, taken out of ``in_degree`` so they do not move hub damping.
     ``notes`` (the vault's note count) and ``chance`` (0 = off) count votes beyond chance:
-    see ``beyond_chance``."""
+    see ``beyond_chance``. ``linked``: the notes Q links to now, whose votes
+    ``linked_hub_degree`` damps (0 = off)."""
     top = heapq.nsmallest(
         max(k, 0),
         ((p, float(c)) for p, c in note_scores if p != query and c > 0),
@@ -128,6 +138,7 @@ def link_votes(
                 voters.setdefault(t, []).append(s)
                 summed[t] = summed.get(t, 0) + s.score
     own = set(query_links)
+    named = set(linked) if linked_hub_degree > 0 else set()
     votes: dict[str, Vote] = {}
     for t, vs in voters.items():
         share = summed[t] / total
@@ -137,6 +148,8 @@ def link_votes(
             hub = hub_factor(degree, hub_degree)
         if chance > 0 and notes > 2:
             hub *= beyond_chance(share, degree, notes, chance)
+        if t in named:
+            hub *= hub_factor(degree, linked_hub_degree)
         votes[t] = Vote(t, len(vs), len(neighbours), weight, total, share, hub,
                         weight * share * hub, tuple(vs))  # fmt: skip
     return VoteResult(neighbours, total, votes)

@@ -15,11 +15,12 @@ The protocol the best published peer uses (Smart Related Notes: held-out link re
 4. Over ``seeds`` splits: recall@10 and nDCG@10 per configuration as mean ± sd over the seeds,
    and every configuration against the first one: per-seed differences (mean ± sd) and a 95%
    paired bootstrap interval over all (seed, query) pairs.
-5. Label precision: each ranked result (top 10, visible partners left out) gets the relevance
-   label the sidebar would show ("strong", "good", "weak", from the related curve of the
-   model, ``core/relevance.py``), and per label the share of those results that are hidden
-   partners. A lower bound (a note can be related without a link), but one read the same way
-   on every vault: "Strong" should mean the same share of true links everywhere (issue #38).
+5. Label precision: each result a sidebar shows (the first ``SIDEBAR``, visible partners left
+   out) gets the relevance label the sidebar would show ("strong", "good", "weak", from the
+   related curve of the model, ``core/relevance.py``), and per label the share of those
+   results that are hidden partners. A lower bound (a note can be related without a link),
+   but one read the same way on every vault: "Strong" should mean the same share of true
+   links everywhere (issue #38).
 
 Heat propagation (``search.hops`` > 0) reads the chunk graph's link edges, which this protocol
 does not mask: such configurations are refused rather than measured with a leak.
@@ -51,6 +52,7 @@ SCHEMA = "vaultheat.heldout.v1"
 METRICS = ("recall_at_10", "ndcg_at_10")
 SeedRanks = list[list[list[int | None]]]  # per seed, per query, the relevant notes' ranks
 LABELS = ("strong", "good", "weak")
+SIDEBAR = 10  # results whose labels are read: what the sidebar shows (related.top's default)
 
 
 @dataclass(frozen=True)
@@ -164,7 +166,7 @@ def run_heldout(
                                       resolver=resolver)  # fmt: skip
                     latency[cfg.name].append((time.perf_counter() - t0) * 1000)
                     shown = [h for h in res.results if h.path not in it.known][:TOP]
-                    for h in shown:
+                    for h in shown[:SIDEBAR]:
                         tally = labelled[cfg.name][relevance_of(h, curve)[1]]
                         tally[0] += 1
                         tally[1] += h.path in it.relevant
