@@ -139,3 +139,22 @@ def test_a_filter_that_leaves_the_target_out_moves_nothing(setup: Setup) -> None
 def test_the_share_is_a_share(setup: Setup) -> None:
     with pytest.raises(Exception, match="pointer_credit"):
         Settings().with_value("search.pointer_credit", 1.5)
+
+
+def test_several_pointers_at_one_note_credit_the_largest_once() -> None:
+    models = FakeModels()
+    text = ("# Weekly\n\n## Plugins\n\n- [[Kanban]] a Markdown list as a board again\n"
+            "- [[Tasks]] due dates\n- [[Calendar]] by month")  # fmt: skip
+    second = ("Weekly/2021-03-21.md", text, ["Kanban.md"])
+    view = fake_view([*NOTES, second], models)
+    req = SearchRequest(query=QUERY, top=10, explain=True)
+
+    def best(share: float) -> dict[str, float]:
+        hits = run_search(view, models, _settings(share), req).results
+        return {h.path: h.score for h in reversed(hits)}
+
+    off, on = best(0.0), best(0.5)
+    assert off[DIGEST] != off[second[0]]
+    credit = on["Kanban.md"] - off["Kanban.md"]
+    assert credit == pytest.approx(0.5 * max(off[DIGEST], off[second[0]]), abs=TOL)
+    assert on[second[0]] == pytest.approx(0.5 * off[second[0]], abs=TOL)  # both gave
