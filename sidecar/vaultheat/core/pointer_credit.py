@@ -7,9 +7,10 @@ the notes it links.
 (``core/pointers.py``) is a *pointer*:
 
 * it keeps (1 - s) of its score: it gives ``s × score``, split evenly over its targets;
-* each target note receives its share on its best chunk for this query (its chunk most similar
-  to the query vectors, ``votes.best_chunks``, within the search's filter). A target that was
-  not a candidate joins with that chunk, scored as retrieval scores a chunk only the graph
+* each target note receives its share on its best chunk for this query: its highest-scoring
+  ranked chunk, so its note score rises by the credit; a target that was not a candidate joins
+  with its chunk most similar to the query vectors (``votes.best_chunks``, within the search's
+  filter), scored as retrieval scores a chunk only the graph
   found (``pipeline.unseen_parts``), then credited;
 * a target that several pointers credit takes the largest single credit, not the sum: ten
   weekly digests repeating one bullet are one piece of evidence, not ten (so credit is not
@@ -68,8 +69,11 @@ def credit_pointers(
     if not found:
         return r
     targets = sorted({t for *_, p in found for t in p.targets})
-    chunks = {t: _eligible(notes[t], allowed) for t in targets}
-    best = best_chunks(r.qmat, chunks, _vectors_of(view))
+    # a target already ranked takes the credit on its best-scoring chunk (so its note score
+    # rises by it); one that is not is brought in with its chunk closest to the query
+    best = _ranked_best(r, targets, path_of, allowed)
+    chunks = {t: _eligible(notes[t], allowed) for t in targets if t not in best}
+    best.update(best_chunks(r.qmat, chunks, _vectors_of(view)))
     final = dict(r.final)
     raw = {k: (dict(v) if v is not None else None) for k, v in r.raw.items()}
     normalized = {k: dict(v) for k, v in r.normalized.items()}
@@ -115,6 +119,22 @@ def credit_pointers(
     return dataclasses.replace(r, final=final, raw=raw, normalized=normalized, weights=weights,
                                seed_stage=seed_stage, order=order,
                                pointers={**r.pointers, **traces})  # fmt: skip
+
+
+def _ranked_best(
+    r: Retrieval,
+    targets: list[str],
+    path_of: Callable[[int], str | None],
+    allowed: AbstractSet[int] | None,
+) -> dict[str, tuple[int, float]]:
+    """target -> (its highest-scoring ranked chunk, 0.0) for the targets already ranked."""
+    wanted = set(targets)
+    out: dict[str, tuple[int, float]] = {}
+    for cid in r.order:  # best first: the first chunk seen of a note is its best
+        path = path_of(cid)
+        if path in wanted and path not in out and (allowed is None or cid in allowed):
+            out[path] = (cid, 0.0)
+    return out
 
 
 def _eligible(ids: np.ndarray, allowed: AbstractSet[int] | None) -> np.ndarray:
