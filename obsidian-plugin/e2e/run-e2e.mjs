@@ -603,8 +603,8 @@ async function main() {
 			const rows = await page.locator(".vaultheat-breakdown-row").count();
 			const steps = await page.locator(".vaultheat-step").count();
 			const direct = await page.locator(".vaultheat-explain-note").count();
-			// a header, one row per score part (vector, lexical, heat, fusion, rerank, title, note, page), the total
-			assert(rows === 10, `breakdown has ${rows} rows`);
+			// a header, one row per score part (vector, lexical, heat, fusion, rerank, title, note, page, pointer), the total
+			assert(rows === 11, `breakdown has ${rows} rows`);
 			assert(steps > 0 || direct > 0, "no path and no direct-match note");
 			assert(Math.abs(final - rowScore) <= 0.011, `explain says ${final}, the row says ${rowScore}`);
 			log(`explain: final ${final}, ${steps} steps`);

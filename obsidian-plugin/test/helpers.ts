@@ -98,7 +98,7 @@ export class FakeTransport implements Transport {
 	}
 }
 
-const components = { vector: 0.8, lexical: 0.1, heat: 0.3, fusion: null, rerank: null, title: null, note: null, page: null };
+const components = { vector: 0.8, lexical: 0.1, heat: 0.3, fusion: null, rerank: null, title: null, note: null, page: null, pointer: null };
 
 export function relatedHit(path: string, overrides: Partial<RelatedHit> = {}): RelatedHit {
 	const name = path.replace(/^.*\//, "").replace(/\.md$/, "");
@@ -181,9 +181,9 @@ export function explainDoc(overrides: Partial<ExplainDoc> = {}): ExplainDoc {
 			{ hop: 1, from_chunk: 40, to_chunk: 42, edge: "link", edge_weight: 1, type_weight: 1, decay: 0.5, heat: 0.016, hub_factor: 1, path: "Folder/Note.md", heading_path: [], text: "Target text." },
 		],
 		components: {
-			raw: { vector: 0.7, lexical: 0, heat: 0.016, fusion: null, rerank: null, title: null, note: null, page: null },
-			normalized: { vector: 0.9, lexical: 0, heat: 0.5, fusion: null, rerank: null, title: null, note: null, page: null },
-			weights: { vector: 0.8, lexical: 0.1, heat: 0.1, fusion: 0, rerank: 0, title: 0, note: 0, page: 0 },
+			raw: { vector: 0.7, lexical: 0, heat: 0.016, fusion: null, rerank: null, title: null, note: null, page: null, pointer: null },
+			normalized: { vector: 0.9, lexical: 0, heat: 0.5, fusion: null, rerank: null, title: null, note: null, page: null, pointer: null },
+			weights: { vector: 0.8, lexical: 0.1, heat: 0.1, fusion: 0, rerank: 0, title: 0, note: 0, page: 0, pointer: 0 },
 			final: 0.77,
 		},
 		...overrides,

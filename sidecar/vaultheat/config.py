@@ -155,6 +155,11 @@ class SearchSettings:
     # junk share 0.400 -> 0.157); waylonwalker and help-en unchanged (docs/eval.md "Page
     # kinds"). 0 = off
     score_page: float = 1.0  # weight of being a note proper, not a digest or a list page
+    # a chunk of a digest or a list page whose matching entry (one bullet holding the query's
+    # words) links 1 to 3 notes gives this share of its score to those notes' best chunks
+    # (core/pointers.py, core/pointer_credit.py): the bullet "[[Kanban]] turns a list into a
+    # board" points at the answer. 0 = off; not measured yet, hence off
+    pointer_credit: float = 0.0  # share of a pointer chunk's score that its linked notes get
     title_partial: float = 0.0
     title_weight: float = 1.0
     title_top: int = 20
@@ -345,6 +350,8 @@ def _coerce(key: str, ftype: Any, value: Any) -> Any:
         )
     if key == "related.link_heat_alpha" and not 0 < out <= 1:
         raise ConfigError(f"bad value for {key}: {out!r} (a chance: above 0, at most 1)", key=key)
+    if key == "search.pointer_credit" and not 0 <= out <= 1:
+        raise ConfigError(f"bad value for {key}: {out!r} (a share: 0 to 1)", key=key)
     if key == "index.nice" and not 0 <= out <= 19:
         raise ConfigError(f"bad value for {key}: {out!r} (niceness: 0 to 19)", key=key)
     if isinstance(out, int | float) and not isinstance(out, bool) and out < 0:

@@ -73,6 +73,8 @@ KEY_HELP: dict[str, str] = {
     " or file name); 0 = off",
     "search.score_note": "weight of the query's similarity to the whole note (its opening and"
     " the mean of its chunks); 0 = off",
+    "search.pointer_credit": "share of a digest's or list page's score that the 1-3 notes its"
+    " matching bullet links receive (0 = off)",
     "search.title_partial": "note-name score of a partial word match at most (0 = exact names"
     " only)",
     "search.title_weight": "RRF weight of the named notes among the candidates",

@@ -34,6 +34,7 @@ from vaultheat.core.results import (
     Explanation,
     HopTrace,
     NoteHit,
+    PointerTrace,
     RelatedHit,
     RelatedResults,
     ScoreParts,
@@ -103,6 +104,8 @@ def explain_document(e: Explanation) -> Doc:
         "hops": [hop_doc(h) for h in t.hops] if t else [],
         "components": parts_doc(t.components) if t else None,
     }
+    if t is not None and t.pointer is not None:
+        doc["pointer"] = pointer_doc(t.pointer)
     if t is not None and t.content_score is not None:
         doc["content_score"] = t.content_score
         doc["votes"] = vote_document(e.votes, e.voter_titles)
@@ -276,12 +279,32 @@ def trace_doc(t: Trace, votes: Doc | None = None, heat: Doc | None = None) -> Do
         "hop_count": len(t.hops),
         "components": parts_doc(t.components),
     }
+    if t.pointer is not None:
+        doc["pointer"] = pointer_doc(t.pointer)
     if t.content_score is not None:
         doc["content_score"] = t.content_score
         doc["votes"] = votes
         doc["link_heat"] = heat
         doc["score"] = t.score
     return doc
+
+
+def pointer_doc(p: PointerTrace) -> Doc:
+    """A chunk's ``pointer`` object: what it gave or received of the pointer credit."""
+
+    def lines(path: str | None, span: tuple[int, int] | None) -> Doc | None:
+        if path is None or span is None:
+            return None
+        return {"path": path, "line_start": span[0], "line_end": span[1]}
+
+    return {
+        "text": p.text,
+        "gave": p.gave,
+        "to": list(p.to),
+        "entry": lines(p.path, p.lines),
+        "received": p.received,
+        "from": lines(p.source, p.source_lines),
+    }
 
 
 def seed_doc(s: SeedTrace) -> Doc:

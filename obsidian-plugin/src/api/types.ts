@@ -54,6 +54,8 @@ export interface Components {
 	note: number | null;
 	/** 1 for a note proper, 0 for a digest or a list page (search only; null in related notes). */
 	page: number | null;
+	/** Score moved by a digest's or list page's bullet that links the note: received less given (weight 1, not scaled; null when search.pointer_credit is 0). */
+	pointer: number | null;
 }
 export type ComponentName = keyof Components;
 
@@ -348,6 +350,24 @@ export interface ScoreBreakdown {
 	final: number;
 }
 
+/** A pointer entry: its note and its lines (1-based, inclusive). */
+export interface PointerLines {
+	path: string;
+	line_start: number;
+	line_end: number;
+}
+
+/** search.pointer_credit: what a chunk gave or received (components.normalized.pointer == received - gave). */
+export interface PointerCredit {
+	/** The credit in words. */
+	text: string;
+	gave: number;
+	to: string[];
+	entry: PointerLines | null;
+	received: number;
+	from: PointerLines | null;
+}
+
 export interface ExplainDoc {
 	schema: "vaultheat.explain.v1";
 	query: string;
@@ -358,6 +378,8 @@ export interface ExplainDoc {
 	seed: ExplainSeed | null;
 	hops: ExplainHop[];
 	components: ScoreBreakdown;
+	/** Search: the pointer credit the passage gave or received; absent when it had none. */
+	pointer?: PointerCredit;
 	/** A related result's score before its link votes and link heat (score = content_score + votes.bonus + link_heat.bonus). */
 	content_score?: number;
 	/** The related result's link votes (contract "votes"); absent for search. */

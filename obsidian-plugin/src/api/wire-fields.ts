@@ -14,6 +14,8 @@ import type {
 	MissingDoc,
 	MissingRequest,
 	NoteStatusDoc,
+	PointerCredit,
+	PointerLines,
 	Progress,
 	RelatedBatchDoc,
 	RelatedBatchNote,
@@ -82,7 +84,7 @@ export const WIRE_FIELDS = {
 	RelatedBatchRequest: { paths: R, top: O } satisfies Fields<RelatedBatchRequest>,
 	RelatedBatchNote: { path: R, results: R } satisfies Fields<RelatedBatchNote>,
 	RelatedBatchDoc: { schema: R, took_ms: R, notes: R, missing: R } satisfies Fields<RelatedBatchDoc>,
-	Components: { vector: R, lexical: R, heat: R, fusion: R, rerank: R, title: R, note: R, page: R } satisfies Fields<Components>,
+	Components: { vector: R, lexical: R, heat: R, fusion: R, rerank: R, title: R, note: R, page: R, pointer: R } satisfies Fields<Components>,
 	ExplainSeed: {
 		chunk_id: R, path: R, heading_path: R, text: R, stage: R, seed_score: R,
 		page: O, page_end: O, card_id: O,
@@ -94,8 +96,10 @@ export const WIRE_FIELDS = {
 	ScoreBreakdown: { raw: R, normalized: R, weights: R, final: R } satisfies Fields<ScoreBreakdown>,
 	ExplainDoc: {
 		schema: R, query: R, chunk_id: R, path: R, score: R, seed: R, hops: R, components: R,
-		content_score: O, votes: P, link_heat: O,
+		pointer: O, content_score: O, votes: P, link_heat: O,
 	} satisfies Fields<ExplainDoc>,
+	PointerLines: { path: R, line_start: R, line_end: R } satisfies Fields<PointerLines>,
+	PointerCredit: { text: R, gave: R, to: R, entry: R, received: R, from: R } satisfies Fields<PointerCredit>,
 	MissingRequest: {
 		query: R, path: R, top: O, files_only: O, explain: O, lexical: O, graph: O, rerank: O, expand: O,
 		folder: O, tag: O, property: O,

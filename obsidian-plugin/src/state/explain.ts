@@ -14,6 +14,7 @@ export const COMPONENT_LABELS: Record<ComponentName, { name: string; help: strin
 	title: { name: "Named the note", help: "Your query is the note's title, an alias or its file name, or shares its rarer words" },
 	note: { name: "Whole note on topic", help: "The note as a whole (its opening and the average of its passages) is about your query" },
 	page: { name: "A note, not a digest or list", help: "A note proper scores this; a digest or a list page that only points at notes does not" },
+	pointer: { name: "Pointed at by a digest", help: "A digest's or list page's bullet that matched links this note and passed on part of its score (negative: the bullet that gave it)" },
 };
 
 const EDGE_LABELS: Record<string, string> = {
@@ -32,6 +33,7 @@ const STAGE_LABELS: Record<string, string> = {
 	cursor: "Matched the text at your cursor",
 	rerank: "Reranker",
 	title: "Matched a note name",
+	pointer: "Linked from a digest that matched",
 };
 
 export interface Contribution {
@@ -43,7 +45,7 @@ export interface Contribution {
 	value: number | null;
 }
 
-const ORDER: ComponentName[] = ["vector", "lexical", "heat", "fusion", "rerank", "title", "note", "page"];
+const ORDER: ComponentName[] = ["vector", "lexical", "heat", "fusion", "rerank", "title", "note", "page", "pointer"];
 
 export function contributions(doc: Pick<ExplainDoc, "components">): Contribution[] {
 	const { raw, normalized, weights } = doc.components;

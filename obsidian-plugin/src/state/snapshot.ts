@@ -355,7 +355,7 @@ export function asRelatedHit(hit: SnapshotHit, rank: number): RelatedHit {
 		link_status: hit.link,
 		best_chunk: { chunk_id: -1, heading_path: [], line_start: hit.line, line_end: hit.line, byte_start: 0, byte_end: 0, text: "" },
 		duplicates: [],
-		components: { vector: 0, lexical: 0, heat: 0, fusion: null, rerank: null, title: null, note: null, page: null },
+		components: { vector: 0, lexical: 0, heat: 0, fusion: null, rerank: null, title: null, note: null, page: null, pointer: null },
 		explain: null,
 		votes: hit.votes > 0 ? { count: hit.votes, k: 0, share: 0, weight: 0, bonus: 0, hub_factor: 1, voters: [] } : null,
 	};

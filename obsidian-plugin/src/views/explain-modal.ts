@@ -5,7 +5,7 @@
  * the numbers that decayed the heat) to the result, with the snippet of every step.
  */
 import { setIcon } from "obsidian";
-import type { ExplainDoc, ExplainRequest, LinkHeat, Votes } from "../api/types";
+import type { ExplainDoc, ExplainRequest, LinkHeat, PointerCredit, Votes } from "../api/types";
 import { COMPONENT_LABELS, contributions, edgeLabel, scoreSentence, stageLabel } from "../state/explain";
 import { heatArithmetic, heatSentence, scoreSum } from "../state/linkheat";
 import { basename, toSnippet } from "../state/text";
@@ -63,7 +63,23 @@ export function renderExplain(parent: HTMLElement, doc: ExplainDoc, open: (path:
 	if (doc.link_heat) renderScoreSum(parent, doc, doc.link_heat);
 	if (doc.votes) renderVotes(parent, doc.votes, open);
 	if (doc.link_heat) renderLinkHeat(parent, doc.link_heat);
+	if (doc.pointer) renderPointer(parent, doc.pointer, open);
 	renderPath(parent, doc, open);
+}
+
+/** The pointer credit in words, with a link to the digest's bullet that moved it. */
+function renderPointer(parent: HTMLElement, pointer: PointerCredit, open: (path: string, line: number) => void): void {
+	const section = parent.createDiv({ cls: "vaultheat-explain-section vaultheat-pointer" });
+	const heading = pointer.received > 0 ? "Pointed at by a digest" : "Points at another note";
+	section.createDiv({ cls: "vaultheat-explain-heading", text: heading });
+	section.createDiv({ cls: "vaultheat-explain-sentence", text: pointer.text });
+	const entry = pointer.from ?? pointer.entry;
+	if (!entry) return;
+	const link = section.createEl("a", { cls: "vaultheat-step-note", text: `${basename(entry.path)}, line ${entry.line_start}`, attr: { href: "#", title: entry.path } });
+	link.addEventListener("click", (evt) => {
+		evt.preventDefault();
+		open(entry.path, entry.line_start);
+	});
 }
 
 function renderScoreSum(parent: HTMLElement, doc: ExplainDoc, heat: LinkHeat): void {
@@ -133,7 +149,7 @@ export function renderBreakdown(parent: HTMLElement, doc: Pick<ExplainDoc, "scor
 		else renderScore(bar, c.normalized, `${label.name} normalized`);
 		row.createDiv({ cls: "vaultheat-num", text: c.raw === null ? "–" : c.raw.toFixed(3), attr: { role: "cell" } });
 		row.createDiv({ cls: "vaultheat-num", text: `× ${c.weight.toFixed(2)}`, attr: { role: "cell" } });
-		row.createDiv({ cls: "vaultheat-num is-strong", text: c.value === null ? "–" : `+ ${c.value.toFixed(2)}`, attr: { role: "cell" } });
+		row.createDiv({ cls: "vaultheat-num is-strong", text: c.value === null ? "–" : c.value < 0 ? `− ${(-c.value).toFixed(2)}` : `+ ${c.value.toFixed(2)}`, attr: { role: "cell" } });
 	}
 	const total = table.createDiv({ cls: "vaultheat-breakdown-row is-total", attr: { role: "row" } });
 	total.createDiv({ text: passageOnly ? "Best passage" : "Final score", attr: { role: "cell" } });

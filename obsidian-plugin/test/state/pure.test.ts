@@ -108,7 +108,7 @@ describe("explain in words", () => {
 	it("contributions add up to the final score", () => {
 		const doc = explainDoc();
 		const items = contributions(doc);
-		expect(items.map((c) => c.component)).toEqual(["vector", "lexical", "heat", "fusion", "rerank", "title", "note", "page"]);
+		expect(items.map((c) => c.component)).toEqual(["vector", "lexical", "heat", "fusion", "rerank", "title", "note", "page", "pointer"]);
 		expect(items[3]).toMatchObject({ value: null, normalized: null });
 		expect(items[4]).toMatchObject({ value: null, normalized: null });
 		expect(items[5]).toMatchObject({ value: null, normalized: null });
@@ -117,9 +117,9 @@ describe("explain in words", () => {
 	it("a note-name match reads as its own part", () => {
 		const doc = explainDoc({
 			components: {
-				raw: { vector: 0.4, lexical: 0, heat: 0, fusion: null, rerank: null, title: 1, note: null, page: null },
-				normalized: { vector: 0.5, lexical: 0, heat: 0, fusion: null, rerank: null, title: 1, note: null, page: null },
-				weights: { vector: 0.7, lexical: 0.04, heat: 0, fusion: 0, rerank: 0, title: 0.26, note: 0, page: 0 },
+				raw: { vector: 0.4, lexical: 0, heat: 0, fusion: null, rerank: null, title: 1, note: null, page: null, pointer: null },
+				normalized: { vector: 0.5, lexical: 0, heat: 0, fusion: null, rerank: null, title: 1, note: null, page: null, pointer: null },
+				weights: { vector: 0.7, lexical: 0.04, heat: 0, fusion: 0, rerank: 0, title: 0.26, note: 0, page: 0, pointer: 0 },
 				final: 0.61,
 			},
 		});
@@ -132,9 +132,9 @@ describe("explain in words", () => {
 			"no dominant component",
 			explainDoc({
 				components: {
-					raw: { vector: 0.5, lexical: 0.5, heat: 0, fusion: null, rerank: null, title: null, note: null, page: null },
-					normalized: { vector: 0.5, lexical: 0.5, heat: 0, fusion: null, rerank: null, title: null, note: null, page: null },
-					weights: { vector: 0.5, lexical: 0.5, heat: 0.1, fusion: 0, rerank: 0, title: 0, note: 0, page: 0 },
+					raw: { vector: 0.5, lexical: 0.5, heat: 0, fusion: null, rerank: null, title: null, note: null, page: null, pointer: null },
+					normalized: { vector: 0.5, lexical: 0.5, heat: 0, fusion: null, rerank: null, title: null, note: null, page: null, pointer: null },
+					weights: { vector: 0.5, lexical: 0.5, heat: 0.1, fusion: 0, rerank: 0, title: 0, note: 0, page: 0, pointer: 0 },
 					final: 0.5,
 				},
 			}),
@@ -142,7 +142,7 @@ describe("explain in words", () => {
 		],
 		[
 			"nothing",
-			explainDoc({ components: { raw: { vector: null, lexical: null, heat: null, fusion: null, rerank: null, title: null, note: null, page: null }, normalized: { vector: null, lexical: null, heat: null, fusion: null, rerank: null, title: null, note: null, page: null }, weights: { vector: 1, lexical: 1, heat: 1, fusion: 1, rerank: 1, title: 1, note: 1, page: 1 }, final: 0 } }),
+			explainDoc({ components: { raw: { vector: null, lexical: null, heat: null, fusion: null, rerank: null, title: null, note: null, page: null, pointer: null }, normalized: { vector: null, lexical: null, heat: null, fusion: null, rerank: null, title: null, note: null, page: null, pointer: null }, weights: { vector: 1, lexical: 1, heat: 1, fusion: 1, rerank: 1, title: 1, note: 1, page: 1, pointer: 1 }, final: 0 } }),
 			"No component added to the score.",
 		],
 	])("%s", (_n, doc, want) => expect(scoreSentence(doc)).toBe(want));

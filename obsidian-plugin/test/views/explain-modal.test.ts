@@ -100,11 +100,41 @@ describe("explain rendering", () => {
 			["Named the note", "Not used", "–", "× 0.00", "–"],
 			["Whole note on topic", "Not used", "–", "× 0.00", "–"],
 			["A note, not a digest or list", "Not used", "–", "× 0.00", "–"],
+			["Pointed at by a digest", "Not used", "–", "× 0.00", "–"],
 			["Final score", "", "", "", "= 0.77"],
 		]);
 		expect(text(el.querySelector(".vaultheat-breakdown-help"))).toBe("Says the same thing in other words (embedding similarity)");
-		expect(el.querySelectorAll(".is-unused")).toHaveLength(5); // no fusion part (heat ran), no reranker, no note named, no note part, no page part
+		expect(el.querySelectorAll(".is-unused")).toHaveLength(6); // no fusion part (heat ran), no reranker, no note named, no note part, no page part, no pointer credit
 		expect(el.querySelector(".vaultheat-explain-passage")).toBeNull();
+	});
+
+	it("says where pointer credit came from and shows what a digest's bullet gave away", () => {
+		const base = explainDoc();
+		const parts = (value: number) => ({ ...base.components.normalized, pointer: value });
+		const given = explainDoc({
+			components: { ...base.components, raw: parts(-0.385), normalized: parts(-0.385), weights: { ...base.components.weights, pointer: 1 }, final: 0.385 },
+			pointer: {
+				text: "its digest's entry at line 5 links Kanban: it gave 0.5 of its score (0.3850) to Kanban",
+				gave: 0.385, to: ["Kanban.md"], entry: { path: "Weekly/2021-03-14.md", line_start: 5, line_end: 5 }, received: 0, from: null,
+			},
+		});
+		const el = document.createElement("div");
+		const opened: Array<[string, number]> = [];
+		renderExplain(el, given, (path, line) => opened.push([path, line]));
+		const section = el.querySelector(".vaultheat-pointer")!;
+		expect(text(section.querySelector(".vaultheat-explain-heading"))).toBe("Points at another note");
+		expect(text(section.querySelector(".vaultheat-explain-sentence"))).toContain("gave 0.5 of its score");
+		(section.querySelector("a") as HTMLElement).click();
+		expect(opened).toEqual([["Weekly/2021-03-14.md", 5]]);
+		const row = [...el.querySelectorAll(".vaultheat-breakdown-row")].find((r) => text(r).startsWith("Pointed at by a digest"))!;
+		expect(text(row.lastElementChild)).toBe("− 0.39");
+		const received = document.createElement("div");
+		renderExplain(received, explainDoc({ pointer: { text: "credited 0.3850 from a digest's entry that links here: 2021-03-14 line 5", gave: 0, to: [], entry: null, received: 0.385, from: { path: "Weekly/2021-03-14.md", line_start: 5, line_end: 5 } } }), () => undefined);
+		expect(text(received.querySelector(".vaultheat-pointer .vaultheat-explain-heading"))).toBe("Pointed at by a digest");
+		expect(text(received.querySelector(".vaultheat-pointer a"))).toBe("2021-03-14, line 5");
+		const none = document.createElement("div");
+		renderExplain(none, explainDoc(), () => undefined);
+		expect(none.querySelector(".vaultheat-pointer")).toBeNull();
 	});
 
 	it("shows the note's score on top and says the breakdown is its best passage's", () => {

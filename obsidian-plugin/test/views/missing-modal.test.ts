@@ -31,9 +31,9 @@ function missingDoc(overrides: Partial<MissingDoc> = {}): MissingDoc {
 		relevance_label: "weak",
 		best_chunk: { chunk_id: 70, heading_path: ["Gamma", "Else"], line_start: 3, line_end: 5, byte_start: 10, byte_end: 60, text: "Something else entirely." },
 		components: {
-			raw: { vector: 0.024, lexical: 0, heat: 0, fusion: null, rerank: null, title: null, note: null, page: null },
-			normalized: { vector: 0.17, lexical: 0, heat: 0, fusion: null, rerank: null, title: null, note: null, page: null },
-			weights: { vector: 0.8, lexical: 0.2, heat: 0, fusion: 0, rerank: 0, title: 0, note: 0, page: 0 },
+			raw: { vector: 0.024, lexical: 0, heat: 0, fusion: null, rerank: null, title: null, note: null, page: null, pointer: null },
+			normalized: { vector: 0.17, lexical: 0, heat: 0, fusion: null, rerank: null, title: null, note: null, page: null, pointer: null },
+			weights: { vector: 0.8, lexical: 0.2, heat: 0, fusion: 0, rerank: 0, title: 0, note: 0, page: 0, pointer: 0 },
 			final: 0.136,
 		},
 		explain: null,

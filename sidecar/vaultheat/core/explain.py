@@ -5,7 +5,9 @@ and weights, the score parts before and after normalization), so recomputing the
 the document gives the reported score: ``final == Σ weights[k] · normalized[k]`` and
 ``heat == seed_score · Π (edge_weight · decay · type_weight · hub_factor)``. A related-notes
 result adds ``content_score``, ``votes`` and ``link_heat``: ``score == content_score +
-votes.bonus + link_heat.bonus`` (a missing part adds 0). The trace
+votes.bonus + link_heat.bonus`` (a missing part adds 0). A search result that gave or received
+pointer credit (``core/pointer_credit.py``) adds ``pointer``: ``normalized.pointer == received -
+gave``, weight 1. The trace
 itself is ``core.results.Trace`` (built by ``core/pipeline.py``); the document is made in
 ``vaultheat.documents``; the functions here check and render a document.
 """
@@ -73,6 +75,8 @@ def render_text(doc: dict[str, Any]) -> str:
                 continue
             parts.append(f"{k} {raw:.3f}→{comp['normalized'][k]:.3f}×{comp['weights'][k]:.2f}")
         lines.append("score: " + " + ".join(parts) + f" = {comp['final']:.4f}")
+    if doc.get("pointer"):  # search.pointer_credit: where the pointer part came from
+        lines.append("pointer: " + doc["pointer"]["text"])
     if "content_score" in doc:
         votes, heat = doc.get("votes"), doc.get("link_heat")
         bonus = float(votes["bonus"]) if votes else 0.0

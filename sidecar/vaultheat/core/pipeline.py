@@ -28,10 +28,13 @@ from vaultheat.core.heat import HeatResult, propagate_heat, trace_path
 from vaultheat.core.models import ChunkRow
 from vaultheat.core.plan import NameMatch, RetrievalPlan
 from vaultheat.core.ports import StorePort, VectorIndexPort
-from vaultheat.core.results import HopTrace, ScoreParts, SeedTrace, Trace
+from vaultheat.core.results import HopTrace, PointerTrace, ScoreParts, SeedTrace, Trace
 from vaultheat.core.scoring import combine
 
 ABSOLUTE = ("title", "page")  # score parts already on an absolute [0, 1] scale (core/titles.py)
+# score parts added after the weighted sum, already in score units (weight 1, not scaled):
+# the pointer credit (core/pointer_credit.py); a chunk it did not touch has 0
+ADDED = ("pointer",)
 
 
 @dataclass
@@ -45,6 +48,8 @@ class Retrieval:
     heat: HeatResult | None
     order: list[int] = field(default_factory=list)
     qmat: np.ndarray | None = None  # the query vectors, one per row
+    # search.pointer_credit: the chunks that gave or received pointer credit, and how
+    pointers: dict[int, PointerTrace] = field(default_factory=dict)
 
 
 def make_neighbors(
@@ -161,6 +166,9 @@ def retrieve(store: StorePort, vectors: VectorIndexPort, plan: RetrievalPlan) ->
         "note": plan.notes.sims(candidates, qmat) if plan.notes is not None else None,
         # 1 for a chunk of a plain note, 0 of a digest or a list page (core/pagekind.py)
         "page": plan.pages(candidates) if plan.pages is not None else None,
+        # credit moved from a digest's bullet to the notes it links: search only, after the
+        # ranking (core/pointer_credit.py); off here
+        "pointer": None,
     }
     score_weights = {
         "vector": settings.score_vector,
@@ -253,6 +261,8 @@ def _unseen_scale(r: Retrieval) -> Callable[[str, float], float]:
         bounds[k] = (min(vals), max(vals)) if vals else (0.0, 0.0)
 
     def scale(k: str, value: float) -> float:
+        if k in ADDED:
+            return value
         low, high = bounds[k]
         scaled = (value - low) / (high - low) if high > low else float(value >= high)
         return min(1.0, max(0.0, scaled))
@@ -367,7 +377,7 @@ def explain_chunk(
         weights={k: r.weights.get(k, 0.0) for k in r.raw},
         final=r.final[cid],
     )
-    return Trace(seed, tuple(hops), parts)
+    return Trace(seed, tuple(hops), parts, pointer=r.pointers.get(cid))
 
 
 def found_by(r: Retrieval, cid: int) -> str:

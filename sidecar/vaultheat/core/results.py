@@ -87,6 +87,25 @@ class ScoreParts:
 
 
 @dataclass(frozen=True, slots=True)
+class PointerTrace:
+    """A chunk's pointer credit (``search.pointer_credit``, ``core/pointer_credit.py``): its
+    ``pointer`` score part is ``received - gave``. A pointer chunk (a digest's or a list
+    page's, whose entry at ``lines`` of its note links the notes ``to``) gave ``gave``, the
+    share of its score before the credit; the best chunk of a note such an entry links
+    received ``received`` from the entry at ``source_lines`` of ``source``. ``text`` says it
+    in words."""
+
+    text: str
+    gave: float = 0.0
+    to: tuple[str, ...] = ()
+    path: str | None = None  # the pointer chunk's note
+    lines: tuple[int, int] | None = None
+    received: float = 0.0
+    source: str | None = None
+    source_lines: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Trace:
     """Why a chunk scored what it did, from the run that scored it. A related-notes trace adds
     the note's ``content_score`` and its final ``score`` (content + link votes)."""
@@ -96,6 +115,7 @@ class Trace:
     components: ScoreParts
     content_score: float | None = None
     score: float | None = None
+    pointer: PointerTrace | None = None  # search: the pointer credit it gave or received
 
 
 @dataclass(frozen=True, slots=True)

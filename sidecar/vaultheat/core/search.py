@@ -23,6 +23,7 @@ from vaultheat.core.pipeline import (
     retrieve,
 )
 from vaultheat.core.plan import NameMatch, QueryVector, RerankFn, RetrievalPlan, plan_for_search
+from vaultheat.core.pointer_credit import credit_pointers
 from vaultheat.core.ports import StorePort
 from vaultheat.core.relevance import GOOD, curve_for
 from vaultheat.core.requests import SearchRequest
@@ -135,6 +136,8 @@ def search_retrieval(
         plan = dataclasses.replace(plan, weights=weights, notes=None)
         result = retrieve(store, vectors, plan)
         ranked_by = "words"
+    # a digest's bullet that matched hands part of its score to the notes it links
+    result = credit_pointers(view, result, req.query, s.search.pointer_credit, plan.allowed)
     return plan, result, ranked_by
 
 

@@ -122,8 +122,11 @@ RESULT_LOCATOR: dict[str, Schema] = {
 }
 # the score parts (core/pipeline.py); "title" is the note-name score (core/titles.py), "note"
 # the cosine to the whole note's vector (core/notevec.py), "page" 1 for a note proper and 0 for
-# a digest or a list page (core/pagekind.py)
-COMPONENT_NAMES = ("vector", "lexical", "heat", "fusion", "rerank", "title", "note", "page")
+# a digest or a list page (core/pagekind.py), "pointer" the credit a digest's bullet moved to
+# the notes it links (core/pointer_credit.py)
+COMPONENT_NAMES = (
+    "vector", "lexical", "heat", "fusion", "rerank", "title", "note", "page", "pointer",
+)  # fmt: skip
 COMPONENT_HELP = {
     "vector": "cosine of the query and the chunk",
     "lexical": "BM25 of the query's words in the chunk",
@@ -133,6 +136,8 @@ COMPONENT_HELP = {
     "title": "the note-name match (core/titles.py)",
     "note": "cosine of the query and the whole note's vector (queries of more than 3 terms)",
     "page": "1 for a note proper, 0 for a digest or a list page (search only)",
+    "pointer": "score received from a digest's or list page's bullet that links the note, less "
+    "the score a pointer chunk gave away; weight 1, not scaled (search.pointer_credit > 0)",
 }
 PATH: Schema = {"type": "string", "description": "vault-relative path of the note"}
 NOTE_TITLE: Schema = {"type": "string", "description": "the note's title"}
@@ -538,6 +543,27 @@ def component_schemas() -> dict[str, Schema]:
             },
             description="The score arithmetic",
         ),
+        "PointerLines": obj(
+            {
+                "path": PATH,
+                "line_start": d(INT, "the entry's first line in the note"),
+                "line_end": d(INT, "its last line"),
+            },
+            description="A pointer entry: its note and its lines (1-based, inclusive)",
+        ),
+        "PointerCredit": obj(
+            {
+                "text": d(STR, "the credit in words"),
+                "gave": d(NUM, "the score this pointer chunk gave away (0: none)"),
+                "to": d(STR_LIST, "the notes it gave to"),
+                "entry": d(nullable(ref("PointerLines")), "the entry that gave (null: none)"),
+                "received": d(NUM, "the score this chunk received (0: none)"),
+                "from": d(
+                    nullable(ref("PointerLines")), "the entry whose credit it received (null: none)"
+                ),
+            },
+            description="search.pointer_credit: components.normalized.pointer == received - gave",
+        ),
         "Explanation": obj(
             {
                 "seed": nullable(ref("ExplainSeed")),
@@ -545,6 +571,7 @@ def component_schemas() -> dict[str, Schema]:
                 "components": ref("ScoreBreakdown"),
             },
             {
+                "pointer": d(ref("PointerCredit"), "search: the pointer credit it gave or got"),
                 "hop_count": COUNT,
                 "content_score": d(NUM, "related notes: the score before link votes and link heat"),
                 "votes": nullable(ref("Votes")),
@@ -568,6 +595,7 @@ def component_schemas() -> dict[str, Schema]:
                 "components": ref("ScoreBreakdown"),
             },
             {
+                "pointer": d(ref("PointerCredit"), "search: the pointer credit it gave or got"),
                 "content_score": d(NUM, "related notes: the score before link votes and link heat"),
                 "votes": nullable(ref("Votes")),
                 "link_heat": nullable(ref("LinkHeat")),
