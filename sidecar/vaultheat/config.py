@@ -158,7 +158,8 @@ class SearchSettings:
     # a chunk of a digest or a list page whose matching entry (one bullet holding the query's
     # words) links 1 to 3 notes gives this share of its score to those notes' best chunks
     # (core/pointers.py, core/pointer_credit.py): the bullet "[[Kanban]] turns a list into a
-    # board" points at the answer. 0 = off; not measured yet, hence off
+    # board" points at the answer. 0 = off: measured neutral on bluebook and waylonwalker
+    # (docs/eval.md "Pointer credit")
     pointer_credit: float = 0.0  # share of a pointer chunk's score that its linked notes get
     title_partial: float = 0.0
     title_weight: float = 1.0
