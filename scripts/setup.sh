@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Create .venv and install vaultheat into it. Usage: scripts/setup.sh [--dev]
 # Without --dev: vaultheat alone, no torch (the default model runs on onnxruntime).
-# With --dev: also the dev tools and the `torch` extra, so the tests cover the torch paths; the
-# torch is a CPU-only build when there is no NVIDIA GPU (a CUDA build is ~5 GB more).
+# With --dev: also the dev tools and the `torch` and `multilingual` extras, so the tests cover
+# those paths; the torch is a CPU-only build when there is no NVIDIA GPU (a CUDA build is ~5 GB
+# more).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -21,4 +22,4 @@ if ! .venv/bin/python -c "import torch" 2>/dev/null; then
   fi
   $PIP install -q "torch==2.13.0" 2>/dev/null || true  # pulls torch's own small dependencies
 fi
-$PIP install -q -e ".[dev,torch]"
+$PIP install -q -e ".[dev,torch,multilingual]"

