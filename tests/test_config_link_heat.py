@@ -14,7 +14,10 @@ from vaultheat.errors import ConfigError
 def test_defaults_are_the_measured_ones() -> None:
     r = Settings().related
     assert r.link_heat == "ppr"  # docs/eval.md "Held-out links and link heat"
-    assert r.link_heat_weight == 0.3 and r.link_heat_alpha == 0.3 and r.link_heat_chance == 0.5
+    assert r.link_heat_weight == 0.3 and r.link_heat_alpha == 0.3
+    # votes hub-damped, the chance term kept ("Hubs out of the first place")
+    assert r.link_heat_chance == 0.5
+    assert r.vote_hub_degree == 10 and r.vote_linked_hub_degree == 4
 
 
 def test_the_choices_are_the_kinds_link_heat_knows() -> None:
