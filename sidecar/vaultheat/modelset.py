@@ -41,6 +41,17 @@ class ModelSet:
         self._generator_key: object = None if generator is not None else _UNMADE
         self._lock = threading.Lock()  # two query threads never make the same model twice
 
+    def derive(self) -> ModelSet:
+        """A model set for another engine on the same index (``Engine.with_settings``): the
+        same embedder and embedding cache (the same model gives the same vectors), and the
+        reranker and generator made so far; models it makes later are its own."""
+        with self._lock:
+            other = ModelSet(self.embedder)
+            other.cache = self.cache
+            other._reranker, other._reranker_key = self._reranker, self._reranker_key
+            other._generator, other._generator_key = self._generator, self._generator_key
+        return other
+
     def reranker(self, settings: RerankSettings) -> Reranker | None:
         with self._lock:
             if self._reranker_key is not None and self._reranker_key != settings:
