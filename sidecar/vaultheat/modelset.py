@@ -1,8 +1,9 @@
 """The models a query uses, made for the settings it carries: core's ``Models``.
 
 Models made from the settings are keyed by their settings section, so when the settings change
-(the CLI, the evaluation harness, the sweep) a config naming another model gets that model,
-made on first use (status and no-op indexing never load one). A model given to the constructor
+(an engine derived with ``Engine.with_settings``: ``derive`` gives it a set of its own) a config
+naming another model gets that model, made on first use (status and no-op indexing never load
+one). A model given to the constructor
 (tests, the evaluation's injected fakes) stays whatever the settings say. The embedding cache
 of query and unsaved-text vectors lives here, bounded.
 """
