@@ -61,8 +61,8 @@ def main(argv: list[str] | None = None) -> int:
         name, _, js = v.partition("=")
         variants[name] = json.loads(js) if js else {}
 
-    def use(ov: dict[str, Any]) -> Any:
-        return settings.with_overrides(ov) if ov else settings
+    def use(ov: dict[str, Any]) -> Engine:  # an engine with the variant's settings
+        return engine.with_settings(settings.with_overrides(ov) if ov else settings)
 
     base = a.base or next(iter(variants))
     em = _load("eval_messy")
@@ -80,15 +80,15 @@ def main(argv: list[str] | None = None) -> int:
             rankings: dict[str, list[list[str]]] = {}
             chunk_mode: dict[str, dict[str, float]] = {}
             for name, ov in variants.items():
-                engine.settings = use(ov)
-                rk = [[r.path for r in engine.search(SearchRequest(query=it.query, top=10,
-                                                                   files_only=True)).results]
+                ve = use(ov)
+                rk = [[r.path for r in ve.search(SearchRequest(query=it.query, top=10,
+                                                               files_only=True)).results]
                       for it in items]  # fmt: skip
                 rankings[name] = rk
                 # chunk mode: how much of the top 10 the most frequent note holds
                 held = []
                 for it in items:
-                    res = engine.search(SearchRequest(query=it.query, top=10, files_only=False))
+                    res = ve.search(SearchRequest(query=it.query, top=10, files_only=False))
                     paths = [r.path for r in res.results]
                     held.append(max((paths.count(x) for x in set(paths)), default=0))
                 chunk_mode[name] = {"mean_max_per_note": sum(held) / len(held),
@@ -143,12 +143,12 @@ def main(argv: list[str] | None = None) -> int:
                 names = sorted(random.Random(0).sample(names, a.names))
             doc["names"] = {}
             for name, ov in variants.items():
-                engine.settings = use(ov)
+                ve = use(ov)
                 first = 0
                 misses = []
                 for nm, path in names:
                     req = SearchRequest(query=nm, top=10, files_only=True)
-                    got = [r.path for r in engine.search(req).results]
+                    got = [r.path for r in ve.search(req).results]
                     if got[:1] == [path]:
                         first += 1
                     else:
@@ -157,7 +157,6 @@ def main(argv: list[str] | None = None) -> int:
                                       "misses": misses}  # fmt: skip
                 print(f"{name}: exact names first {first}/{len(names)} = {first / len(names):.3f}")
     finally:
-        engine.settings = settings
         engine.close()
     if a.out:
         a.out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")

@@ -56,14 +56,15 @@ def main() -> None:
     engine = Engine.open(args.vault, args.index_dir, embedder=make_fake() if args.fake else None)
     base = engine.settings
     side = {
-        "on": dataclasses.replace(base, related=dataclasses.replace(base.related, votes=True)),
-        "off": dataclasses.replace(base, related=dataclasses.replace(base.related, votes=False)),
+        name: engine.with_settings(
+            dataclasses.replace(base, related=dataclasses.replace(base.related, votes=votes))
+        )
+        for name, votes in (("on", True), ("off", False))
     }
     _, related = workload(engine, None, args.n, args.seed)
     for req in related[:10]:  # warm: graph, note links, dense vectors, caches
-        for s in side.values():
-            engine.settings = s
-            engine.related(req)
+        for e in side.values():
+            e.related(req)
     load0 = os.getloadavg()
     wall: dict[str, list[float]] = {"on": [], "off": []}
     cpu: dict[str, list[float]] = {"on": [], "off": []}
@@ -71,12 +72,10 @@ def main() -> None:
         for i, req in enumerate(related):
             order = ("on", "off") if (i + rnd) % 2 == 0 else ("off", "on")
             for name in order:
-                engine.settings = side[name]
                 c0, t0 = time.process_time(), time.perf_counter()
-                engine.related(req)
+                side[name].related(req)
                 wall[name].append(time.perf_counter() - t0)
                 cpu[name].append(time.process_time() - c0)
-    engine.settings = base
     res: dict[str, Any] = {
         "vault": str(args.vault),
         "requests_per_side": len(wall["on"]),

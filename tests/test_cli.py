@@ -132,3 +132,18 @@ def test_batch_search_one_document_per_line(capsys: pytest.CaptureFixture[str], 
     lines = [json.loads(x) for x in out.splitlines()]
     assert code == 0 and len(lines) == 2
     assert lines[1]["query"] == "index funds fees"
+
+
+def test_search_full_text_does_not_truncate_chunk_text(
+    capsys: pytest.CaptureFixture[str], vault: Path
+) -> None:
+    _init_fake(capsys, vault)
+    run(capsys, "index", "--vault", str(vault))
+    args = ("search", "espresso tastes sour", "--vault", str(vault), "--json")
+    cut = json.loads(run(capsys, *args)[1])["results"]
+    full = json.loads(run(capsys, *args, "--full-text")[1])["results"]
+    assert [r["path"] for r in cut] == [r["path"] for r in full]
+    assert max(len(r["text"]) for r in cut) <= 310  # search.snippet_chars (300) and an ellipsis
+    assert max(len(r["text"]) for r in full) > 310
+    pairs = zip(cut, full, strict=True)
+    assert all(f["text"].startswith(c["text"].rstrip("…").rstrip()) for c, f in pairs)

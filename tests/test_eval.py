@@ -318,15 +318,11 @@ def test_lexical_config_ranks_by_bm25(fake_engine: Any) -> None:
 
     base = fake_engine.settings
     cfg = builtin_configs(False)["lexical"]
-    apply_config(fake_engine, base, cfg)
-    try:
-        q = "espresso extraction sour"
-        doc = search_doc(
-            fake_engine,
-            SearchRequest(q, top=20, files_only=True, lexical=True, graph=False, rerank=False),
-        )
-    finally:
-        fake_engine.settings = base
+    q = "espresso extraction sour"
+    doc = search_doc(
+        apply_config(fake_engine, base, cfg),
+        SearchRequest(q, top=20, files_only=True, lexical=True, graph=False, rerank=False),
+    )
     store, _ = fake_engine.view()
     best: dict[str, float] = {}
     for cid, s in store.lexical_search(q, 40):

@@ -440,16 +440,12 @@ def test_strict_link_prediction_hides_the_notes_backlinks_from_link_heat(
     overrides = {"related.link_heat": "ra", "related.link_heat_weight": 5.0}
     heat = EvalConfig("ra", overrides, votes=False)
     plain = EvalConfig("plain", votes=False)
-    try:
-        apply_config(engine, base, plain)
-        without = related_ranking(engine, q, plain, None)
-        apply_config(engine, base, heat)
-        strict = related_ranking(engine, q, heat, None)
-        req = RelatedRequest(path=note, text=text, top=TOP, votes=False)
-        product = [h.path for h in engine.related(req).results]
-        heated = [h for h in engine.related(req).results if h.link_heat is not None]
-    finally:
-        engine.settings = base
+    without = related_ranking(apply_config(engine, base, plain), q, plain, None)
+    heated_engine = apply_config(engine, base, heat)
+    strict = related_ranking(heated_engine, q, heat, None)
+    req = RelatedRequest(path=note, text=text, top=TOP, votes=False)
+    product = [h.path for h in heated_engine.related(req).results]
+    heated = [h for h in heated_engine.related(req).results if h.link_heat is not None]
     assert strict == without
     assert heated, "with its backlinks known, link heat reaches notes next to Home and Roasting"
     assert product != without

@@ -325,7 +325,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     engine = _engine(args)
     warn_if_not_ready(engine)
     if args.full_text:
-        engine.settings = engine.settings.with_value("search.snippet_chars", 10_000_000)
+        engine = engine.with_settings(
+            engine.settings.with_value("search.snippet_chars", 10_000_000)
+        )
     if args.batch:
         stream = sys.stdin if args.batch == "-" else open(args.batch, encoding="utf-8")  # noqa: SIM115
         any_results = False

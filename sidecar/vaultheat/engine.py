@@ -8,6 +8,12 @@ Status, freshness and a note's status are in ``vaultheat.index_status``.
 
 ``use_similar_edges`` swaps in similarity edges computed elsewhere: the evaluation sweep tries
 kNN variants this way without re-indexing.
+
+``with_settings`` gives an engine for other settings on the same index (evaluation configs, the
+sweep's points, ``--full-text``) without touching this one: it shares the embedder, the query
+cache, the view source (store connections, vector index, views) and the models already made,
+and keeps its own settings and models made for them. Settings that change what the index
+stores (the embedding model, chunking) cannot be swapped this way: they need another index.
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ from vaultheat.core.status import NoteStatus, Status
 from vaultheat.core.titles import TitleIndex
 from vaultheat.core.view import IndexView, text_key
 from vaultheat.core.votes import NoteLinks
-from vaultheat.errors import IndexMissingError, NotFoundError
+from vaultheat.errors import IndexMismatchError, IndexMissingError, NotFoundError
 from vaultheat.indexer import Indexer, IndexReport, ProgressFn, stored_settings
 from vaultheat.modelset import ModelSet
 from vaultheat.paths import IndexPaths, index_paths
@@ -54,6 +60,11 @@ if TYPE_CHECKING:
 
 backend_label = index_status.backend_label  # where callers found it before
 T = TypeVar("T")
+
+# embeddings settings read at query time or that only tune how the (shared) embedder runs: a
+# derived engine may change them; every other embeddings or chunking key changes the vectors
+QUERY_TIME_EMBEDDINGS = frozenset({"languages", "batch_size", "threads", "device", "timeout_s",
+                                   "retries"})  # fmt: skip
 
 
 class Engine:
@@ -73,6 +84,7 @@ class Engine:
             embedder or make_embedder(settings.embeddings), reranker=reranker, generator=generator
         )
         self._views = ViewSource(paths, self.models.embedder.fingerprint)
+        self._owns_views = True  # False on a derived engine (``with_settings``)
 
     @classmethod
     def open(
@@ -96,6 +108,35 @@ class Engine:
         if overrides:
             settings = settings.with_overrides(overrides)
         return cls(paths, settings, embedder=embedder, reranker=reranker)
+
+    def with_settings(self, settings: Settings) -> Engine:
+        """A new engine on this index answering with ``settings``; this engine is unchanged.
+
+        Shared: the embedder, the query cache, the view source (store connections, vector
+        index, the cached view and ``use_similar_edges``) and the reranker and generator made
+        so far. Its own: the settings and the models it makes for them (this engine never sees
+        those). Closing it closes nothing shared (closing this engine does; the derived engine
+        is unusable after that); ``reopen`` and ``refresh`` act on the shared view source.
+
+        Raises ``IndexMismatchError`` when ``settings`` change what the index stores (the
+        embedding model, provider, backend, precision, prefixes, chunking): the shared
+        embedder and the stored vectors would not be the ones those settings name."""
+        changed = index_changes(self.settings, settings)
+        if changed:
+            raise IndexMismatchError(
+                f"{', '.join(changed)} changed: these settings change what the index stores "
+                "(another embedding model or chunking), so they cannot be used on this open "
+                "index; build an index with them (`vaultheat index --full`) and open that",
+                changed=changed,
+            )
+        derived = Engine.__new__(Engine)
+        derived.paths = self.paths
+        derived.settings = settings
+        derived.embedder_injected = self.embedder_injected
+        derived.models = self.models.derive()
+        derived._views = self._views
+        derived._owns_views = False
+        return derived
 
     # -- models (made for the current settings) -----------------------------------------------
     @property
@@ -194,7 +235,10 @@ class Engine:
         self._views.refresh()
 
     def close(self) -> None:
-        self._views.close()
+        """Close the store connections; a derived engine (``with_settings``) closes nothing:
+        they belong to the engine it came from."""
+        if self._owns_views:
+            self._views.close()
 
     def reopen(self) -> None:
         """Forget every view of the index (store, vectors, graph, link resolver): the next call
@@ -317,3 +361,17 @@ class Engine:
             if r.path == target:
                 return explanation(f"related to {req.path}", r)
         raise NotFoundError(f"{target} is not among the notes related to {req.path}")
+
+
+def index_changes(old: Settings, new: Settings) -> list[str]:
+    """The ``section.key`` names whose change from ``old`` to ``new`` changes what an index
+    stores (every chunking key, every embeddings key but ``QUERY_TIME_EMBEDDINGS``)."""
+    changed = []
+    for section in ("embeddings", "chunking"):
+        a, b = getattr(old, section), getattr(new, section)
+        for f in dataclasses.fields(a):
+            if section == "embeddings" and f.name in QUERY_TIME_EMBEDDINGS:
+                continue
+            if getattr(a, f.name) != getattr(b, f.name):
+                changed.append(f"{section}.{f.name}")
+    return changed

@@ -1,8 +1,9 @@
 """The models a query uses, made for the settings it carries: core's ``Models``.
 
 Models made from the settings are keyed by their settings section, so when the settings change
-(the CLI, the evaluation harness, the sweep) a config naming another model gets that model,
-made on first use (status and no-op indexing never load one). A model given to the constructor
+(an engine derived with ``Engine.with_settings``: ``derive`` gives it a set of its own) a config
+naming another model gets that model, made on first use (status and no-op indexing never load
+one). A model given to the constructor
 (tests, the evaluation's injected fakes) stays whatever the settings say. The embedding cache
 of query and unsaved-text vectors lives here, bounded.
 """
@@ -40,6 +41,17 @@ class ModelSet:
         self._generator = generator
         self._generator_key: object = None if generator is not None else _UNMADE
         self._lock = threading.Lock()  # two query threads never make the same model twice
+
+    def derive(self) -> ModelSet:
+        """A model set for another engine on the same index (``Engine.with_settings``): the
+        same embedder and embedding cache (the same model gives the same vectors), and the
+        reranker and generator made so far; models it makes later are its own."""
+        with self._lock:
+            other = ModelSet(self.embedder)
+            other.cache = self.cache
+            other._reranker, other._reranker_key = self._reranker, self._reranker_key
+            other._generator, other._generator_key = self._generator, self._generator_key
+        return other
 
     def reranker(self, settings: RerankSettings) -> Reranker | None:
         with self._lock:

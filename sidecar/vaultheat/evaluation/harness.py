@@ -1,9 +1,10 @@
 """Run evaluation sets against several configurations of one opened Engine.
 
 Configurations differ only in settings overrides and request flags, so they all run on the same
-index with the models loaded once: the harness swaps ``engine.settings`` (frozen, rebuilt with
-``with_overrides``) between configurations. The query-embedding cache stays valid (same model,
-same chunking); it is cleared only when a configuration overrides chunking or embeddings.
+index with the models loaded once: each configuration runs on ``engine.with_settings(...)``
+(the settings rebuilt with ``with_overrides``; ``engine`` itself is never changed), which shares
+the models, the views and the query-embedding cache. A configuration that overrides the
+embedding model or chunking is an ``IndexMismatchError``: it needs an index of its own.
 
 Leakage in link prediction: the related pipeline blocks the query note's own chunks from the
 candidates and from relaying heat, so no graph edge touching the note is ever used; link heat
@@ -170,10 +171,11 @@ def rerank_available(engine: Engine) -> bool:
         return False
 
 
-def apply_config(engine: Engine, base: Settings, cfg: EvalConfig) -> None:
-    engine.settings = base.with_overrides(cfg.overrides) if cfg.overrides else base
-    if any(k.startswith(("chunking.", "embeddings.")) for k in cfg.overrides):
-        engine.query_cache.clear()
+def apply_config(engine: Engine, base: Settings, cfg: EvalConfig) -> Engine:
+    """An engine answering with ``base`` plus ``cfg``'s overrides (``Engine.with_settings``:
+    ``engine`` is untouched); a config naming another embedding model or chunking is an
+    ``IndexMismatchError``, not a number measured with this index's vectors."""
+    return engine.with_settings(base.with_overrides(cfg.overrides) if cfg.overrides else base)
 
 
 def run_search_eval(
@@ -181,26 +183,23 @@ def run_search_eval(
 ) -> list[ConfigResult]:
     base = engine.settings
     out = []
-    try:
-        for cfg in configs:
-            apply_config(engine, base, cfg)
-            res = ConfigResult(cfg.name, "search", note=cfg.note)
-            for item in items:
-                req = SearchRequest(
-                    query=item.query,
-                    top=TOP,
-                    files_only=True,
-                    lexical=cfg.lexical,
-                    graph=cfg.graph,
-                    rerank=cfg.rerank,
-                )
-                t0 = time.perf_counter()
-                doc = engine.search(req)
-                res.latency_ms.append((time.perf_counter() - t0) * 1000)
-                res.ranks.append(ranks_of([r.path for r in doc.results], item.relevant))
-            out.append(res)
-    finally:
-        engine.settings = base
+    engines = [apply_config(engine, base, cfg) for cfg in configs]  # a mismatch fails first
+    for cfg, config_engine in zip(configs, engines, strict=True):
+        res = ConfigResult(cfg.name, "search", note=cfg.note)
+        for item in items:
+            req = SearchRequest(
+                query=item.query,
+                top=TOP,
+                files_only=True,
+                lexical=cfg.lexical,
+                graph=cfg.graph,
+                rerank=cfg.rerank,
+            )
+            t0 = time.perf_counter()
+            doc = config_engine.search(req)
+            res.latency_ms.append((time.perf_counter() - t0) * 1000)
+            res.ranks.append(ranks_of([r.path for r in doc.results], item.relevant))
+        out.append(res)
     return out
 
 
@@ -236,19 +235,16 @@ def run_related_eval(
     resolver = LinkResolver(list(store.notes()), store.attachments(), store.note_aliases())
     base = engine.settings
     out = []
-    try:
-        for cfg in configs:
-            apply_config(engine, base, cfg)
-            res = ConfigResult(cfg.name, "related", note=cfg.note)
-            for q in queries:
-                t0 = time.perf_counter()
-                ranking = related_ranking(engine, q, cfg, resolver)
-                res.latency_ms.append((time.perf_counter() - t0) * 1000)
-                res.ranks.append(ranks_of(ranking, q.item.relevant))
-                res.rankings.append(ranking)
-            out.append(res)
-    finally:
-        engine.settings = base
+    engines = [apply_config(engine, base, cfg) for cfg in configs]  # a mismatch fails first
+    for cfg, config_engine in zip(configs, engines, strict=True):
+        res = ConfigResult(cfg.name, "related", note=cfg.note)
+        for q in queries:
+            t0 = time.perf_counter()
+            ranking = related_ranking(config_engine, q, cfg, resolver)
+            res.latency_ms.append((time.perf_counter() - t0) * 1000)
+            res.ranks.append(ranks_of(ranking, q.item.relevant))
+            res.rankings.append(ranking)
+        out.append(res)
     out.append(same_folder_baseline(engine, queries))
     return out
 
@@ -390,10 +386,10 @@ def canary(
     rises: list[int] = []
     planted_notes = changed = before_top10 = after_top10 = 0
     w = Store(copy_paths.db)
-    copy = Engine(copy_paths, base, embedder=engine.embedder)
+    copy_base = Engine(copy_paths, base, embedder=engine.embedder)
     try:
-        apply_config(engine, base, cfg)
-        copy.settings = engine.settings
+        orig_engine = apply_config(engine, base, cfg)
+        copy = apply_config(copy_base, base, cfg)
         for q in queries:
             row = w.note_by_path(q.item.note)
             if row is None:
@@ -407,7 +403,7 @@ def canary(
                 w.bump_generation()
             if targets:
                 planted_notes += 1
-                orig = related_ranking(engine, q, cfg, None, top, blind=False)
+                orig = related_ranking(orig_engine, q, cfg, None, top, blind=False)
                 new = related_ranking(copy, q, cfg, None, top, blind=False)
                 changed += orig != new
                 r0 = [r or top + 1 for r in ranks_of(orig, targets)]
@@ -421,8 +417,7 @@ def canary(
                 w.replace_link_edges(chunk_ids, saved_edges)
                 w.bump_generation()
     finally:
-        engine.settings = base
-        copy.close()
+        copy_base.close()
         w.close()
         shutil.rmtree(tmp, ignore_errors=True)
     mean_rise = sum(rises) / len(rises) if rises else 0.0

@@ -137,47 +137,47 @@ def run_heldout(
     labelled: dict[str, dict[str, list[int]]] = {
         c.name: {label: [0, 0] for label in LABELS} for c in configs
     }  # label -> [results, hidden partners among them]
+    # one engine per config, made before any query: a config naming another embedding model
+    # fails here (IndexMismatchError), and ``engine`` keeps its own settings
+    config_engines = {c.name: apply_config(engine, base, c) for c in configs}
     per_seed: list[dict[str, Any]] = []
-    try:
-        for seed in range(first_seed, first_seed + seeds):
-            split = hold_out(view.links, share, seed)
-            items = list(split.items)
-            if sample is not None and len(items) > sample:
-                keep = set(random.Random(seed).sample(range(len(items)), sample))
-                items = [it for i, it in enumerate(items) if i in keep]
-            masked = dataclasses.replace(view, links=split.links)
-            vault = engine.paths.vault
-            texts = [
-                query_text(it.note, (vault / it.note).read_bytes(), set(it.relevant), resolver)
-                for it in items
-            ]
-            row: dict[str, Any] = {"seed": seed, "hidden": len(split.hidden), "queries": len(items)}
-            for cfg in configs:
-                apply_config(engine, base, cfg)
-                e = engine.settings.embeddings
-                curve = curve_for(e.provider, e.model, "related")
-                seed_ranks: list[list[int | None]] = []
-                for it, text in zip(items, texts, strict=True):
-                    req = RelatedRequest(path=it.note, text=text, top=TOP + len(it.known),
-                                         lexical=cfg.lexical, graph=cfg.graph,
-                                         rerank=cfg.rerank, votes=cfg.votes)  # fmt: skip
-                    t0 = time.perf_counter()
-                    res = run_related(masked, engine.models, engine.settings, req,
-                                      resolver=resolver)  # fmt: skip
-                    latency[cfg.name].append((time.perf_counter() - t0) * 1000)
-                    shown = [h for h in res.results if h.path not in it.known][:TOP]
-                    for h in shown[:SIDEBAR]:
-                        tally = labelled[cfg.name][relevance_of(h, curve)[1]]
-                        tally[0] += 1
-                        tally[1] += h.path in it.relevant
-                    ranking = [h.path for h in shown]
-                    seed_ranks.append(ranks_of(ranking, it.relevant))
-                ranks[cfg.name].append(seed_ranks)
-                row[cfg.name] = {m: round(v, 4) for m, v in mean_scores(seed_ranks).items()
-                                 if m in METRICS}  # fmt: skip
-            per_seed.append(row)
-    finally:
-        engine.settings = base
+    for seed in range(first_seed, first_seed + seeds):
+        split = hold_out(view.links, share, seed)
+        items = list(split.items)
+        if sample is not None and len(items) > sample:
+            keep = set(random.Random(seed).sample(range(len(items)), sample))
+            items = [it for i, it in enumerate(items) if i in keep]
+        masked = dataclasses.replace(view, links=split.links)
+        vault = engine.paths.vault
+        texts = [
+            query_text(it.note, (vault / it.note).read_bytes(), set(it.relevant), resolver)
+            for it in items
+        ]
+        row: dict[str, Any] = {"seed": seed, "hidden": len(split.hidden), "queries": len(items)}
+        for cfg in configs:
+            config_engine = config_engines[cfg.name]
+            e = config_engine.settings.embeddings
+            curve = curve_for(e.provider, e.model, "related")
+            seed_ranks: list[list[int | None]] = []
+            for it, text in zip(items, texts, strict=True):
+                req = RelatedRequest(path=it.note, text=text, top=TOP + len(it.known),
+                                     lexical=cfg.lexical, graph=cfg.graph,
+                                     rerank=cfg.rerank, votes=cfg.votes)  # fmt: skip
+                t0 = time.perf_counter()
+                res = run_related(masked, config_engine.models, config_engine.settings, req,
+                                  resolver=resolver)  # fmt: skip
+                latency[cfg.name].append((time.perf_counter() - t0) * 1000)
+                shown = [h for h in res.results if h.path not in it.known][:TOP]
+                for h in shown[:SIDEBAR]:
+                    tally = labelled[cfg.name][relevance_of(h, curve)[1]]
+                    tally[0] += 1
+                    tally[1] += h.path in it.relevant
+                ranking = [h.path for h in shown]
+                seed_ranks.append(ranks_of(ranking, it.relevant))
+            ranks[cfg.name].append(seed_ranks)
+            row[cfg.name] = {m: round(v, 4) for m, v in mean_scores(seed_ranks).items()
+                             if m in METRICS}  # fmt: skip
+        per_seed.append(row)
     return {
         "schema": SCHEMA,
         "vault": str(engine.paths.vault),

@@ -253,9 +253,10 @@ def run_sweep(
 ) -> SweepReport:
     """Evaluate every point of ``grid`` (on top of ``engine.settings``); rows best first.
 
-    Afterwards the engine has its settings back and answers from the stored similarity edges
-    again; the stored index is only read. Chunking points run on temporary indexes under
-    ``tmp_parent`` (default: the system temp folder), each removed when its points are done."""
+    Every point runs on ``engine.with_settings(...)`` (the engine's settings are never
+    changed); afterwards the engine answers from the stored similarity edges again; the stored
+    index is only read. Chunking points run on temporary indexes under ``tmp_parent`` (default:
+    the system temp folder), each removed when its points are done."""
     say = log or (lambda msg: None)
     t0 = time.perf_counter()
     base = engine.settings
@@ -286,19 +287,15 @@ def run_sweep(
                     rest = {k: v for k, v in p.overrides.items() if not k.startswith("chunking.")}
                     settings = target_base.with_overrides(rest)
                     tp = time.perf_counter()
-                    try:
-                        target.settings = settings
-                        if knn is not None:
-                            target.use_similar_edges(knn.lists(settings.graph))
-                        row = evaluate_point(target, p, i, search_items, link_queries)
-                    finally:
-                        target.settings = target_base
+                    point_engine = target.with_settings(settings)
+                    if knn is not None:  # the views are shared: the point reads these edges
+                        target.use_similar_edges(knn.lists(settings.graph))
+                    row = evaluate_point(point_engine, p, i, search_items, link_queries)
                     row["seconds"] = round(time.perf_counter() - tp, 2)
                     rows[i] = row
                     done += 1
                     say(f"point {done}/{len(points)}: {p.label} ({row['seconds']:.1f} s)")
     finally:
-        engine.settings = base
         engine.use_similar_edges(None)
     ranked = sorted(
         (r for r in rows if r is not None),
