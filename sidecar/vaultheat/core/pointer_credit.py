@@ -73,7 +73,7 @@ def credit_pointers(
     # rises by it); one that is not is brought in with its chunk closest to the query
     best = _ranked_best(r, targets, path_of, allowed)
     chunks = {t: _eligible(notes[t], allowed) for t in targets if t not in best}
-    best.update(best_chunks(r.qmat, chunks, _vectors_of(view)))
+    best.update(best_chunks(r.qmat, chunks, view.chunk_vectors))
     final = dict(r.final)
     raw = {k: (dict(v) if v is not None else None) for k, v in r.raw.items()}
     normalized = {k: dict(v) for k, v in r.normalized.items()}
@@ -141,17 +141,6 @@ def _eligible(ids: np.ndarray, allowed: AbstractSet[int] | None) -> np.ndarray:
     if allowed is None:
         return ids
     return np.asarray([c for c in ids.tolist() if c in allowed], dtype=np.int64)
-
-
-def _vectors_of(view: IndexView) -> Callable[[np.ndarray], np.ndarray]:
-    dense, vectors = view.dense, view.vectors
-
-    def vectors_of(ids: np.ndarray) -> np.ndarray:
-        if len(dense) > int(ids.max()):
-            return np.asarray(dense[ids])
-        return vectors.get_vectors([int(i) for i in ids])
-
-    return vectors_of
 
 
 def _trace(

@@ -372,7 +372,7 @@ def _add_graph(
     and clipped, as graph-found chunks are scored, added to ``content``); votes never read the
     query note's own links, link heat starts from them (as the note states them now)."""
     r = s.related
-    links, vectors = view.links, view.vectors
+    links = view.links
     found: dict[str, Vote] = {}
     if votes_on(s, req):
         found = link_votes(
@@ -419,14 +419,7 @@ def _add_graph(
         kinds = view.page_kinds
         fresh = {t: ids for t, ids in fresh.items()
                  if reachable(cap, _damp(t, r, kinds), bonus[t], floor)}  # fmt: skip
-    dense = view.dense
-
-    def vectors_of(ids: np.ndarray) -> np.ndarray:
-        if len(dense) > int(ids.max()):
-            return np.asarray(dense[ids])
-        return vectors.get_vectors([int(i) for i in ids])
-
-    best = best_chunks(result.qmat, fresh, vectors_of)
+    best = best_chunks(result.qmat, fresh, view.chunk_vectors)
     finals = score_unseen(result, {cid: sim for cid, sim in best.values()})
     out = list(ranked)
     for t, (cid, _) in sorted(best.items()):

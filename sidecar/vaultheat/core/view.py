@@ -63,6 +63,13 @@ class IndexView:
         """This view reading ``store`` (a snapshot of the same generation)."""
         return dataclasses.replace(self, store=store)
 
+    def chunk_vectors(self, ids: np.ndarray) -> np.ndarray:
+        """The vectors of chunks ``ids``, one per row: from the dense copy when it covers
+        them, else from the vector index (a chunk newer than the dense copy)."""
+        if len(self.dense) > int(ids.max()):
+            return np.asarray(self.dense[ids])
+        return self.vectors.get_vectors([int(i) for i in ids])
+
 
 class Models(Protocol):
     """The models a query uses, each made for the settings it is given, and their cache."""
