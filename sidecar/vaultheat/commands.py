@@ -57,6 +57,11 @@ def _relevance(r: dict[str, Any]) -> str:
     return f"{r['relevance_label']:<6} {r['relevance']:.2f}"
 
 
+def _under(lines: list[str]) -> list[str]:
+    """Lines set under a result line (its trace), each indented, a title's own break too."""
+    return ["      " + line for line in "\n".join(lines).splitlines()]
+
+
 def _no_good_match(results: list[dict[str, Any]], ranked_by: str = "meaning") -> list[str]:
     if ranked_by == "words":
         return ["no close match in meaning: ranked by the words found (a result with the query's"
@@ -367,7 +372,8 @@ def cmd_search(args: argparse.Namespace) -> int:
                 where = " > ".join(r["heading_path"]) or "(top)"  # as explain says it
                 out.append(f"{head}:{r['line_start']}-{r['line_end']}  {where}  [{r['found_by']}]")
                 out.append("      " + r["text"][:160].replace("\n", " "))
-            out += trace_lines(r, doc["query"])
+            if r.get("explain"):
+                out += _under(trace_lines(r["explain"]))
         out += _no_good_match(doc["results"], doc["ranked_by"])
         return "\n".join(out)
 
@@ -403,7 +409,7 @@ def cmd_related(args: argparse.Namespace) -> int:
             loc = locator_text(r["best_chunk"])
             lines.append(f"{head}{' ' + loc if loc else ''}  ({r['link_status']})")
             if r.get("explain"):  # the trace has the votes line, with every voter
-                lines += trace_lines(r, f"related to {doc['path']}")
+                lines += _under(trace_lines(r["explain"]))
             else:
                 if r.get("votes"):
                     lines.append(f"      {describe_votes(r['votes'], shown=3)}")

@@ -95,6 +95,16 @@ def render_explain(doc: Mapping[str, Any], *, note_score: float | None = None) -
     """A ``vaultheat.explain.v1`` document for a terminal. ``note_score``: the files-only
     result's score, when the trace explains that note's best chunk."""
     lines = [f"{doc['path']}  score {doc['score']:.4f}", f"query: {doc['query']}"]
+    lines += trace_lines(doc)
+    if note_score is not None:
+        lines.append(note_score_line(doc["score"], note_score))
+    return "\n".join(lines)
+
+
+def trace_lines(doc: Mapping[str, Any]) -> list[str]:
+    """The trace of an explain document or of a result's ``explain`` object (``--explain``),
+    without the header (path, score, query) that the document or the result line says."""
+    lines: list[str] = []
     seed = doc.get("seed")
     if seed:
         where = locator_text(seed) or " > ".join(seed.get("heading_path") or []) or "(top)"
@@ -125,19 +135,7 @@ def render_explain(doc: Mapping[str, Any], *, note_score: float | None = None) -
         )
         if heat:
             lines.append("link heat: " + describe_heat(heat))
-    if note_score is not None:
-        lines.append(note_score_line(doc["score"], note_score))
-    return "\n".join(lines)
-
-
-def trace_lines(result: Mapping[str, Any], query: str) -> list[str]:
-    """A result's score trace (``--explain``) under it, as ``vaultheat explain`` prints it
-    without its two header lines (path and score, query), which the result line already says."""
-    trace = result.get("explain")
-    if not trace:
-        return []
-    doc = {"path": result["path"], "score": result["score"], "query": query, **trace}
-    return ["      " + line for line in render_explain(doc).splitlines()[2:]]
+    return lines
 
 
 def render_missing(doc: Mapping[str, Any]) -> str:
