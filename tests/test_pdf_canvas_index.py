@@ -211,20 +211,20 @@ def test_a_fixed_pdf_named_by_a_file_event_is_indexed_and_no_longer_skipped(engi
     ids=["one page", "page range", "no page_end", "card", "note"],
 )
 def test_locator_text(doc: dict[str, Any], want: str) -> None:
-    from vaultheat.core.explain import locator_text
+    from vaultheat.render import locator_text
 
     assert locator_text(doc) == want
 
 
 def test_explain_names_the_seed_page(engine: Any) -> None:
-    from vaultheat.core.explain import render_text
     from vaultheat.documents import explain_document
+    from vaultheat.render import render_explain
 
     req = SearchRequest(query="harden zinnia seedlings outdoors")
     first = engine.search(req).results[0]
     doc = explain_document(engine.explain_search(req, first.chunk_id))
     assert doc["seed"]["page"] == 2
-    assert "seed: Docs/Manual.pdf [p. 2]" in render_text(doc)
+    assert "seed: Docs/Manual.pdf [p. 2]" in render_explain(doc)
 
 
 def test_a_link_to_a_pdf_page_points_at_that_page(engine: Any) -> None:

@@ -137,14 +137,14 @@ def test_note_links_are_distinct_note_targets(fake_engine: Engine) -> None:
 
 
 def test_explain_document_shows_the_votes_in_words(fake_engine: Engine) -> None:
-    from vaultheat.core.explain import render_text
+    from vaultheat.render import render_explain
 
     doc = _related(fake_engine)
     target = next(r for r in doc["results"] if r["votes"])
     ex = explain_related_doc(fake_engine, RelatedRequest(path=NOTE), target["path"])
     assert ex["votes"] == target["votes"]
     assert ex["content_score"] + ex["votes"]["bonus"] == pytest.approx(target["score"], abs=1e-6)
-    text = render_text(ex)
+    text = render_explain(ex)
     v = target["votes"]
     assert f"linked from {v['count']} of your {v['k']} closest notes: " in text
     assert f"= +{v['bonus']:.3f}" in text and "note score: content" in text

@@ -9,12 +9,13 @@ import pytest
 
 from tests.core.fakes import FakeModels, fake_view
 from vaultheat.config import Settings
-from vaultheat.core.explain import recompute_final, render_text
+from vaultheat.core.explain import recompute_final
 from vaultheat.core.requests import SearchRequest
 from vaultheat.core.results import explanation
 from vaultheat.core.search import run_search
 from vaultheat.core.view import IndexView
 from vaultheat.documents import explain_document, parts_doc, search_document
+from vaultheat.render import render_explain
 
 TOL = 1e-9
 QUERY = "markdown list board"
@@ -105,7 +106,7 @@ def test_explain_says_where_the_credit_came_from_and_adds_up(setup: Setup) -> No
 
 def test_the_terminal_explanation_says_it(setup: Setup) -> None:
     hit = next(h for h in _search(setup, 0.5, files_only=False) if h.path == "Kanban.md")
-    text = render_text(explain_document(explanation(QUERY, hit)))
+    text = render_explain(explain_document(explanation(QUERY, hit)))
     assert "pointer: credited" in text and "2021-03-14 line 5" in text
 
 

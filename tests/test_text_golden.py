@@ -3,11 +3,11 @@ filters), related (saved note, unsaved text, unlinked only, explain), explain, i
 config and an error, on the example vault with the fake embedder.
 
 The JSON golden (``test_documents_golden.py``) pins the documents; nothing pinned what a person
-reads, and the text is built separately from each document (``commands.py``). The golden file
-was written by the tree before the typed-results refactor (9d35f62, issue #18) and the current
-tree reproduces it. Timings (``took 0.38s``, ``in 0s``) and the temporary vault path are
-masked. Numbers printed inside the text are compared to one unit of their last printed
-decimal (``tests/golden_compare.py``): on another CPU the float32 score sums run in another
+reads, and the text is built separately from each document (``commands.py``, ``render.py``).
+The golden file was written by the tree before the typed-results refactor (9d35f62, issue #18)
+and the current tree reproduces it. Timings (``took 0.38s``, ``in 0s``) and the temporary
+vault path are masked. Numbers printed inside the text are compared to one unit of their last
+printed decimal (``tests/golden_compare.py``): on another CPU the float32 score sums run in another
 order, and a score on a rounding boundary can print ``0.781`` instead of ``0.780``; every other
 character, and every number printed without decimals, must be equal.
 ``VAULTHEAT_UPDATE_GOLDEN=1`` rewrites the file (only when a change is meant: say why in the

@@ -20,7 +20,6 @@ from vaultheat.console import (
     emit,
     parse_property,
 )
-from vaultheat.core.explain import locator_text
 from vaultheat.core.freshness import plural
 from vaultheat.core.requests import RelatedRequest, SearchRequest
 from vaultheat.core.results import NoteHit
@@ -33,6 +32,14 @@ from vaultheat.documents import (
 )
 from vaultheat.errors import IndexExistsError, IndexMissingError, InputError, NotFoundError
 from vaultheat.paths import index_paths
+from vaultheat.render import (
+    describe_heat,
+    describe_votes,
+    locator_text,
+    render_explain,
+    render_missing,
+    trace_lines,
+)
 
 if TYPE_CHECKING:
     from vaultheat.engine import Engine
@@ -50,16 +57,9 @@ def _relevance(r: dict[str, Any]) -> str:
     return f"{r['relevance_label']:<6} {r['relevance']:.2f}"
 
 
-def _trace_lines(r: dict[str, Any], query: str) -> list[str]:
-    """A result's score trace (``--explain``) under it, as ``vaultheat explain`` prints it
-    without its two header lines (path and score, query), which the result line already says."""
-    trace = r.get("explain")
-    if not trace:
-        return []
-    from vaultheat.core.explain import render_text
-
-    doc = {"path": r["path"], "score": r["score"], "query": query, **trace}
-    return ["      " + line for line in render_text(doc).splitlines()[2:]]
+def _under(lines: list[str]) -> list[str]:
+    """Lines set under a result line (its trace), each indented, a title's own break too."""
+    return ["      " + line for line in "\n".join(lines).splitlines()]
 
 
 def _no_good_match(results: list[dict[str, Any]], ranked_by: str = "meaning") -> list[str]:
@@ -372,7 +372,8 @@ def cmd_search(args: argparse.Namespace) -> int:
                 where = " > ".join(r["heading_path"]) or "(top)"  # as explain says it
                 out.append(f"{head}:{r['line_start']}-{r['line_end']}  {where}  [{r['found_by']}]")
                 out.append("      " + r["text"][:160].replace("\n", " "))
-            out += _trace_lines(r, doc["query"])
+            if r.get("explain"):
+                out += _under(trace_lines(r["explain"]))
         out += _no_good_match(doc["results"], doc["ranked_by"])
         return "\n".join(out)
 
@@ -402,16 +403,13 @@ def cmd_related(args: argparse.Namespace) -> int:
     def human() -> str:
         if not doc["results"]:
             return "no related notes"
-        from vaultheat.core.linkheat import describe_heat
-        from vaultheat.core.votes import describe_votes
-
         lines = []
         for r in doc["results"]:
             head = f"{r['rank']:>2}. {r['score']:.3f}  {_relevance(r)}  {r['path']}"
             loc = locator_text(r["best_chunk"])
             lines.append(f"{head}{' ' + loc if loc else ''}  ({r['link_status']})")
             if r.get("explain"):  # the trace has the votes line, with every voter
-                lines += _trace_lines(r, f"related to {doc['path']}")
+                lines += _under(trace_lines(r["explain"]))
             else:
                 if r.get("votes"):
                     lines.append(f"      {describe_votes(r['votes'], shown=3)}")
@@ -437,8 +435,6 @@ def _at_rank(results: Sequence[Hit], rank: int | None, what: str) -> Hit:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from vaultheat.core.explain import render_text
-
     engine = _engine(args)
     note_score: float | None = None
     if args.path is not None:
@@ -465,13 +461,11 @@ def cmd_explain(args: argparse.Namespace) -> int:
             else:
                 chunk = hit.chunk_id
         doc = explain_document(engine.explain_search(sreq, chunk))
-    emit(args, doc, lambda: render_text(doc) + _note_score_line(doc, note_score))
+    emit(args, doc, lambda: render_explain(doc, note_score=note_score))
     return EXIT_OK
 
 
 def _explain_missing(args: argparse.Namespace, engine: Any) -> int:
-    from vaultheat.core.missing import render_missing
-
     if not args.query:
         raise InputError("explain --path needs a QUERY: the search the note is missing from")
     if any(v is not None for v in (args.chunk, args.rank, args.target, args.related)):
@@ -483,16 +477,6 @@ def _explain_missing(args: argparse.Namespace, engine: Any) -> int:
     doc = missing_document(engine.explain_missing(sreq, args.path))
     emit(args, doc, lambda: render_missing(doc))
     return EXIT_OK
-
-
-def _note_score_line(doc: dict[str, Any], note_score: float | None) -> str:
-    """A files-only result's score is its note's (best chunk + a bonus for further strong
-    chunks), not the chunk's that the trace explains: say how the two meet."""
-    if note_score is None:
-        return ""
-    more = note_score - doc["score"]
-    detail = f" + {more:.4f} from further chunks" if abs(more) > 5e-5 else ""
-    return f"\nnote score: best chunk {doc['score']:.4f}{detail} = {note_score:.4f}"
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from vaultheat.core.explain import locator_text
 from vaultheat.core.models import ChunkRow, display_text
 from vaultheat.errors import InputError, NotFoundError
+from vaultheat.render import locator_text
 
 
 def _chunk_id(ref: str) -> int:

@@ -1,4 +1,5 @@
-"""Link votes (core/votes.py): table tests, a brute-force reference, and the words."""
+"""Link votes (core/votes.py): table tests, a brute-force reference, and the document (its
+words are the shell's: ``tests/test_render.py``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import pytest
 from vaultheat.core.votes import (
     NoteLinks,
     beyond_chance,
-    describe_votes,
     link_votes,
     recompute_bonus,
 )
@@ -146,15 +146,12 @@ def test_matches_a_brute_force_reference(seed: int) -> None:
         assert got.votes[t].bonus == pytest.approx(bonus, rel=1e-12)
 
 
-def test_document_recomputes_and_reads_in_words() -> None:
+def test_document_recomputes() -> None:
     res = link_votes(SCORES, LINKS, k=4, weight=2.0, query="Q")
     doc = vote_document(res.votes["T"], {"A": "Views", "B": "Bases syntax"})
     assert doc is not None
     assert recompute_bonus(doc) == doc["bonus"]
     assert doc["share"] == sum(v["score"] for v in doc["voters"]) / doc["total"]
-    text = describe_votes(doc)
-    assert text.startswith("linked from 3 of your 4 closest notes: Views (0.90), Bases syntax")
-    assert text.endswith("1.70 / 2.00 = 0.850 × 2 = +1.700")
     assert vote_document(None, {}) is None
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -171,16 +171,3 @@ def _ra(graph: LinkGraph, degree: np.ndarray, start: list[int], query: int) -> n
     x[start] = 1.0
     # each seed z hands 1/d(z) to every neighbour: Σ over shared neighbours of 1/d(z)
     return _spread(graph, degree, x, query)
-
-
-def describe_heat(heat: Mapping[str, Any], *, shown: int = 3) -> str:
-    """In words: "via Raised Beds, Tomatoes (linked with your note): personalized
-    PageRank 0.0123 / best 0.0400 = 0.308 × 0.2 = +0.062"."""
-    names = ", ".join(v["title"] for v in heat["via"][:shown]) or "your note's links"
-    how = "personalized PageRank" if heat["kind"] == "ppr" else "resource allocation"
-    share = float(heat["heat"]) / float(heat["top"]) if float(heat["top"]) else 0.0
-    return (
-        f"via {names} (linked with your note): {how} "
-        f"{float(heat['heat']):.4f} / best {float(heat['top']):.4f} = {share:.3f} × "
-        f"{float(heat['weight']):g} = +{float(heat['bonus']):.3f}"
-    )

@@ -23,7 +23,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -342,41 +341,3 @@ def _why_not(plan: RetrievalPlan, places: Sequence[RetrieverPlace], pool: int, c
     if plan.graph is not None and plan.weights.hops > 0:
         parts.append(f"no graph path of {plan.weights.hops} hops from the seeds reached it")
     return f"not among the {pool} candidate chunks: " + "; ".join(parts)
-
-
-def render_missing(doc: dict[str, Any]) -> str:
-    """A ``vaultheat.missing.v1`` document for a terminal."""
-    where = "notes" if doc["files_only"] else "chunks"
-    lines = [f"{doc['path']}: {doc['status'].replace('_', ' ')}", f"query: {doc['query']}"]
-    lines.append(doc["reason"])
-    if doc["ranked_by"] == "words":
-        lines.append("ranked by the words found: no match in meaning was even good")
-    chunk = doc.get("best_chunk")
-    if chunk:
-        heading = " > ".join(chunk["heading_path"]) or "(top)"
-        span = f"lines {chunk['line_start']}-{chunk['line_end']}"
-        text = " ".join(chunk["text"].split())[:120]
-        lines.append(f"best chunk {chunk['chunk_id']} [{heading}] {span}: {text}")
-    comp = doc.get("components")
-    if comp:
-        parts = [
-            f"{k} {raw:.3f}→{comp['normalized'][k]:.3f}×{comp['weights'][k]:.2f}"
-            for k, raw in comp["raw"].items()
-            if raw is not None
-        ]
-        lines.append("score: " + " + ".join(parts) + f" = {comp['final']:.4f}")
-    if doc.get("relevance_label"):
-        lines.append(f"relevance: {doc['relevance']:.2f} ({doc['relevance_label']})")
-    for p in doc.get("retrievers") or []:
-        if p["rank"] is None:
-            lines.append(f"{p['stage']}: no match (keeps the top {p['keeps']})")
-            continue
-        cut = f", #{p['keeps']} at {p['cutoff']:.3f}" if p["cutoff"] is not None else ""
-        keeps = f"keeps the top {p['keeps']}{cut}"
-        lines.append(f"{p['stage']}: #{p['rank']} ({p['score']:.3f}; {keeps})")
-    rival = doc.get("to_beat")
-    if rival and doc.get("score") is not None:
-        gap = rival["score"] - doc["score"]
-        beat = f"#{rival['rank']} {rival['path']} {rival['score']:.4f}"
-        lines.append(f"to beat: {beat} (gap {gap:.4f}, ranking {where})")
-    return "\n".join(lines)

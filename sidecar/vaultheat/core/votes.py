@@ -212,21 +212,3 @@ def recompute_bonus(votes: Mapping[str, Any]) -> float:
     """``bonus`` from a votes object's parts, in the order ``link_votes`` computes it."""
     share = sum(float(v["score"]) for v in votes["voters"]) / float(votes["total"])
     return float(votes["weight"]) * share * float(votes["hub_factor"])
-
-
-def describe_votes(votes: Mapping[str, Any], *, shown: int = 4) -> str:
-    """In words: "linked from 9 of your 20 closest notes: Views (0.84), ... → 5.69 / 11.46 =
-    0.497 × 2 = +0.993"."""
-    voters = votes["voters"]
-    names = ", ".join(f"{v['title']} ({float(v['score']):.2f})" for v in voters[:shown])
-    if len(voters) > shown:
-        names += f", and {len(voters) - shown} more"
-    summed = sum(float(v["score"]) for v in voters)
-    arith = f"{summed:.2f} / {float(votes['total']):.2f} = {float(votes['share']):.3f} × "
-    arith += f"{float(votes['weight']):g}"
-    if float(votes["hub_factor"]) != 1.0:
-        arith += f" × hub {float(votes['hub_factor']):.2f}"
-    return (
-        f"linked from {votes['count']} of your {votes['k']} closest notes: {names} → "
-        f"{arith} = +{float(votes['bonus']):.3f}"
-    )
