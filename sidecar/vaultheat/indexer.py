@@ -886,33 +886,47 @@ class Indexer:
         for start in range(0, len(notes_pending), GRAPH_BATCH):
             ids = notes_pending[start : start + GRAPH_BATCH]
             with store.transaction():
-                for nid in ids:
-                    self._link_edges(store, nid)
+                self._link_edges(store, ids)
                 store.clear_pending_links(ids)
             report.graph["link_notes"] += len(ids)
 
-    def _link_edges(self, store: Store, note_id: int) -> None:
-        chunks = store.note_chunks(note_id)
-        if not chunks:
-            return
-        edges: dict[tuple[int, int], float] = {}
-        target_chunks: dict[str, list[Any]] = {}
-        self_path = chunks[0].path
+    def _link_edges(self, store: Store, note_ids: Sequence[int]) -> None:
+        """Replace the link edges from the chunks of ``note_ids``: three reads for the batch
+        (its chunks, its resolved links, the chunks of the notes they point at) and one write,
+        not several queries per note."""
+        chunks = store.chunks_of_notes(note_ids)
+        links = store.resolved_links_of_notes(list(chunks))
+        wanted = {r for rows in links.values() for *_, r in rows}
+        by_path = {cs[0].path: cs for cs in chunks.values()}
+        by_path.update(store.chunks_of_paths(sorted(wanted - by_path.keys())))
+        edges = link_edges(chunks, links, by_path)
+        store.replace_link_edges([c.id for cs in chunks.values() for c in cs], edges)
+
+
+def link_edges(
+    chunks: dict[int, list[Any]],
+    links: dict[int, list[tuple[str | None, str, int, str]]],
+    target_chunks: dict[str, list[Any]],
+) -> list[tuple[int, int, float]]:
+    """The link edges (src chunk, dst chunk, 1.0) of the notes in ``chunks`` (note id -> its
+    chunks by ordinal), from their resolved ``links`` (note id -> (subpath, kind, byte start,
+    resolved path)) and the chunks of the notes they point at (path -> chunks). Self links and
+    links to what is neither a markdown note nor a document are left out."""
+    edges: dict[tuple[int, int], float] = {}
+    for note_id, own in chunks.items():
+        self_path = own[0].path
         derived = document_kind(self_path) is not None  # a canvas: its links are not in bytes
-        for _raw, _t, subpath, kind, b0, _b1, _line, resolved in store.outgoing_links(note_id):
-            if resolved is None or resolved == self_path:
+        for subpath, kind, b0, resolved in links.get(note_id, ()):
+            if resolved == self_path:
                 continue
             if not resolved.lower().endswith(".md") and document_kind(resolved) is None:
                 continue
-            if resolved not in target_chunks:
-                row = store.note_by_path(resolved)
-                target_chunks[resolved] = store.note_chunks(row.id) if row else []
-            targets = _pick_targets(target_chunks[resolved], subpath)
+            targets = _pick_targets(target_chunks.get(resolved, []), subpath)
             # a property link, or a canvas's (file card, link in a card): from the first chunk
-            src = chunks[0] if kind == "property" or derived else _chunk_at(chunks, b0)
+            src = own[0] if kind == "property" or derived else _chunk_at(own, b0)
             for t in targets:
                 edges[(src.id, t.id)] = 1.0
-        store.replace_link_edges([c.id for c in chunks], [(s, d, w) for (s, d), w in edges.items()])
+    return [(s, d, w) for (s, d), w in edges.items()]
 
 
 def _skip(path: str, reason: str) -> Any:

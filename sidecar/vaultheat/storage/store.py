@@ -509,6 +509,34 @@ class Store:
             )
         ]
 
+    def chunks_of_notes(self, note_ids: Sequence[int]) -> dict[int, list[ChunkRow]]:
+        """note id -> its chunks by ordinal (``note_chunks`` for many notes; a note without
+        chunks is absent)."""
+        out: dict[int, list[ChunkRow]] = {}
+        for part in _batches(list(note_ids), 500):
+            marks = ",".join("?" * len(part))
+            for r in self.db.execute(
+                f"SELECT {self._cols()} FROM chunks c JOIN notes n ON n.id = c.note_id "
+                f"WHERE c.note_id IN ({marks}) ORDER BY c.note_id, c.ordinal",
+                part,
+            ):
+                out.setdefault(r[1], []).append(_chunk(r))
+        return out
+
+    def chunks_of_paths(self, paths: Sequence[str]) -> dict[str, list[ChunkRow]]:
+        """note path -> its chunks by ordinal (a path of no note, or of one without chunks,
+        is absent)."""
+        out: dict[str, list[ChunkRow]] = {}
+        for part in _batches(list(paths), 500):
+            marks = ",".join("?" * len(part))
+            for r in self.db.execute(
+                f"SELECT {self._cols()} FROM notes n JOIN chunks c ON c.note_id = n.id "
+                f"WHERE n.path IN ({marks}) ORDER BY c.note_id, c.ordinal",
+                part,
+            ):
+                out.setdefault(r[2], []).append(_chunk(r))
+        return out
+
     def chunk_ids_of_notes(self, note_ids: Sequence[int]) -> dict[int, list[int]]:
         out: dict[int, list[int]] = {}
         for part in _batches(list(note_ids), 500):
@@ -754,6 +782,23 @@ class Store:
             )
         )
 
+    def resolved_links_of_notes(
+        self, note_ids: Sequence[int]
+    ) -> dict[int, list[tuple[str | None, str, int, str]]]:
+        """note id -> (subpath, kind, byte_start, resolved path) of its resolved links, by
+        byte_start (``outgoing_links`` for many notes, unresolved links left out)."""
+        out: dict[int, list[tuple[str | None, str, int, str]]] = {}
+        for part in _batches(list(note_ids), 500):
+            marks = ",".join("?" * len(part))
+            for r in self.db.execute(
+                "SELECT note_id, subpath, kind, byte_start, resolved_path FROM links "
+                f"WHERE note_id IN ({marks}) AND resolved_path IS NOT NULL "
+                "ORDER BY note_id, byte_start",
+                part,
+            ):
+                out.setdefault(r[0], []).append((r[1], r[2], r[3], r[4]))
+        return out
+
     def linked_paths(self, note_id: int) -> set[str]:
         return {
             r[0]
@@ -967,12 +1012,14 @@ READS = (
     "manifest", "generation", "notes", "notes_with_chunks", "note_by_path", "note_aliases",
     "note_meta", "skipped", "skip_reason", "unchunked_notes", "note_warnings", "note_count",
     "note_paths", "note_stats", "attachments", "chunk_hashes", "chunks", "note_chunks",
-    "chunk_ids_of_notes", "chunk_positions", "chunk_notes", "filtered_chunk_ids",
+    "chunks_of_notes", "chunks_of_paths", "chunk_ids_of_notes", "chunk_positions", "chunk_notes",
+    "filtered_chunk_ids",
     "all_chunk_vectors_keys", "chunk_count", "note_chunk_count", "cached_vectors",
     "all_cached_vectors", "unembedded_count", "unembedded_notes", "unembedded_hashes",
     "chunks_with_hashes", "embedded_chunk_keys", "links_with_keys", "links_to_paths",
     "link_resolutions",
-    "resolved_link_offsets", "outgoing_links", "linked_paths", "note_link_pairs",
+    "resolved_link_offsets", "outgoing_links", "resolved_links_of_notes", "linked_paths",
+    "note_link_pairs",
     "backlinking_paths", "note_tag_keys", "note_tags", "tag_counts", "notes_with_tag",
     "edge_rows", "similar_pairs", "edges_from", "edges_to", "edge_counts", "pending_knn",
     "pending_links", "lexical_search", "term_doc_counts", "kind_counts", "counts",
