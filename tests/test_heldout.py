@@ -404,8 +404,9 @@ def test_cli_heldout_configs_seed_and_text(tiny_engine: Any) -> None:
     rc, text = _cli(argv)
     assert rc == 0
     lines, want = text.splitlines(), format_heldout(doc).splitlines()
-    # header, columns, two configs, their labels' precision, one paired line
-    assert len(lines) == len(want) == 7
+    # header, columns, two configs, their labels' precision (fitted and the model's curve), one
+    # paired line
+    assert len(lines) == len(want) == 9
     assert lines[:2] == want[:2] and lines[4:] == want[4:]  # all but the latency column
     assert lines[0].endswith("50% of 8 link pairs hidden, seeds 7..8")
     for got_line, want_line in zip(lines[2:4], want[2:4], strict=True):

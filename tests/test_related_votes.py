@@ -10,7 +10,6 @@ import pytest
 from tests.conftest import explain_related_doc, related_doc
 from vaultheat.core.explain import recompute_final
 from vaultheat.core.related import run_related
-from vaultheat.core.relevance import curve_for
 from vaultheat.core.requests import RelatedRequest
 from vaultheat.core.votes import link_votes, recompute_bonus
 from vaultheat.documents import related_document
@@ -108,8 +107,8 @@ def test_the_query_notes_own_links_never_vote(fake_engine: Engine) -> None:
         req = RelatedRequest(**{"path": NOTE, "top": 30, "explain": True, **kw})
         s = fake_engine.settings
         res = run_related(view, fake_engine.models, s, req)
-        curve = curve_for(s.embeddings.provider, s.embeddings.model, "related")
-        return related_document(res.with_relevance(curve))
+        # the curve the engine labels with (the index's own fit, core/calibration.py)
+        return related_document(res.with_relevance(fake_engine._related_curve(s)))
 
     for hub in (0, 1):
         fake_engine.settings = fake_engine.settings.with_value("related.vote_hub_degree", hub)

@@ -242,6 +242,9 @@ class RelatedSettings:
     # in-degree) above that many in-links, so a linked hub does not come first (0 = off;
     # core/votes.py, docs/eval.md "Hubs out of the first place")
     vote_linked_hub_degree: int = 4  # damp votes for hubs the note links to already; 0 = off
+    # relevance labels fitted on the vault's own links at index time (core/calibration.py):
+    # "strong" then means the same share of linked notes on every vault; off: the model's curve
+    fit_labels: bool = True  # fit the related notes' labels on this vault's links
     # link heat (core/linkheat.py): notes near the open note's own links in the link graph rise
     # by up to link_heat_weight; "ppr" personalized PageRank, "ra" resource allocation. On 20%
     # held-out links, ppr at 0.3 beyond chance 0.5 beat votes alone on three of the four shared

@@ -19,6 +19,7 @@ stores (the embedding model, chunking) cannot be swapped this way: they need ano
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,6 +29,7 @@ import numpy as np
 
 from vaultheat import index_status
 from vaultheat.config import Settings, load_settings
+from vaultheat.core.calibration import LABELS_KEY, VaultCurve
 from vaultheat.core.freshness import IndexFreshness
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.lru import LRU
@@ -85,6 +87,8 @@ class Engine:
         )
         self._views = ViewSource(paths, self.models.embedder.fingerprint)
         self._owns_views = True  # False on a derived engine (``with_settings``)
+        # the stored label fit as last read (its JSON text) and parsed: ``_related_curve``
+        self._labels: tuple[str | None, VaultCurve | None] = (None, None)
 
     @classmethod
     def open(
@@ -136,6 +140,7 @@ class Engine:
         derived.models = self.models.derive()
         derived._views = self._views
         derived._owns_views = False
+        derived._labels = (None, None)
         return derived
 
     # -- models (made for the current settings) -----------------------------------------------
@@ -292,7 +297,7 @@ class Engine:
             # if this thread still held it as a reader)
             self._why_not_indexed(req.path)
         assert res is not None
-        return res.with_relevance(self._relevance_curve(s, "related"))
+        return res.with_relevance(self._related_curve(s))
 
     def _with_disk_text(self, req: RelatedRequest) -> RelatedRequest:
         from vaultheat.paths import safe_vault_path
@@ -316,6 +321,22 @@ class Engine:
         raise NotFoundError(
             f"{path} is not indexed ({reason}); pass its text to find related notes", path=path
         )
+
+    def _related_curve(self, s: Settings) -> Curve:
+        """The related notes' curve: the vault's own fit (``core/calibration.py``, made by the
+        index run) when the index holds one for this model and ``related.fit_labels`` is on,
+        else the model's."""
+        base = self._relevance_curve(s, "related")
+        if not s.related.fit_labels:
+            return base
+        raw = self._views.store().manifest_raw(LABELS_KEY)
+        seen, fit = self._labels
+        if raw != seen:  # parsed once per fit, not per query
+            fit = VaultCurve.from_doc(json.loads(raw)) if raw else None
+            self._labels = (raw, fit)
+        if fit is None or fit.curve is None or fit.model != self.models.embedder.fingerprint:
+            return base
+        return fit.curve
 
     @staticmethod
     def _relevance_curve(s: Settings, kind: str) -> Curve:

@@ -337,6 +337,11 @@ class Indexer:
         t6 = time.perf_counter()
         self._save(store, vectors)
         report.timings["save"] = time.perf_counter() - t6
+
+        t7 = time.perf_counter()
+        if self.settings.related.fit_labels and not self.should_stop():
+            self._fit_labels(store)
+        report.timings["labels"] = time.perf_counter() - t7
         report.timings["total"] = time.perf_counter() - t0
 
     # -- the steps of a run -------------------------------------------------------------------
@@ -561,6 +566,39 @@ class Indexer:
         if not self.should_stop():
             with store.transaction():
                 store.set_manifest(run_complete=True)
+
+    def _fit_labels(self, store: Store) -> None:
+        """Fit the related notes' labels on the vault's own links (core/calibration.py) when
+        there is no fit yet or the vault moved on; only once every chunk has its vector."""
+        from vaultheat.core.calibration import (
+            LABELS_KEY,
+            VaultCurve,
+            fit_vault_curve,
+            pair_count,
+        )
+        from vaultheat.core.relevance import curve_for
+        from vaultheat.modelset import ModelSet
+        from vaultheat.views import ViewSource
+
+        fp = self.embedder.fingerprint
+        if "dimension" not in store.manifest() or store.unembedded_count(fp):
+            return
+        notes, pairs = store.note_count(), pair_count(store.note_link_pairs())
+        old = VaultCurve.from_doc(json.loads(store.manifest_raw(LABELS_KEY) or "null"))
+        if old is not None and not old.stale(fp, notes, pairs):
+            return
+        e = self.settings.embeddings
+        source = ViewSource(self.paths, fp)
+        try:
+            wanted = stored_settings(self.settings, self.embedder)
+            view = source.current(self.settings.graph, wanted)
+            fit = fit_vault_curve(view, ModelSet(self.embedder), self.settings,
+                                  curve_for(e.provider, e.model, "related"), model=fp,
+                                  notes=notes, pairs=pairs)  # fmt: skip
+        finally:
+            source.close()
+        with store.transaction():
+            store.set_manifest(**{LABELS_KEY: fit.to_doc()})
 
     # -- steps --------------------------------------------------------------------------------
     def _discover(self, store: Store, only: Sequence[str] | None) -> Discovery:

@@ -16,11 +16,12 @@ The protocol the best published peer uses (Smart Related Notes: held-out link re
    and every configuration against the first one: per-seed differences (mean ± sd) and a 95%
    paired bootstrap interval over all (seed, query) pairs.
 5. Label precision: each result a sidebar shows (the first ``SIDEBAR``, visible partners left
-   out) gets the relevance label the sidebar would show ("strong", "good", "weak", from the
-   related curve of the model, ``core/relevance.py``), and per label the share of those
-   results that are hidden partners. A lower bound (a note can be related without a link),
-   but one read the same way on every vault: "Strong" should mean the same share of true
-   links everywhere (issue #38).
+   out) gets the relevance label the sidebar would show ("strong", "good", "weak"), and per
+   label the share of those results that are hidden partners. A lower bound (a note can be
+   related without a link), but one read the same way on every vault: "Strong" should mean
+   the same share of true links everywhere (issue #38). The labels come from the curve an
+   index run would fit on the seed's visible links (``core/calibration.py``, when
+   ``related.fit_labels`` is on), and again from the model's curve (``labels_model_curve``).
 
 Heat propagation (``search.hops`` > 0) reads the chunk graph's link edges, which this protocol
 does not mask: such configurations are refused rather than measured with a leak.
@@ -36,6 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from vaultheat.core.calibration import fit_vault_curve
 from vaultheat.core.parsing import parse_note
 from vaultheat.core.related import run_related
 from vaultheat.core.relevance import curve_for
@@ -136,7 +138,8 @@ def run_heldout(
     latency: dict[str, list[float]] = {c.name: [] for c in configs}
     labelled: dict[str, dict[str, list[int]]] = {
         c.name: {label: [0, 0] for label in LABELS} for c in configs
-    }  # label -> [results, hidden partners among them]
+    }  # label -> [results, hidden partners among them]: the labels the product shows
+    by_model = {c.name: {label: [0, 0] for label in LABELS} for c in configs}  # model's curve
     # one engine per config, made before any query: a config naming another embedding model
     # fails here (IndexMismatchError), and ``engine`` keeps its own settings
     config_engines = {c.name: apply_config(engine, base, c) for c in configs}
@@ -157,7 +160,13 @@ def run_heldout(
         for cfg in configs:
             config_engine = config_engines[cfg.name]
             e = config_engine.settings.embeddings
-            curve = curve_for(e.provider, e.model, "related")
+            model_curve = curve = curve_for(e.provider, e.model, "related")
+            if config_engine.settings.related.fit_labels:
+                # what the index run would fit on this seed's visible links
+                fit = fit_vault_curve(masked, config_engine.models, config_engine.settings,
+                                      model_curve, model=e.model, notes=len(masked.links.chunks),
+                                      pairs=len(link_pairs(masked.links)))  # fmt: skip
+                curve = fit.curve or model_curve
             seed_ranks: list[list[int | None]] = []
             for it, text in zip(items, texts, strict=True):
                 req = RelatedRequest(path=it.note, text=text, top=TOP + len(it.known),
@@ -169,9 +178,10 @@ def run_heldout(
                 latency[cfg.name].append((time.perf_counter() - t0) * 1000)
                 shown = [h for h in res.results if h.path not in it.known][:TOP]
                 for h in shown[:SIDEBAR]:
-                    tally = labelled[cfg.name][relevance_of(h, curve)[1]]
-                    tally[0] += 1
-                    tally[1] += h.path in it.relevant
+                    for tallies, c in ((labelled, curve), (by_model, model_curve)):
+                        tally = tallies[cfg.name][relevance_of(h, c)[1]]
+                        tally[0] += 1
+                        tally[1] += h.path in it.relevant
                 ranking = [h.path for h in shown]
                 seed_ranks.append(ranks_of(ranking, it.relevant))
             ranks[cfg.name].append(seed_ranks)
@@ -185,7 +195,10 @@ def run_heldout(
         "seeds": list(range(first_seed, first_seed + seeds)),
         "pairs": len(link_pairs(view.links)),
         "per_seed": per_seed,
-        "configs": [summary(c, ranks[c.name], latency[c.name], labelled[c.name]) for c in configs],
+        "configs": [
+            summary(c, ranks[c.name], latency[c.name], labelled[c.name], by_model[c.name])
+            for c in configs
+        ],
         "paired": [paired(configs[0].name, c.name, ranks) for c in configs[1:]],
     }
 
@@ -195,6 +208,7 @@ def summary(
     ranks: list[list[list[int | None]]],
     lat: list[float],
     labelled: dict[str, list[int]] | None = None,
+    by_model: dict[str, list[int]] | None = None,
 ) -> dict[str, Any]:
     out: dict[str, Any] = {"name": cfg.name, "note": cfg.note, "n": sum(len(r) for r in ranks)}
     for m in METRICS:
@@ -203,11 +217,17 @@ def summary(
         out[f"{m}_sd"] = round(statistics.stdev(vals), 4) if len(vals) > 1 else 0.0
     lat = sorted(lat)
     out["latency_ms_p95"] = round(lat[int(0.95 * (len(lat) - 1))], 2) if lat else 0.0
-    out["labels"] = {
+    out["labels"] = label_precision(labelled)
+    if by_model is not None:
+        out["labels_model_curve"] = label_precision(by_model)
+    return out
+
+
+def label_precision(labelled: dict[str, list[int]] | None) -> dict[str, Any]:
+    return {
         label: {"n": n, "linked": hit, "precision": round(hit / n, 4) if n else None}
         for label, (n, hit) in (labelled or {}).items()
     }
-    return out
 
 
 def paired(base: str, name: str, ranks: dict[str, SeedRanks]) -> dict[str, Any]:
@@ -245,10 +265,11 @@ def format_heldout(doc: dict[str, Any]) -> str:
             f"{c['n']:>6}"
         )
     for c in doc["configs"]:
-        cells = [f"{label} {d['precision']:.3f} of {d['n']}" if d["precision"] is not None
-                 else f"{label} - of 0" for label, d in c.get("labels", {}).items()]  # fmt: skip
-        if cells:
-            lines.append(f"{c['name']:<16}  labels, share linked: " + ", ".join(cells))
+        for key, what in (("labels", "labels"), ("labels_model_curve", "model curve's")):
+            cells = [f"{label} {d['precision']:.3f} of {d['n']}" if d["precision"] is not None
+                     else f"{label} - of 0" for label, d in c.get(key, {}).items()]  # fmt: skip
+            if cells:
+                lines.append(f"{c['name']:<16}  {what}, share linked: " + ", ".join(cells))
     for p in doc["paired"]:
         cells = []
         for m, label in (("recall_at_10", "R@10"), ("ndcg_at_10", "nDCG@10")):

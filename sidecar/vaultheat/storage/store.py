@@ -201,6 +201,12 @@ class Store:
     def manifest(self) -> dict[str, Any]:
         return {r[0]: json.loads(r[1]) for r in self.db.execute("SELECT key, value FROM manifest")}
 
+    def manifest_raw(self, key: str) -> str | None:
+        """One manifest entry as stored (JSON text), or None: a read cheap enough for every
+        query, which a caller can cache by its text."""
+        row = self.db.execute("SELECT value FROM manifest WHERE key = ?", (key,)).fetchone()
+        return str(row[0]) if row else None
+
     def set_manifest(self, **values: Any) -> None:
         self.db.executemany(
             "INSERT INTO manifest(key, value) VALUES (?, ?) "
@@ -1009,8 +1015,9 @@ if TYPE_CHECKING:
 # (writes, and ``integrity``, whose own failure is the damage ``vaultheat check`` reports);
 # tests/storage/test_index_changed.py fails on a method in neither list.
 READS = (
-    "manifest", "generation", "notes", "notes_with_chunks", "note_by_path", "note_aliases",
-    "note_meta", "skipped", "skip_reason", "unchunked_notes", "note_warnings", "note_count",
+    "manifest", "manifest_raw", "generation", "notes", "notes_with_chunks", "note_by_path",
+    "note_aliases", "note_meta", "skipped", "skip_reason", "unchunked_notes", "note_warnings",
+    "note_count",
     "note_paths", "note_stats", "attachments", "chunk_hashes", "chunks", "note_chunks",
     "chunks_of_notes", "chunks_of_paths", "chunk_ids_of_notes", "chunk_positions", "chunk_notes",
     "filtered_chunk_ids",
