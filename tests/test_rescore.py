@@ -7,6 +7,7 @@ the same parts summed in the same order)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
@@ -140,23 +141,26 @@ def test_rescore_gives_the_full_second_retrieval(
 # -- rescore on its own: three candidates, the words decide once weighed up
 
 
-def _plan(**weights: float) -> RetrievalPlan:
-    ask: list[list[int]] = []
+class RecordingRerank:
+    """A rerank function that keeps the chunk ids it was asked about."""
 
-    def rerank_fn(ids: list[int]) -> dict[int, float]:
-        ask.append(list(ids))
+    def __init__(self) -> None:
+        self.asked: list[list[int]] = []
+
+    def __call__(self, ids: list[int]) -> dict[int, float]:
+        self.asked.append(list(ids))
         return {c: {1: 0.2, 2: 0.9, 3: 0.5}[c] for c in ids}
 
-    plan = RetrievalPlan(
+
+def _plan(rerank_fn: RecordingRerank, lexical: float = 0.05) -> RetrievalPlan:
+    return RetrievalPlan(
         queries=(QueryVector(np.ones(2, dtype=np.float32), 1.0, "vector"),),
         lexical=(("word", 1.0, "lexical"),),
-        weights=SearchSettings(score_note=0.0, score_page=0.0, **weights),
+        weights=SearchSettings(score_lexical=lexical, score_note=0.0, score_page=0.0),
         stages=Stages(rerank=True),
         rerank=rerank_fn,
         rerank_shortlist=2,
     )
-    rerank_fn.ask = ask  # type: ignore[attr-defined]
-    return plan
 
 
 def _cands(plan: RetrievalPlan) -> Candidates:
@@ -174,21 +178,21 @@ def _cands(plan: RetrievalPlan) -> Candidates:
 
 
 def test_rescore_unit_reuses_rerank_scores_and_matches_a_fresh_ranking() -> None:
-    plan = _plan()
+    asked = RecordingRerank()
+    plan = _plan(asked)
     cands = _cands(plan)
     parts = score_parts(cands, plan)
     first = ranked(cands, rerank(parts, plan))
-    assert plan.rerank.ask == [[1, 2]]  # type: ignore[union-attr]
+    assert asked.asked == [[1, 2]]
     assert first.order == [1, 2]
 
-    words = _plan(score_lexical=1.5)
-    words = RetrievalPlan(**{**words.__dict__, "rerank": plan.rerank})
+    words = dataclasses.replace(plan, weights=dataclasses.replace(plan.weights, score_lexical=1.5))
     again = rescore(cands, parts, words, first.raw["rerank"] or {})
     # the words lift chunk 3 into the shortlist: only it goes to the reranker
-    assert plan.rerank.ask == [[1, 2], [3]]  # type: ignore[union-attr]
+    assert asked.asked == [[1, 2], [3]]
     assert again.order == [3, 1]
     # what a fresh ranking of the same candidates under the new weights gives
-    fresh_plan = _plan(score_lexical=1.5)
+    fresh_plan = _plan(RecordingRerank(), lexical=1.5)
     fresh = ranked(cands, rerank(score_parts(cands, fresh_plan), fresh_plan))
     assert again.order == fresh.order
     assert again.final == fresh.final
@@ -200,8 +204,8 @@ def test_rescore_unit_reuses_rerank_scores_and_matches_a_fresh_ranking() -> None
 
 
 def test_rescore_refuses_a_plan_that_retrieves_differently() -> None:
-    plan = _plan()
+    plan = _plan(RecordingRerank())
     cands = _cands(plan)
-    other = _plan(vector_top=5)
+    other = dataclasses.replace(plan, weights=dataclasses.replace(plan.weights, vector_top=5))
     with pytest.raises(ValueError, match="score weights only"):
         rescore(cands, score_parts(cands, plan), other, {})
