@@ -15,6 +15,7 @@ mostly on similarity (precision), which is what the parameter study showed to wo
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from vaultheat.config import SearchSettings
 from vaultheat.core.fusion import rrf
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.heat import HeatResult, propagate_heat, trace_path
@@ -29,7 +31,7 @@ from vaultheat.core.models import ChunkRow
 from vaultheat.core.plan import NameMatch, RetrievalPlan
 from vaultheat.core.ports import StorePort, VectorIndexPort
 from vaultheat.core.results import HopTrace, PointerTrace, ScoreParts, SeedTrace, Trace
-from vaultheat.core.scoring import combine
+from vaultheat.core.scoring import CombineResult, combine
 
 ABSOLUTE = ("title", "page")  # score parts already on an absolute [0, 1] scale (core/titles.py)
 # score parts added after the weighted sum, already in score units (weight 1, not scaled):
@@ -73,51 +75,85 @@ def make_neighbors(
     return neighbors
 
 
+@dataclass(frozen=True)
+class Candidates:
+    """Step 1, what the retrievers found: the chunks to score and what fusion and heat made
+    of them. Only the plan's retrieval settings shaped it (``weights``), none of its score
+    weights, so ``rescore`` can weigh the same candidates again."""
+
+    ids: list[int]  # sorted: the seeds, or every chunk heat reached
+    seeds: dict[int, float]  # weighted RRF over the rankings
+    seed_stage: dict[int, str]  # the retriever that gave each seed most
+    heat: HeatResult | None
+    sims: dict[int, float]  # each candidate's best cosine to the query vectors
+    lexical: dict[int, float]  # the best BM25 score of every chunk a lexical ranking returned
+    names: dict[int, float] | None  # named notes' best chunks -> name score; None: no stage
+    qmat: np.ndarray  # the query vectors, one per row
+    weights: SearchSettings  # the settings the candidates were found with
+
+
+@dataclass(frozen=True)
+class Parts:
+    """Step 2 (and 3 after a rerank): each component's raw value per chunk and their fused
+    score (``scoring.combine``: min-max normalized, weighted, summed)."""
+
+    ids: list[int]  # the chunks scored: every candidate, or the rerank shortlist
+    raw: dict[str, dict[int, float] | None]  # None: the part is off
+    scored: CombineResult
+
+
+# the plan's score weights: the only settings ``rescore`` may change
+SCORE_WEIGHTS = {
+    "vector": "score_vector",
+    "lexical": "score_lexical",
+    "heat": "score_heat",
+    "fusion": "score_fusion",
+    "rerank": "score_rerank",
+    "title": "score_title",
+    "note": "score_note",
+    "page": "score_page",
+}
+
+
 def retrieve(store: StorePort, vectors: VectorIndexPort, plan: RetrievalPlan) -> Retrieval:
     """Run ``plan`` (``core/plan.py``): seeds, heat, scores and the final order."""
-    queries, settings, stages = plan.queries, plan.weights, plan.stages
-    allowed, blocked, graph, dense = plan.allowed, plan.blocked, plan.graph, plan.dense
-    rankings: list[list[int]] = []
-    weights: list[float] = []
-    stage_of: list[str] = []
-    lexical_raw: dict[int, float] = {}
+    cands = find_candidates(store, vectors, plan)
+    return ranked(cands, rerank(score_parts(cands, plan), plan))
+
+
+def rescore(
+    cands: Candidates, parts: Parts, plan: RetrievalPlan, reranked: Mapping[int, float]
+) -> Retrieval:
+    """The retrieval of ``plan`` from the candidates and parts an earlier plan found, when
+    ``plan`` differs from it only in its score weights or in a part it turns off (``notes``,
+    ``pages`` None): the same as ``retrieve(store, vectors, plan)``, without retrieving.
+    The rerank shortlist is the top of the fused score, so it moves with the weights; a
+    reranker scores each (query, chunk) pair on its own, so ``reranked`` (the earlier
+    retrieval's ``raw["rerank"]``) is reused and only the chunks new to the shortlist are
+    sent to the reranker."""
+    kept = {f: getattr(cands.weights, f) for f in SCORE_WEIGHTS.values()}
+    if dataclasses.replace(plan.weights, **kept) != cands.weights:
+        raise ValueError("rescore changes score weights only: this plan retrieves differently")
+    return ranked(cands, rerank(score_parts(cands, plan, known=parts.raw), plan, reranked))
+
+
+def find_candidates(store: StorePort, vectors: VectorIndexPort, plan: RetrievalPlan) -> Candidates:
+    """Vector, lexical and note-name rankings, fused by weighted RRF into seeds; heat from the
+    seeds over the graph when ``hops`` > 0; each candidate's cosine to the query."""
+    settings, stages, allowed, blocked = plan.weights, plan.stages, plan.allowed, plan.blocked
 
     def ok(cid: int) -> bool:
         return cid not in blocked and (allowed is None or cid in allowed)
 
-    # a filter makes hnswlib call back into Python per visited node: only for real filters;
-    # the note's own chunks (related notes) are simply asked for extra and dropped
-    filter_ids = set(allowed - blocked) if allowed is not None else None
-    extra = len(blocked) if filter_ids is None else 0
-    for q in queries:
-        hits = vectors.search(q.vector, settings.vector_top + extra, filter_ids=filter_ids)[0]
-        rankings.append([cid for cid, _ in hits if ok(cid)][: settings.vector_top])
-        weights.append(settings.vector_weight * q.weight)
-        stage_of.append(q.stage)
+    rankings, weights, stage_of = _vector_rankings(vectors, plan, ok)
+    lexical_raw: dict[int, float] = {}
     if stages.lexical:
-        for text, weight, stage in plan.lexical:
-            hits = store.lexical_search(text, settings.lexical_top + len(blocked))
-            ranked = [(cid, s) for cid, s in hits if ok(cid)][: settings.lexical_top]
-            for cid, s in ranked:
-                lexical_raw[cid] = max(lexical_raw.get(cid, 0.0), s)
-            rankings.append([cid for cid, _ in ranked])
-            weights.append(settings.lexical_weight * weight)
+        for ranked_ids, weight, stage in _lexical_rankings(store, plan, ok, lexical_raw):
+            rankings.append(ranked_ids)
+            weights.append(weight)
             stage_of.append(stage)
-    qmat = np.stack([q.vector for q in queries]).astype(np.float32)
-    sim_cache: dict[int, float] = {}
-
-    def query_sim(ids: Sequence[int]) -> dict[int, float]:
-        if dense is not None:
-            todo = [i for i in ids if i not in sim_cache and 0 <= i < len(dense)]
-        else:
-            todo = [i for i in ids if i not in sim_cache and i in vectors]
-        if todo:
-            mat = dense[todo] if dense is not None else vectors.get_vectors(todo)
-            sims = mat @ qmat.T
-            for i, s in zip(todo, sims.max(axis=1), strict=True):
-                sim_cache[i] = float(s)
-        return {i: sim_cache.get(i, 0.0) for i in ids}
-
+    qmat = np.stack([q.vector for q in plan.queries]).astype(np.float32)
+    query_sim = _query_sims(qmat, plan.dense, vectors)
     names_raw: dict[int, float] | None = None
     if plan.names is not None:
         names_raw, ranking = name_chunks(plan.names, ok, query_sim)
@@ -126,81 +162,178 @@ def retrieve(store: StorePort, vectors: VectorIndexPort, plan: RetrievalPlan) ->
         stage_of.append("title")
     seeds = rrf(rankings, k=settings.rrf_k, weights=weights)
     seed_stage = _seed_stages(rankings, weights, stage_of, settings.rrf_k)
+    heat = _heat(seeds, plan, ok, query_sim)
+    ids = sorted(cid for cid in heat.heat if ok(cid)) if heat is not None else sorted(seeds)
+    return Candidates(ids, seeds, seed_stage, heat, query_sim(ids), lexical_raw, names_raw,
+                      qmat, settings)  # fmt: skip
 
-    heat: HeatResult | None = None
-    # heat runs only when it can move something: with hops = 0 (the default) it would hand back
-    # the seeds' fusion scores under the name "heat"; then no heat part is reported at all
-    if stages.graph and seeds and graph is not None and settings.hops > 0:
-        heat = propagate_heat(
-            seeds,
-            make_neighbors(graph, blocked),
-            lambda ids: query_sim([i for i in ids if ok(i)]) | {i: -1.0 for i in ids if not ok(i)},
-            hops=settings.hops,
-            decay=settings.decay,
-            query_floor=settings.query_floor,
-            max_frontier=settings.max_frontier,
-            type_weights={
-                "similar": settings.weight_similar,
-                "link": settings.weight_link,
-                "backlink": settings.weight_backlink,
-                "tag": settings.weight_tag,
-            },
-            hub_degree=settings.hub_degree,
-        )
-        candidates = sorted(cid for cid in heat.heat if ok(cid))
-    else:
-        candidates = sorted(seeds)
 
-    vec = query_sim(candidates)
+def score_parts(
+    cands: Candidates,
+    plan: RetrievalPlan,
+    known: Mapping[str, Mapping[int, float] | None] | None = None,
+) -> Parts:
+    """Each candidate's components and their fused score under ``plan``'s score weights.
+    ``known``: parts computed before over the same candidates, reused for the ones the plan
+    would otherwise compute again (the note and page parts) while it keeps them on."""
+    ids, settings, stages, heat = cands.ids, plan.weights, plan.stages, cands.heat
+    known = known or {}
+
+    def from_plan(name: str, fn: Callable[[], dict[int, float]]) -> dict[int, float]:
+        prior = known.get(name)
+        return dict(prior) if prior is not None else fn()
+
     # without heat (hops = 0) the seeds' fusion score is a part of its own, named for what it is
     fusion = heat is None and settings.hops <= 0 and settings.score_fusion > 0
+    notes, pages = plan.notes, plan.pages
     raw: dict[str, dict[int, float] | None] = {
-        "vector": vec,
-        "lexical": {c: lexical_raw.get(c, 0.0) for c in candidates} if stages.lexical else None,
-        "heat": {c: heat.heat.get(c, 0.0) for c in candidates} if heat is not None else None,
-        "fusion": {c: seeds.get(c, 0.0) for c in candidates} if fusion else None,
+        "vector": dict(cands.sims),
+        "lexical": {c: cands.lexical.get(c, 0.0) for c in ids} if stages.lexical else None,
+        "heat": {c: heat.heat.get(c, 0.0) for c in ids} if heat is not None else None,
+        "fusion": {c: cands.seeds.get(c, 0.0) for c in ids} if fusion else None,
         "rerank": None,
         # no name matched: the part is off, so the scores read exactly as without the stage
-        "title": {c: names_raw.get(c, 0.0) for c in candidates} if names_raw else None,
+        "title": {c: cands.names.get(c, 0.0) for c in ids} if cands.names else None,
         # the note as a whole (its lead chunk and the mean of its chunks) against the query
-        "note": plan.notes.sims(candidates, qmat) if plan.notes is not None else None,
+        "note": (from_plan("note", lambda: notes.sims(ids, cands.qmat))
+                 if notes is not None else None),
         # 1 for a chunk of a plain note, 0 of a digest or a list page (core/pagekind.py)
-        "page": plan.pages(candidates) if plan.pages is not None else None,
+        "page": from_plan("page", lambda: pages(ids)) if pages is not None else None,
         # credit moved from a digest's bullet to the notes it links: search only, after the
         # ranking (core/pointer_credit.py); off here
         "pointer": None,
-    }
-    score_weights = {
-        "vector": settings.score_vector,
-        "lexical": settings.score_lexical,
-        "heat": settings.score_heat,
-        "fusion": settings.score_fusion,
-        "rerank": settings.score_rerank,
-        "title": settings.score_title,
-        "note": settings.score_note,
-        "page": settings.score_page,
-    }
-    first = combine(candidates, raw, score_weights, ABSOLUTE)
-    if stages.rerank and plan.rerank is not None and candidates:
-        shortlist = sorted(candidates, key=lambda c: (-first.final[c], c))[: plan.rerank_shortlist]
-        scores = plan.rerank(shortlist)
-        candidates = shortlist
-        raw = {k: ({c: v[c] for c in shortlist} if v is not None else None) for k, v in raw.items()}
-        raw["rerank"] = {c: scores.get(c, 0.0) for c in shortlist}
-        result = combine(candidates, raw, score_weights, ABSOLUTE)
-    else:
-        result = first
-    order = sorted(candidates, key=lambda c: (-result.final[c], c))
+    }  # fmt: skip
+    return Parts(ids, raw, combine(ids, raw, score_weights(settings), ABSOLUTE))
+
+
+def score_weights(settings: SearchSettings) -> dict[str, float]:
+    return {part: getattr(settings, name) for part, name in SCORE_WEIGHTS.items()}
+
+
+def rerank(parts: Parts, plan: RetrievalPlan, known: Mapping[int, float] | None = None) -> Parts:
+    """The fused score's top ``plan.rerank_shortlist``, with the reranker's score as a part
+    and fused again; ``parts`` itself when the plan does not rerank. ``known``: reranker
+    scores from before, asked for again only for the chunks they lack."""
+    if not (plan.stages.rerank and plan.rerank is not None and parts.ids):
+        return parts
+    final = parts.scored.final
+    shortlist = sorted(parts.ids, key=lambda c: (-final[c], c))[: plan.rerank_shortlist]
+    scores = dict(known or {})
+    todo = [c for c in shortlist if c not in scores]
+    if todo:
+        scores.update(plan.rerank(todo))
+    raw = {k: ({c: v[c] for c in shortlist} if v is not None else None)
+           for k, v in parts.raw.items()}  # fmt: skip
+    raw["rerank"] = {c: scores.get(c, 0.0) for c in shortlist}
+    return Parts(shortlist, raw, combine(shortlist, raw, score_weights(plan.weights), ABSOLUTE))
+
+
+def ranked(cands: Candidates, parts: Parts) -> Retrieval:
+    """The retrieval: ``parts`` in their final order, with the candidates' seeds and heat."""
+    result = parts.scored
     return Retrieval(
         final=dict(result.final),
-        raw=raw,
+        raw=parts.raw,
         normalized={k: dict(v) for k, v in result.normalized.items()},
         weights=dict(result.weights),
-        seeds=dict(seeds),
-        seed_stage=seed_stage,
-        heat=heat,
-        order=order,
-        qmat=qmat,
+        seeds=dict(cands.seeds),
+        seed_stage=dict(cands.seed_stage),
+        heat=cands.heat,
+        order=sorted(parts.ids, key=lambda c: (-result.final[c], c)),
+        qmat=cands.qmat,
+    )
+
+
+Rankings = tuple[list[list[int]], list[float], list[str]]  # (rankings, RRF weights, stages)
+
+
+def _vector_rankings(
+    vectors: VectorIndexPort, plan: RetrievalPlan, ok: Callable[[int], bool]
+) -> Rankings:
+    """One hnswlib top-N per query vector."""
+    settings, allowed, blocked = plan.weights, plan.allowed, plan.blocked
+    # a filter makes hnswlib call back into Python per visited node: only for real filters;
+    # the note's own chunks (related notes) are simply asked for extra and dropped
+    filter_ids = set(allowed - blocked) if allowed is not None else None
+    extra = len(blocked) if filter_ids is None else 0
+    rankings: list[list[int]] = []
+    weights: list[float] = []
+    stage_of: list[str] = []
+    for q in plan.queries:
+        hits = vectors.search(q.vector, settings.vector_top + extra, filter_ids=filter_ids)[0]
+        rankings.append([cid for cid, _ in hits if ok(cid)][: settings.vector_top])
+        weights.append(settings.vector_weight * q.weight)
+        stage_of.append(q.stage)
+    return rankings, weights, stage_of
+
+
+def _lexical_rankings(
+    store: StorePort,
+    plan: RetrievalPlan,
+    ok: Callable[[int], bool],
+    best: dict[int, float],
+) -> list[tuple[list[int], float, str]]:
+    """One FTS5 BM25 top-N per lexical query; ``best`` gathers each chunk's best BM25."""
+    settings = plan.weights
+    out: list[tuple[list[int], float, str]] = []
+    for text, weight, stage in plan.lexical:
+        hits = store.lexical_search(text, settings.lexical_top + len(plan.blocked))
+        ranked_hits = [(cid, s) for cid, s in hits if ok(cid)][: settings.lexical_top]
+        for cid, s in ranked_hits:
+            best[cid] = max(best.get(cid, 0.0), s)
+        out.append(([cid for cid, _ in ranked_hits], settings.lexical_weight * weight, stage))
+    return out
+
+
+def _query_sims(
+    qmat: np.ndarray, dense: np.ndarray | None, vectors: VectorIndexPort
+) -> Callable[[Sequence[int]], dict[int, float]]:
+    """Chunk ids -> their best cosine to the query vectors (0 for a chunk without a vector),
+    each computed once."""
+    cache: dict[int, float] = {}
+
+    def query_sim(ids: Sequence[int]) -> dict[int, float]:
+        if dense is not None:
+            todo = [i for i in ids if i not in cache and 0 <= i < len(dense)]
+        else:
+            todo = [i for i in ids if i not in cache and i in vectors]
+        if todo:
+            mat = dense[todo] if dense is not None else vectors.get_vectors(todo)
+            sims = mat @ qmat.T
+            for i, s in zip(todo, sims.max(axis=1), strict=True):
+                cache[i] = float(s)
+        return {i: cache.get(i, 0.0) for i in ids}
+
+    return query_sim
+
+
+def _heat(
+    seeds: dict[int, float],
+    plan: RetrievalPlan,
+    ok: Callable[[int], bool],
+    query_sim: Callable[[Sequence[int]], dict[int, float]],
+) -> HeatResult | None:
+    """Heat from the seeds over the graph. It runs only when it can move something: with
+    hops = 0 (the default) it would hand back the seeds' fusion scores under the name "heat";
+    then no heat part is reported at all."""
+    settings, graph = plan.weights, plan.graph
+    if not (plan.stages.graph and seeds and graph is not None and settings.hops > 0):
+        return None
+    return propagate_heat(
+        seeds,
+        make_neighbors(graph, plan.blocked),
+        lambda ids: query_sim([i for i in ids if ok(i)]) | {i: -1.0 for i in ids if not ok(i)},
+        hops=settings.hops,
+        decay=settings.decay,
+        query_floor=settings.query_floor,
+        max_frontier=settings.max_frontier,
+        type_weights={
+            "similar": settings.weight_similar,
+            "link": settings.weight_link,
+            "backlink": settings.weight_backlink,
+            "tag": settings.weight_tag,
+        },
+        hub_degree=settings.hub_degree,
     )
 
 

@@ -19,8 +19,12 @@ from vaultheat.core.pipeline import (
     Retrieval,
     components_of,
     explain_chunk,
+    find_candidates,
     found_by,
-    retrieve,
+    ranked,
+    rerank,
+    rescore,
+    score_parts,
 )
 from vaultheat.core.plan import NameMatch, QueryVector, RerankFn, RetrievalPlan, plan_for_search
 from vaultheat.core.pointer_credit import credit_pointers
@@ -121,24 +125,33 @@ def search_retrieval(
         notes=view.notes if len(query_terms(req.query)) > KEYWORD_TERMS else None,
         pages=page_values(view),
     )
-    result = retrieve(store, vectors, plan)
+    cands = find_candidates(store, vectors, plan)
+    parts = score_parts(cands, plan)
+    result = ranked(cands, rerank(parts, plan))
     ranked_by = "meaning"
     # part of the index still awaits its vectors (a first index's meaning phase): chunks
     # without one cannot be found by meaning, so the words decide and the results say so
     partial = len(vectors) < store.chunk_count()
     if partial or (s.search.score_lexical_weak > 0 and _words_lead(s, req.query, result)):
-        weak = max(s.search.score_lexical_weak, plan.weights.score_lexical)
-        # the exact matches decide: a name match is one too, weighed at least as the words
-        title = max(plan.weights.score_title, weak)
-        weights = dataclasses.replace(plan.weights, score_lexical=weak, score_title=title)
-        # the note part is meaning evidence too, and meaning is what is weak here: off (with
-        # it on, help-en rare-word keywords lost nDCG@10 -0.037 [-0.066, -0.014])
-        plan = dataclasses.replace(plan, weights=weights, notes=None)
-        result = retrieve(store, vectors, plan)
+        plan = words_plan(s, plan)
+        # the same candidates weighed again (no second retrieval); the reranker is asked
+        # only about chunks the new weights bring into its shortlist
+        result = rescore(cands, parts, plan, result.raw["rerank"] or {})
         ranked_by = "words"
     # a digest's bullet that matched hands part of its score to the notes it links
     result = credit_pointers(view, result, req.query, s.search.pointer_credit, plan.allowed)
     return plan, result, ranked_by
+
+
+def words_plan(s: Settings, plan: RetrievalPlan) -> RetrievalPlan:
+    """``plan`` for a query the words lead (the keyword fallback): the exact matches decide."""
+    weak = max(s.search.score_lexical_weak, plan.weights.score_lexical)
+    # a name match is an exact match too, weighed at least as the words
+    title = max(plan.weights.score_title, weak)
+    weights = dataclasses.replace(plan.weights, score_lexical=weak, score_title=title)
+    # the note part is meaning evidence too, and meaning is what is weak here: off (with
+    # it on, help-en rare-word keywords lost nDCG@10 -0.037 [-0.066, -0.014])
+    return dataclasses.replace(plan, weights=weights, notes=None)
 
 
 def run_search(view: IndexView, models: Models, s: Settings, req: SearchRequest) -> SearchResults:
