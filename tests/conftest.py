@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,7 +12,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE_VAULT = REPO / "examples" / "vault"
-SHARED = Path("/work/shared") if Path("/work/shared").is_dir() else REPO.parent / "shared"
+# the shared corpora (corpus/, eval/): $VAULTHEAT_SHARED as bench/ reads it, else beside the repo
+SHARED = Path(os.environ.get("VAULTHEAT_SHARED") or REPO.parent / "shared")
 CORPUS = SHARED / "corpus"
 
 

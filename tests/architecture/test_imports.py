@@ -58,7 +58,7 @@ def test_the_walker_sees_every_kind_of_import() -> None:
     # a function-level import (core/related.py imports core.lexical inside _all_terms)
     assert "vaultheat.core.lexical" in by_source["vaultheat.core.related"]
     # `from vaultheat.core import models`-style and plain `from x.y import name`
-    assert "vaultheat.core.models" in by_source["vaultheat.storage.store"]
+    assert "vaultheat.core.models" in by_source["vaultheat.storage.chunks"]
     assert "aiohttp" in by_source["vaultheat.server.app"]
 
 

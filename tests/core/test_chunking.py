@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import CORPUS
 from vaultheat.core.chunking import chunk_note, context_header
 from vaultheat.core.models import ChunkDraft, Heading, ParsedNote, Tag
 from vaultheat.core.parsing import parse_note
@@ -447,11 +448,8 @@ def test_real_tokenizer_never_sees_more_than_the_model_window() -> None:
 
 
 def corpus_dir() -> Path | None:
-    for base in (Path("/work/shared"), REPO.parent / "shared"):
-        path = base / "corpus" / "obsidian-help" / "en"
-        if path.is_dir():
-            return path
-    return None
+    path = CORPUS / "obsidian-help" / "en"
+    return path if path.is_dir() else None
 
 
 @pytest.mark.model

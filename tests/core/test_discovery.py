@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import SHARED
 from vaultheat.config import VaultSettings
 from vaultheat.core.discovery import (
     IGNORE_REASON,
@@ -250,9 +251,6 @@ def test_glob_semantics(pattern: str, path: str, hit: bool) -> None:
 
 
 # --- real vault ----------------------------------------------------------------------------------
-
-REPO = Path(__file__).resolve().parents[2]
-SHARED = Path("/work/shared") if Path("/work/shared").is_dir() else REPO.parent / "shared"
 
 
 @pytest.mark.corpus

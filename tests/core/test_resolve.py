@@ -10,15 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import CORPUS
 from vaultheat.config import VaultSettings
 from vaultheat.core.discovery import discover
 from vaultheat.core.models import Link
 from vaultheat.core.parsing import parse_note
 from vaultheat.core.resolve import LinkResolver, fold, lookup_key
-
-REPO = Path(__file__).resolve().parents[2]
-SHARED = Path("/work/shared") if Path("/work/shared").is_dir() else REPO.parent / "shared"
-CORPUS = SHARED / "corpus"
 
 NOTES = [
     "Note.md",

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import SHARED
 from vaultheat.config import EmbeddingSettings
 from vaultheat.errors import ConfigError, ModelMissingError, ProviderError
 from vaultheat.providers import onnx_export
@@ -40,8 +41,6 @@ from vaultheat.providers.onnx_export import (
     read_meta,
 )
 
-REPO = Path(__file__).resolve().parents[2]
-SHARED = Path("/work/shared") if Path("/work/shared").is_dir() else REPO.parent / "shared"
 HELP_VAULT = SHARED / "corpus" / "obsidian-help" / "en"
 
 TEXTS = [

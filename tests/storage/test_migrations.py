@@ -19,8 +19,8 @@ from tests.conftest import status_doc
 from vaultheat.engine import Engine
 from vaultheat.errors import IndexCorruptError
 from vaultheat.providers.fake import FakeEmbedder
+from vaultheat.storage import chunks as chunks_mod
 from vaultheat.storage import db as dbmod
-from vaultheat.storage import store as store_mod
 from vaultheat.storage.store import Store
 
 TABLES = ("notes", "chunks", "links", "tags", "edges", "embeddings", "manifest", "attachments")
@@ -156,7 +156,7 @@ def test_a_schema_1_index_keeps_answering_and_is_upgraded_by_the_next_index_run(
     finally:
         engine.close()
     try:  # the reader opened before the upgrade reads the new columns now
-        assert reader._cols() == store_mod._CHUNK_COLS
+        assert reader._cols() == chunks_mod._CHUNK_COLS
         assert [r.id for r in reader.note_chunks(note_id)] == [r.id for r in rows]
     finally:
         reader.close()

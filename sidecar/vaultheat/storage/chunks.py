@@ -1,0 +1,287 @@
+"""The chunks table and its full-text (FTS5) rows, written together.
+
+Chunk ids come from AUTOINCREMENT and are never reused: they are the hnswlib labels and the
+FTS rowids. A reader of an older index, which cannot migrate it, reads the columns it lacks
+as NULL (``_cols``).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from vaultheat.core.lexical import fts_match, lexical_text
+from vaultheat.core.models import ChunkDraft, ChunkRow
+from vaultheat.storage.tables import Tables, batches, clean, clean_json
+
+_CHUNK_COLS = (
+    "c.id, c.note_id, n.path, n.title, c.ordinal, c.byte_start, c.byte_end, c.line_start, "
+    "c.line_end, c.heading_path, c.text, c.embed_hash, c.page, c.page_end, c.card_id, "
+    "c.page_starts"
+)
+# an older index read by a reader, which cannot migrate it: schema 1 (before chunk locators),
+# schemas 2-3 (before page starts); what it lacks reads as NULL
+_CHUNK_COLS_V1 = _CHUNK_COLS.replace(
+    "c.page, c.page_end, c.card_id, c.page_starts", "NULL, NULL, NULL, NULL"
+)
+_CHUNK_COLS_V3 = _CHUNK_COLS.replace("c.page_starts", "NULL")
+
+
+def _chunk(row: sqlite3.Row) -> ChunkRow:
+    return ChunkRow(
+        id=row[0],
+        note_id=row[1],
+        path=row[2],
+        title=row[3],
+        ordinal=row[4],
+        byte_start=row[5],
+        byte_end=row[6],
+        line_start=row[7],
+        line_end=row[8],
+        heading_path=tuple(json.loads(row[9])),
+        text=row[10],
+        embed_hash=row[11],
+        page=row[12],
+        page_end=row[13],
+        card_id=row[14],
+        page_starts=tuple((int(o), int(p)) for o, p in json.loads(row[15])) if row[15] else (),
+    )
+
+
+def _page_starts(d: ChunkDraft) -> str | None:
+    return json.dumps([list(s) for s in d.page_starts]) if d.page_starts else None
+
+
+def _like_prefix(s: str) -> str:
+    """``s`` with LIKE's wildcards escaped (escape character ``\\``)."""
+    return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+class ChunkTables(Tables):
+    _chunk_cols: str
+
+    def _chunk_cols_now(self) -> str:
+        cols = {r[1] for r in self.db.execute("PRAGMA table_info(chunks)")}
+        if "page_starts" in cols:
+            return _CHUNK_COLS
+        return _CHUNK_COLS_V3 if "card_id" in cols else _CHUNK_COLS_V1
+
+    def _cols(self) -> str:
+        """The chunk columns to read: a reader of an older index looks again until a writer
+        (the next index run) has added the newer columns under it, then reads them."""
+        if self._chunk_cols is not _CHUNK_COLS:
+            self._chunk_cols = self._chunk_cols_now()
+        return self._chunk_cols
+
+    def chunk_hashes(self, note_id: int) -> list[tuple[int, str]]:
+        return [
+            (r[0], r[1])
+            for r in self.db.execute(
+                "SELECT id, embed_hash FROM chunks WHERE note_id = ? ORDER BY ordinal", (note_id,)
+            )
+        ]
+
+    def insert_chunk(self, note_id: int, d: ChunkDraft, embed_hash: str, header: str) -> int:
+        cur = self.db.execute(
+            "INSERT INTO chunks(note_id, ordinal, byte_start, byte_end, line_start, line_end, "
+            "heading_path, text, embed_hash, page, page_end, card_id, page_starts) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                note_id,
+                d.ordinal,
+                d.byte_start,
+                d.byte_end,
+                d.line_start,
+                d.line_end,
+                clean_json(list(d.heading_path)),
+                clean(d.text),
+                embed_hash,
+                d.page,
+                d.page_end,
+                d.card_id,
+                _page_starts(d),
+            ),
+        )
+        cid = int(cur.lastrowid or 0)
+        self.db.execute(
+            "INSERT INTO chunks_fts(rowid, header, body) VALUES (?, ?, ?)",
+            (cid, lexical_text(clean(header)), lexical_text(clean(d.text))),
+        )
+        return cid
+
+    def update_chunk_position(self, chunk_id: int, d: ChunkDraft) -> None:
+        self.db.execute(
+            "UPDATE chunks SET ordinal=?, byte_start=?, byte_end=?, line_start=?, line_end=?, "
+            "heading_path=?, text=?, page=?, page_end=?, card_id=?, page_starts=? WHERE id=?",
+            (
+                d.ordinal,
+                d.byte_start,
+                d.byte_end,
+                d.line_start,
+                d.line_end,
+                clean_json(list(d.heading_path)),
+                clean(d.text),
+                d.page,
+                d.page_end,
+                d.card_id,
+                _page_starts(d),
+                chunk_id,
+            ),
+        )
+
+    def delete_chunks(self, ids: Sequence[int]) -> None:
+        if not ids:
+            return
+        for part in batches(ids, 500):
+            marks = ",".join("?" * len(part))
+            # neighbours that pointed at a removed chunk must refill their kNN lists
+            self.db.execute(
+                f"INSERT OR IGNORE INTO pending_knn(chunk_id) SELECT src FROM edges "
+                f"WHERE kind = 'similar' AND dst IN ({marks}) AND src NOT IN ({marks})",
+                (*part, *part),
+            )
+            self.db.execute(f"DELETE FROM edges WHERE src IN ({marks})", part)
+            self.db.execute(f"DELETE FROM edges WHERE dst IN ({marks})", part)
+            self.db.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({marks})", part)
+            self.db.execute(f"DELETE FROM pending_knn WHERE chunk_id IN ({marks})", part)
+            self.db.execute(f"DELETE FROM chunks WHERE id IN ({marks})", part)
+
+    def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
+        out: dict[int, ChunkRow] = {}
+        for part in batches(list(ids), 500):
+            marks = ",".join("?" * len(part))
+            for r in self.db.execute(
+                f"SELECT {self._cols()} FROM chunks c JOIN notes n ON n.id = c.note_id "
+                f"WHERE c.id IN ({marks})",
+                part,
+            ):
+                out[r[0]] = _chunk(r)
+        return out
+
+    def note_chunks(self, note_id: int) -> list[ChunkRow]:
+        return [
+            _chunk(r)
+            for r in self.db.execute(
+                f"SELECT {self._cols()} FROM chunks c JOIN notes n ON n.id = c.note_id "
+                "WHERE c.note_id = ? ORDER BY c.ordinal",
+                (note_id,),
+            )
+        ]
+
+    def chunks_of_notes(self, note_ids: Sequence[int]) -> dict[int, list[ChunkRow]]:
+        """note id -> its chunks by ordinal (``note_chunks`` for many notes; a note without
+        chunks is absent)."""
+        out: dict[int, list[ChunkRow]] = {}
+        for part in batches(list(note_ids), 500):
+            marks = ",".join("?" * len(part))
+            for r in self.db.execute(
+                f"SELECT {self._cols()} FROM chunks c JOIN notes n ON n.id = c.note_id "
+                f"WHERE c.note_id IN ({marks}) ORDER BY c.note_id, c.ordinal",
+                part,
+            ):
+                out.setdefault(r[1], []).append(_chunk(r))
+        return out
+
+    def chunks_of_paths(self, paths: Sequence[str]) -> dict[str, list[ChunkRow]]:
+        """note path -> its chunks by ordinal (a path of no note, or of one without chunks,
+        is absent)."""
+        out: dict[str, list[ChunkRow]] = {}
+        for part in batches(list(paths), 500):
+            marks = ",".join("?" * len(part))
+            for r in self.db.execute(
+                f"SELECT {self._cols()} FROM notes n JOIN chunks c ON c.note_id = n.id "
+                f"WHERE n.path IN ({marks}) ORDER BY c.note_id, c.ordinal",
+                part,
+            ):
+                out.setdefault(r[2], []).append(_chunk(r))
+        return out
+
+    def chunk_ids_of_notes(self, note_ids: Sequence[int]) -> dict[int, list[int]]:
+        out: dict[int, list[int]] = {}
+        for part in batches(list(note_ids), 500):
+            marks = ",".join("?" * len(part))
+            for r in self.db.execute(
+                f"SELECT note_id, id FROM chunks WHERE note_id IN ({marks}) ORDER BY ordinal",
+                part,
+            ):
+                out.setdefault(r[0], []).append(r[1])
+        return out
+
+    def chunk_positions(self) -> list[tuple[int, int, int]]:
+        """(chunk id, note id, ordinal) of every stored chunk."""
+        return [
+            (r[0], r[1], r[2])
+            for r in self.db.execute("SELECT id, note_id, ordinal FROM chunks").fetchall()
+        ]
+
+    def chunk_notes(self) -> dict[int, int]:
+        """chunk id -> note id, every stored chunk."""
+        return {int(c): int(n) for c, n in self.db.execute("SELECT id, note_id FROM chunks")}
+
+    def filtered_chunk_ids(
+        self, *, folder: str | None, tag: str | None, properties: Mapping[str, Any]
+    ) -> set[int]:
+        """Chunk ids of the notes inside ``folder`` (a path prefix without slashes at either
+        end), carrying ``tag`` or one nested under it (case-folded, without ``#``), and whose
+        frontmatter has every ``properties`` key equal to its value; ``None`` = no condition."""
+        sql = "SELECT c.id FROM chunks c JOIN notes n ON n.id = c.note_id WHERE 1=1"
+        args: list[Any] = []
+        if folder is not None:
+            sql += " AND (n.path LIKE ? ESCAPE '\\')"
+            args.append(_like_prefix(folder) + "/%")
+        if tag is not None:
+            sql += (
+                " AND c.note_id IN (SELECT note_id FROM tags WHERE tag_key = ? OR tag_key LIKE ? "
+                "ESCAPE '\\')"
+            )
+            args += [tag, _like_prefix(tag) + "/%"]
+        for key, value in properties.items():
+            sql += " AND json_extract(n.frontmatter, ?) = ?"
+            args += ["$." + json.dumps(str(key)), int(value) if isinstance(value, bool) else value]
+        return {r[0] for r in self.db.execute(sql, args)}
+
+    def all_chunk_vectors_keys(self) -> list[tuple[int, str]]:
+        return [(r[0], r[1]) for r in self.db.execute("SELECT id, embed_hash FROM chunks")]
+
+    def chunk_count(self) -> int:
+        return int(self.db.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+    def note_chunk_count(self, note_id: int) -> int:
+        row = self.db.execute("SELECT count(*) FROM chunks WHERE note_id = ?", (note_id,))
+        return int(row.fetchone()[0])
+
+    # -- lexical ------------------------------------------------------------------------------
+    def lexical_search(self, query: str, limit: int) -> list[tuple[int, float]]:
+        """(chunk id, BM25 score >= 0, higher is better); header (title, aliases, headings,
+        tags) weighs twice the body."""
+        match = fts_match(query)
+        if match is None or limit <= 0:
+            return []
+        try:
+            rows = self.db.execute(
+                "SELECT rowid, bm25(chunks_fts, 2.0, 1.0) AS s FROM chunks_fts "
+                "WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?",
+                (match, limit),
+            ).fetchall()
+        except sqlite3.OperationalError:
+            return []
+        return [(int(r[0]), -float(r[1])) for r in rows]
+
+    def term_doc_counts(self, terms: Sequence[str]) -> dict[str, int]:
+        """term -> number of chunks whose lexical text holds it, for the ``terms`` the index
+        knows (FTS5's vocabulary, read through a per-connection ``fts5vocab`` table)."""
+        self.db.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.vh_vocab "
+            "USING fts5vocab(main, chunks_fts, row)"
+        )
+        df: dict[str, int] = {}
+        terms = list(terms)
+        for part in batches(terms, 200):
+            marks = ",".join("?" * len(part))
+            for term, doc in self.db.execute(
+                f"SELECT term, doc FROM temp.vh_vocab WHERE term IN ({marks})", part
+            ):
+                df[term] = doc
+        return df
