@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,8 +13,29 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE_VAULT = REPO / "examples" / "vault"
-# the shared corpora (corpus/, eval/): $VAULTHEAT_SHARED as bench/ reads it, else beside the repo
-SHARED = Path(os.environ.get("VAULTHEAT_SHARED") or REPO.parent / "shared")
+
+
+def _shared() -> Path:
+    """The shared corpora (corpus/, eval/): $VAULTHEAT_SHARED as bench/ reads it, else the
+    ``shared`` folder beside the repo, else beside the repo a clean clone was made from (CI
+    clones the working repo elsewhere: its ``origin`` is that repo's folder)."""
+    if os.environ.get("VAULTHEAT_SHARED"):
+        return Path(os.environ["VAULTHEAT_SHARED"])
+    beside = REPO.parent / "shared"
+    if beside.is_dir():
+        return beside
+    try:
+        out = subprocess.run(["git", "-C", str(REPO), "remote", "get-url", "origin"],
+                             capture_output=True, text=True, timeout=10, check=False)  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return beside
+    origin = Path(out.stdout.strip()) if out.returncode == 0 else None
+    if origin is not None and origin.is_absolute() and (origin.parent / "shared").is_dir():
+        return origin.parent / "shared"
+    return beside
+
+
+SHARED = _shared()
 CORPUS = SHARED / "corpus"
 
 
