@@ -823,9 +823,12 @@ class Indexer:
                 for cid, h in old:
                     free.setdefault(h, []).append(cid)
                 changed = False
+                headers: dict[tuple[str, ...], str] = {}  # one per section, not per chunk
                 for d in chunks:
                     h = input_hash(d.embed_input)
-                    header = context_header(note, d.heading_path)  # lexical: all of it
+                    header = headers.get(d.heading_path)
+                    if header is None:  # lexical: all of it
+                        header = headers[d.heading_path] = context_header(note, d.heading_path)
                     if h not in cache:
                         self._awaiting.add(note_id)
                     if free.get(h):

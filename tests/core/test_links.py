@@ -3,12 +3,15 @@ byte offsets, and linear time on hostile input."""
 
 from __future__ import annotations
 
+import random
+import re
 import time
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vaultheat.core import links as links_mod
 from vaultheat.core.links import find_masked_regions, parse_markdown_dest, split_linktext
 from vaultheat.core.models import Link
 from vaultheat.core.parsing import parse_note
@@ -344,3 +347,16 @@ def test_repeated_hashes_before_a_subpath_are_one() -> None:
     assert [(lk.target, lk.subpath) for lk in links] == [
         ("", ""), ("Note", "Heading"), ("Other.md", "Part"),
     ]
+
+
+def test_first_char_filter_changes_no_match() -> None:
+    """The link patterns' (?=[!\\[]) filter is only for speed: same matches without it."""
+    rng = random.Random(41)
+    alphabet = [*"[]!\\()<>#| \na", "é", "[[", "]]", "](", "[a](b)", "](<c>)"]
+    for pattern in (links_mod._WIKILINK, links_mod._MDLINK):
+        plain = re.compile(pattern.pattern.removeprefix("(?=[!\\[])"))
+        assert plain.pattern != pattern.pattern
+        for _ in range(3000):
+            text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(40)))
+            got = [(m.span(), m.groups()) for m in pattern.finditer(text)]
+            assert got == [(m.span(), m.groups()) for m in plain.finditer(text)], text

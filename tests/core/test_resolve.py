@@ -150,6 +150,18 @@ def test_resolve_link_same_note_and_kinds(resolver: LinkResolver) -> None:
     assert resolver.resolve_link(link("../Other.md", "markdown"), "Folder/src.md") == "Other.md"
 
 
+def test_remembered_answers_are_the_computed_ones() -> None:
+    """resolve() remembers per (target, source folder); asked from every note, in two orders,
+    it answers what candidates() computes afresh, and a blank target is always its source."""
+    targets = [c[1] for c in CASES] + ["", "  ", "#Heading"]
+    sources = [*NOTES, "src.md", "Folder/src.md", "a/b/src.md", "Caf\u00e9/x.md"]
+    pairs = [(t, s) for t in targets for s in sources]
+    fresh = LinkResolver(NOTES, OTHERS, ALIASES)
+    for t, s in [*pairs, *reversed(pairs)]:
+        expected = fresh.candidates(t, s, first_only=True)
+        assert fresh.resolve(t, s) == (expected[0] if expected else None), (t, s)
+
+
 def test_nfd_paths_are_stored_nfc() -> None:
     r = LinkResolver(["Cafe\u0301/Re\u0301sume\u0301.md"])
     assert r.resolve("résumé", "x.md") == "Caf\u00e9/R\u00e9sum\u00e9.md"

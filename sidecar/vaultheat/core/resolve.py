@@ -11,7 +11,7 @@ determinism). Frontmatter aliases are a last resort for bare names. Comparison i
 normal form are the same name.
 
 Indexes are plain dicts built once (O(files)); a lookup is a few dict hits plus a scan of the
-files that share one name.
+files that share one name, remembered per target and linking folder (a resolver never changes).
 """
 
 from __future__ import annotations
@@ -55,6 +55,8 @@ class LinkResolver:
         self._by_stem: dict[str, list[str]] = {}  # note name without ".md" -> paths
         self._by_alias: dict[str, list[str]] = {}
         self._aliases_of: dict[str, list[str]] = {}
+        # resolve() by (target, source folder): the answer depends on nothing else
+        self._memo: dict[tuple[str, str], str | None] = {}
         paths = sorted({unicodedata.normalize("NFC", p) for p in [*note_paths, *other_paths]})
         for p in paths:
             key = fold(p)
@@ -83,8 +85,14 @@ class LinkResolver:
 
     def resolve(self, target: str, source_path: str) -> str | None:
         """Vault-relative path the target points to, or None when nothing matches."""
+        if not target.strip():
+            return source_path
+        key = (target, _folder(source_path))
+        if key in self._memo:
+            return self._memo[key]
         found = self.candidates(target, source_path, first_only=True)
-        return found[0] if found else None
+        hit = self._memo[key] = found[0] if found else None
+        return hit
 
     def candidates(self, target: str, source_path: str, *, first_only: bool = False) -> list[str]:
         """Every file the target could mean, best first (more than one: an ambiguous link)."""
