@@ -1,4 +1,4 @@
-"""The wire schema (``server/schemas.py``) is the one description of the documents: every golden
+"""The wire schema (``server/schemas/``) is the one description of the documents: every golden
 document validates against it, sends no field it does not declare, and the agent tools, the
 OpenAPI document, docs/api.md and the plugin's contract copy all come from it."""
 

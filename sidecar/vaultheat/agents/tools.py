@@ -3,7 +3,7 @@
 Each tool has a name, a description written for an agent (when to use it, what the numbers
 mean), a JSON Schema for its input (``additionalProperties: false``: a misspelt option is an
 error, not silently ignored) and one for its output (the ``vaultheat.*.v1`` document it
-returns: for search, related, explain and missing the wire schema of ``server/schemas.py``,
+returns: for search, related, explain and missing the wire schema of ``server/schemas/``,
 the one the OpenAPI document lists, inlined; the agent-only documents' are written here.
 Objects allow additional properties, so a field added later never breaks a client that
 validates).
