@@ -228,6 +228,6 @@ def test_status_and_shared_documents_are_built_in_one_place() -> None:
         for p in package.rglob("*.py")
         if any(f'"vaultheat.{n}.v1"' in p.read_text(encoding="utf-8") for n in names)
     )
-    assert builders == ["agents/tools.py", "documents.py", "server/schemas.py"]
+    assert builders == ["agents/tools.py", "documents.py", "server/schemas/status.py"]
     tools = (package / "agents" / "tools.py").read_text(encoding="utf-8")
     assert '"schema": "vaultheat.' not in tools

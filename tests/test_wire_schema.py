@@ -1,4 +1,4 @@
-"""The wire schema (``server/schemas.py``) is the one description of the documents: every golden
+"""The wire schema (``server/schemas/``) is the one description of the documents: every golden
 document validates against it, sends no field it does not declare, and the agent tools, the
 OpenAPI document, docs/api.md and the plugin's contract copy all come from it."""
 
@@ -104,6 +104,28 @@ def test_agent_tools_return_the_wire_documents(tool: str) -> None:
            "explain": "vaultheat.explain.v1", "missing": "vaultheat.missing.v1"}[tool]  # fmt: skip
     assert BY_NAME[tool].output_schema == schemas.document_schema(tag)
     Draft202012Validator.check_schema(BY_NAME[tool].output_schema)
+
+
+# values a field may be sent: every one a tool takes, the API must take as well
+SAMPLES: list[Any] = [None, True, -1, 0, 1, 5, 100, 101, 2.5, "", "x", "x" * 5000,
+                      {}, {"status": "done"}, {"n": [1]}, ["x"]]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("tool", "request_name"),
+    [("search", "SearchRequest"), ("related", "RelatedRequest"), ("missing", "MissingRequest")],
+)
+def test_agent_tools_take_no_value_the_api_refuses(tool: str, request_name: str) -> None:
+    """A field a tool shares with the API comes from ``schemas/requests.py``: the tool may add
+    bounds (no null, a length limit), never accept what the API's request schema refuses."""
+    api = schemas.component_schemas()[request_name]["properties"]
+    shared = set(BY_NAME[tool].input_schema["properties"]) & set(api)
+    assert {"top"} <= shared
+    for name in sorted(shared):
+        own = Draft202012Validator(BY_NAME[tool].input_schema["properties"][name])
+        theirs = Draft202012Validator(api[name])
+        taken = [v for v in SAMPLES if own.is_valid(v) and not theirs.is_valid(v)]
+        assert taken == [], name
 
 
 def test_openapi_lists_the_wire_schemas() -> None:

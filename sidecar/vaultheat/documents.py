@@ -14,7 +14,7 @@ Documents one shell alone sends stay beside it: ``init`` / ``index`` / ``config`
 The CLI (``--json``), the HTTP API and the agent tools all send what these functions return,
 so the three cannot drift apart. This module owns the wire format: key order (clients and the
 golden test read it), scores rounded to 6 decimals, tuples as lists. The schema of each
-document is ``server/schemas.py`` (the OpenAPI components, the agent tools' output schemas and
+document is ``server/schemas/`` (the OpenAPI components, the agent tools' output schemas and
 docs/api.md's field tables come from it); ``tests/test_wire_schema.py`` checks that these
 documents send no field it does not declare.
 """

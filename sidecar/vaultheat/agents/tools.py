@@ -2,11 +2,12 @@
 
 Each tool has a name, a description written for an agent (when to use it, what the numbers
 mean), a JSON Schema for its input (``additionalProperties: false``: a misspelt option is an
-error, not silently ignored) and one for its output (the ``vaultheat.*.v1`` document it
-returns: for search, related, explain and missing the wire schema of ``server/schemas.py``,
-the one the OpenAPI document lists, inlined; the agent-only documents' are written here.
-Objects allow additional properties, so a field added later never breaks a client that
-validates).
+error, not silently ignored; the fields the API takes too, such as query, top, text and cursor,
+come from ``server/schemas/requests.py``, the one definition the API's request schemas use)
+and one for its output (the ``vaultheat.*.v1`` document it returns: for search, related,
+explain and missing the wire schema of ``server/schemas/``, the one the OpenAPI document
+lists, inlined; the agent-only documents' are written here. Objects allow additional
+properties, so a field added later never breaks a client that validates).
 
 ``call_tool`` is the single entry point of both shells: it validates, runs the handler and
 turns every failure into an error document with a stable code. Nothing a client sends can
@@ -35,9 +36,20 @@ from vaultheat.agents.notes import (
     render_open,
 )
 from vaultheat.agents.research import research
-from vaultheat.core.requests import MAX_QUERY_CHARS, MAX_TEXT_CHARS, MAX_TOP
+from vaultheat.core.requests import MAX_TOP
 from vaultheat.documents import error_document
 from vaultheat.server.schemas import RELEVANCE_LABELS, SERVER_STATUS, document_schema
+from vaultheat.server.schemas.requests import (
+    CURSOR,
+    FOLDER,
+    HELP,
+    NOTE_PATH,
+    PROPERTY,
+    QUERY,
+    TAG,
+    TEXT,
+    TOP,
+)
 
 log = logging.getLogger("vaultheat.agents")
 
@@ -97,14 +109,19 @@ INT = {"type": "integer"}
 NUM = {"type": "number"}
 BOOL = {"type": "boolean"}
 NULL_INT = {"type": ["integer", "null"]}
-PATH = {"type": "string", "minLength": 1, "maxLength": 4096,
+# the request fields the API takes too come from server/schemas/requests.py (QUERY, TOP, TEXT,
+# CURSOR, ...); a tool adds only what is its own: bounds an agent should not pass, a default,
+# a description written for an agent
+PATH = {**NOTE_PATH, "minLength": 1, "maxLength": 4096,
         "description": "vault-relative path of a note, e.g. 'Projects/Ideas.md'"}  # fmt: skip
-TOP = {"type": "integer", "minimum": 1, "maximum": MAX_TOP, "default": 10}
 LABEL = {"enum": RELEVANCE_LABELS}
 FILTERS = {
-    "folder": {"type": "string", "maxLength": 4096, "description": "only notes under this folder"},
-    "tag": {"type": "string", "maxLength": 256, "description": "only notes with this tag"},
+    "folder": {**FOLDER, "maxLength": 4096, "description": HELP["folder"]},
+    "tag": {**TAG, "maxLength": 256, "description": HELP["tag"]},
 }
+PROPERTIES = {**PROPERTY, "maxProperties": 32,
+              "additionalProperties": {"type": ["string", "number", "boolean"]},
+              "description": HELP["property"]}  # fmt: skip
 RELEVANCE_HELP = (
     " Each result has `relevance` (0-1, comparable across queries) and `relevance_label`: "
     "'strong' = clearly about it, 'good' = relevant, 'weak' = probably no good match (say so "
@@ -200,8 +217,12 @@ def _status(auto: AutoBackend, a: dict[str, Any], _: ProgressCb | None) -> dict[
 
 def _refresh(auto: AutoBackend, a: dict[str, Any], progress: ProgressCb | None) -> dict[str, Any]:
     doc: dict[str, Any] = auto.run(
-        lambda b: b.refresh(full=a.get("full", False), wait=a.get("wait", True),
-                            timeout_s=a.get("timeout_s", 120), progress=progress)
+        lambda b: b.refresh(
+            full=a.get("full", False),
+            wait=a.get("wait", True),
+            timeout_s=a.get("timeout_s", 120),
+            progress=progress,
+        )
     )
     return doc
 
@@ -218,12 +239,8 @@ TOOLS: tuple[Tool, ...] = (
         "a first index is still computing meaning for part of the vault) and the results that "
         "contain the query's words come first (relevance still measures meaning, so they can "
         "read 'weak' and still be the note the user means).",
-        _obj({"query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS},
-              "top": TOP, "files_only": {**BOOL, "default": False}, **FILTERS,
-              "property": {"type": "object", "maxProperties": 32,
-                           "additionalProperties": {"type": ["string", "number", "boolean"]},
-                           "description": "frontmatter properties that must match"}},
-             ("query",)),
+        _obj({"query": QUERY, "top": TOP, "files_only": {**BOOL, "default": False}, **FILTERS,
+              "property": PROPERTIES}, ("query",)),
         document_schema("vaultheat.search.v1"),
         _search,
     ),
@@ -236,8 +253,7 @@ TOOLS: tuple[Tool, ...] = (
         "as `text` (and `cursor`, a byte offset, to focus on the passage around it). "
         "`unlinked_only` keeps only notes the note does not link to yet (link suggestions). "
         "`link_status` says whether they already link each other." + RELEVANCE_HELP,
-        _obj({"path": PATH, "text": {"type": "string", "maxLength": MAX_TEXT_CHARS},
-              "cursor": {"type": "integer", "minimum": 0}, "top": TOP,
+        _obj({"path": PATH, "text": TEXT, "cursor": CURSOR, "top": TOP,
               "unlinked_only": {**BOOL, "default": False}}, ("path",)),
         document_schema("vaultheat.related.v1"),
         _related,
@@ -247,10 +263,8 @@ TOOLS: tuple[Tool, ...] = (
         "Explain one result: the seed that found it, each graph hop with its edge type and "
         "weights, and the score parts. Give a search `query` with the result's `chunk_id` (or "
         "`rank`, default 1), or a related `path` with the result's `target` note (or `rank`).",
-        _obj({"query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS},
-              "chunk_id": INT, "path": PATH, "target": PATH,
-              "text": {"type": "string", "maxLength": MAX_TEXT_CHARS},
-              "cursor": {"type": "integer", "minimum": 0},
+        _obj({"query": QUERY, "chunk_id": INT, "path": PATH, "target": PATH,
+              "text": TEXT, "cursor": CURSOR,
               "rank": {"type": "integer", "minimum": 1, "maximum": MAX_TOP},
               **FILTERS}),
         document_schema("vaultheat.explain.v1"),
@@ -263,9 +277,8 @@ TOOLS: tuple[Tool, ...] = (
         "neither in the vector nor the lexical top N, filtered, not indexed, and `would_rank` "
         "where its score would put it), its best chunk with the score parts, and `to_beat`, "
         "the result at rank `top` it would have to beat.",
-        _obj({"query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS},
-              "path": PATH, "top": TOP, "files_only": {**BOOL, "default": False}, **FILTERS},
-             ("query", "path")),
+        _obj({"query": QUERY, "path": PATH, "top": TOP, "files_only": {**BOOL, "default": False},
+              **FILTERS}, ("query", "path")),
         document_schema("vaultheat.missing.v1"),
         _missing,
     ),
@@ -318,8 +331,7 @@ TOOLS: tuple[Tool, ...] = (
         "the best result is weak, one expansion through the notes related to it. Reports each "
         "step and why it stopped; never more than two steps. Use `search` when you already "
         "know what to look for." + RELEVANCE_HELP,
-        _obj({"query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS},
-              "top": {"type": "integer", "minimum": 1, "maximum": 30, "default": 8},
+        _obj({"query": QUERY, "top": {"type": "integer", "minimum": 1, "maximum": 30, "default": 8},
               **FILTERS}, ("query",)),
         _doc("vaultheat.research.v1", {"query": STR, "stopped": STR,
              "steps": {"type": "array", "items": _obj({"step": {"enum": ["search", "expand"]}},
@@ -383,9 +395,7 @@ def validate_args(name: str, args: Any) -> tuple[Tool, dict[str, Any]]:
     """The tool and its checked arguments; an ``InputError`` says what is wrong."""
     tool = BY_NAME.get(name) if isinstance(name, str) else None
     if tool is None:
-        raise UnknownToolError(
-            f"unknown tool {str(name)[:80]!r}", known=[t.name for t in TOOLS]
-        )
+        raise UnknownToolError(f"unknown tool {str(name)[:80]!r}", known=[t.name for t in TOOLS])
     if args is None:
         args = {}
     if not isinstance(args, dict):

@@ -1,5 +1,5 @@
 """docs/api.md's field tables and the plugin's copy of the wire schema, generated from
-``schemas.py`` so neither can say something the server does not send.
+``schemas/`` so neither can say something the server does not send.
 
     python -m vaultheat.server.wire_docs          # rewrite both
     python -m vaultheat.server.wire_docs --check  # exit 1 when either is stale
