@@ -23,7 +23,6 @@ KEY_HELP: dict[str, str] = {
     "chunking.min_chars": "fragments shorter than this merge into a neighbour",
     "chunking.overlap_chars": "overlap between neighbouring chunks (byte ranges)",
     "chunking.header_aliases_tags": "put aliases and tags in the embedded chunk header",
-    "chunking.reader_text": "embed what Obsidian shows: no comments, badge or image-only lines",
     "embeddings.provider": "local (a model on this machine) | openai (any compatible server)",
     "embeddings.model": "package name, sentence-transformers id or local path of the model",
     "embeddings.backend": "auto (ONNX int8 on CPU, torch on GPU) | onnx | torch",

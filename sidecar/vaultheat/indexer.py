@@ -144,8 +144,6 @@ def stored_settings(settings: Settings, embedder: Embedder) -> dict[str, Any]:
             c.min_chars,
             c.overlap_chars,
             c.header_aliases_tags,
-            # only when on: an index built before the setting existed stays valid
-            *([c.reader_text] if c.reader_text else []),
         ],
     }
 

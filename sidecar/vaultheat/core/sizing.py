@@ -8,7 +8,6 @@ from collections.abc import Callable
 from vaultheat.config import Settings
 from vaultheat.core.chunking import chunk_note
 from vaultheat.core.models import ChunkDraft, ParsedNote
-from vaultheat.core.reader import has_prose, reader_text
 from vaultheat.providers.base import Embedder
 
 
@@ -25,7 +24,7 @@ def chunk_for(note: ParsedNote, settings: Settings, embedder: Embedder) -> list[
     """A note's chunks, sized for this embedder (the one rule the indexer and live text share)."""
     c = settings.chunking
     header_note = note if c.header_aliases_tags else dataclasses.replace(note, aliases=[], tags=[])
-    drafts = chunk_note(
+    return chunk_note(
         header_note,
         max_tokens=c.max_tokens or embedder.max_tokens,
         count_tokens=document_token_counter(embedder),
@@ -33,23 +32,3 @@ def chunk_for(note: ParsedNote, settings: Settings, embedder: Embedder) -> list[
         min_chars=c.min_chars,
         overlap_chars=c.overlap_chars,
     )
-    return for_readers(drafts) if c.reader_text else drafts
-
-
-def for_readers(drafts: list[ChunkDraft]) -> list[ChunkDraft]:
-    """The model reads what Obsidian shows (``core/reader.py``); a chunk with no prose left is
-    not a chunk for vectors, except the first when nothing is left at all (the note stays
-    findable by its title). Byte ranges and texts are unchanged: only ``embed_input`` differs;
-    reading it less can only shorten it, so the token budget still holds."""
-    out: list[ChunkDraft] = []
-    for d in drafts:
-        header = d.embed_input[: len(d.embed_input) - len(d.text)] if d.text else d.embed_input
-        body = reader_text(d.embed_input[len(header) :])
-        if not has_prose(body):
-            continue
-        out.append(dataclasses.replace(d, ordinal=len(out), embed_input=header + body))
-    if not out and drafts:
-        d = drafts[0]
-        header = d.embed_input[: len(d.embed_input) - len(d.text)] if d.text else d.embed_input
-        out.append(dataclasses.replace(d, embed_input=header.rstrip()))
-    return out
