@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"junk {s['junk_share']:.3f}; chunk mode: {d['chunk_mode']}"
                 )
                 for rel in ("vs_bm25", "vs_base"):
-                    print(f"   {rel}: " + "; ".join(f"{k} {em.fmt(v)}" for k, v in d[rel].items()
+                    print(f"   {rel}: " + "; ".join(f"{k} {em.fmt(v, k)}" for k, v in d[rel].items()
                                                     if k in ("ndcg_at_5", "mrr", "hit_at_1",
                                                              "junk_share")))  # fmt: skip
                 for cat in ("keyword", "conceptual", "question", "cross-note"):
@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
                 doc["curated"][name] = {"scores": m, "vs_base": vs}
                 print(f"{name} (curated n={len(sitems)}): nDCG@10 {m['ndcg_at_10']:.3f} MRR "
                       f"{m['mrr']:.3f} Hit@1 {m['hit_at_1']:.3f}; vs {base}: "
-                      + "; ".join(f"{k} {em.fmt(v)}" for k, v in vs.items()))  # fmt: skip
+                      + "; ".join(f"{k} {em.fmt(v, k)}" for k, v in vs.items()))  # fmt: skip
         if a.names:
             et = _load("exact_titles")
             names = et.unique_names(a.vault)
