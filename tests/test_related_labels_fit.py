@@ -84,3 +84,28 @@ def _writer(engine: Engine) -> Any:
             store.close()
 
     return cm()
+
+
+def test_status_says_where_the_labels_come_from(
+    fake_engine: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vaultheat.commands import labels_line
+    from vaultheat.documents import status_document
+
+    fit = stored_fit(fake_engine)
+    assert fit is not None
+    st = fake_engine.status()
+    assert st.labels is not None and st.labels.source == "vault"
+    assert (st.labels.sampled, st.labels.linked) == (fit.sampled, fit.linked)
+    doc = status_document(st)
+    assert labels_line(doc["labels"]).startswith("related labels: fitted on this vault's links")
+    off = fake_engine.with_settings(fake_engine.settings.with_value("related.fit_labels", False))
+    assert off.status().labels is None
+    # a vault that links too little: the fit is recorded, the model's curve applies
+    monkeypatch.setattr(calibration, "MIN_LINKED", 10**6)
+    with _writer(fake_engine) as store:
+        store.set_manifest(**{LABELS_KEY: {**fit.to_doc(), "model": "another model"}})
+    fake_engine.index()
+    st = fake_engine.status()
+    assert st.labels is not None and st.labels.source == "model"
+    assert "the model's curve" in labels_line(status_document(st)["labels"])

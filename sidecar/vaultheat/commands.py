@@ -227,6 +227,16 @@ def pages_line(pages: dict[str, int]) -> str:
     return "pages: " + ", ".join(plural(pages[k], *words.get(k, (k, k))) for k in order)
 
 
+def labels_line(fit: dict[str, Any]) -> str:
+    """``related labels: fitted on this vault's links (534 of 1,500 results linked, 150
+    notes)`` or the model's curve when the vault links too little."""
+    notes = plural(fit["sampled"], "note")
+    seen = f"{fit['linked']:,} of {fit['points']:,} results linked, {notes}"
+    if fit["source"] == "vault":
+        return f"related labels: fitted on this vault's links ({seen})"
+    return f"related labels: the model's curve (too few links to fit: {seen})"
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     engine = _engine(args)
     doc = status_document(engine.status())
@@ -242,6 +252,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             f"chunks: {doc['chunks']:,}   tags: {doc['tags']:,}",
             kinds_line(doc["kinds"]),
             *([pages_line(doc["pages"])] if doc.get("pages") else []),
+            *([labels_line(doc["labels"])] if doc.get("labels") else []),
             f"links: {links['resolved']:,} resolved, {links['unresolved']:,} unresolved{share}",
             "edges: " + ", ".join(f"{n:,} {kind}" for kind, n in doc["edges"].items()),
             f"model: {model['name']} ({model['provider']}, {model['backend']})",

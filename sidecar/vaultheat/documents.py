@@ -379,6 +379,10 @@ def status_document(st: Status, server: Doc | None = None) -> Doc:
     doc["kinds"] = {k: {"indexed": c.indexed, "skipped": c.skipped} for k, c in st.kinds.items()}
     if st.pages:
         doc["pages"] = dict(st.pages)
+    if st.labels is not None:
+        f = st.labels
+        doc["labels"] = {"source": f.source, "sampled": f.sampled, "points": f.points,
+                         "linked": f.linked}  # fmt: skip
     doc["phases"] = phases_doc(st.phases)
     if server is not None:
         doc.update(server)

@@ -15,8 +15,10 @@ from typing import Any, Protocol
 
 from vaultheat import __version__
 from vaultheat.config import Settings, canonical_model
+from vaultheat.core.calibration import LABELS_KEY, VaultCurve
 from vaultheat.core.freshness import IndexFreshness, Pending
 from vaultheat.core.status import (
+    LabelFit,
     ModelInfo,
     NoteStatus,
     Skipped,
@@ -147,7 +149,18 @@ def status(engine: Engine) -> Status:
         phases=phases,
         kinds=count_kinds(counts["kinds"], listed),
         pages={(k or "unclassified"): n for k, n in sorted(pages.items())},
+        labels=label_fit(engine.settings, manifest.get(LABELS_KEY), stored_fp),
     )
+
+
+def label_fit(settings: Settings, doc: Any, fingerprint: Any) -> LabelFit | None:
+    """The related labels' fit as status reports it; None when there is none for this model or
+    the setting is off (the model's curve applies then too, as ``Engine.related`` reads it)."""
+    fit = VaultCurve.from_doc(doc)
+    if not settings.related.fit_labels or fit is None or fit.model != fingerprint:
+        return None
+    source = "vault" if fit.curve is not None else "model"
+    return LabelFit(source, fit.sampled, fit.points, fit.linked)
 
 
 def _status(engine: Engine, model: ModelInfo, fresh: IndexFreshness, **counts: Any) -> Status:

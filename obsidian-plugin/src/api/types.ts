@@ -114,6 +114,8 @@ export interface StatusDoc {
 	kinds?: Record<"markdown" | "pdf" | "canvas", { indexed: number; skipped: number }>;
 	/** Notes by what they are (note, digest, list; "unclassified" until an older index's next run). */
 	pages?: Record<string, number>;
+	/** Where related notes' labels come from: fitted on this vault's links ("vault") or the model's curve ("model": too few links); absent before the first fit. */
+	labels?: { source: "vault" | "model"; sampled: number; points: number; linked: number };
 }
 
 /** "done", "running", "interrupted" (a run stopped in it) or "pending". */

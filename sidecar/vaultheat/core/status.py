@@ -136,11 +136,24 @@ class Status:
     # what the notes are (core/pagekind.py): notes proper, digests, list pages; not classified
     # yet ("unclassified": an index from before page kinds, until its next run)
     pages: Mapping[str, int] = field(default_factory=dict)
+    labels: LabelFit | None = None  # None: not fitted (yet, or related.fit_labels off)
 
     @property
     def vectors(self) -> int:
         """Chunks with their vector: all of them once the meaning phase is done."""
         return self.phases.vectors if self.built else self.chunks
+
+
+@dataclass(frozen=True)
+class LabelFit:
+    """Where related notes' labels come from (core/calibration.py): ``vault`` when the index
+    fitted them on the vault's own links, ``model`` when it tried and found too few links; with
+    the sidebars read for the fit and how many of their results were linked."""
+
+    source: str  # "vault" | "model"
+    sampled: int
+    points: int
+    linked: int
 
 
 @dataclass(frozen=True)

@@ -114,6 +114,17 @@ def _status_optional() -> dict[str, Schema]:
             "unclassified until the next index run of an older index",
         ),
         "kinds": obj(kinds),
+        "labels": obj(
+            {
+                "source": {"type": "string", "enum": ["vault", "model"]},
+                "sampled": COUNT,
+                "points": COUNT,
+                "linked": COUNT,
+            },
+            description="where related notes' labels come from: fitted on this vault's links "
+            "(vault) or the model's curve because too few of the sampled sidebars' results "
+            "were linked (model); absent before the first fit or with related.fit_labels off",
+        ),
         "phases": _phases(),
         "queue": d(COUNT, "server only: changed notes and runs waiting to be indexed"),
         "excluded": COUNT,
