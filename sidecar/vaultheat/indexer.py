@@ -807,7 +807,8 @@ class Indexer:
         keeps its chunk id), tags and links, and the graph work they queue. Returns the chunks
         added with a cached vector (id, vector) and the chunk ids removed; chunks added without
         one await the meaning phase."""
-        added: list[tuple[int, np.ndarray]] = []
+        inserts: list[tuple[int, ChunkDraft, str, str]] = []
+        cached: list[tuple[int, np.ndarray]] = []  # (index in inserts, its cached vector)
         removed: list[int] = []
         with store.transaction():
             for w, note, chunks in drafts:
@@ -834,10 +835,10 @@ class Indexer:
                         store.update_chunk_position(cid, d)
                         report.chunks["reused"] += 1
                     else:
-                        cid = store.insert_chunk(note_id, d, h, header)
+                        inserts.append((note_id, d, h, header))
                         changed = True
                         if h in cache:
-                            added.append((cid, cache[h]))
+                            cached.append((len(inserts) - 1, cache[h]))
                             report.chunks["reused"] += 1
                 gone = [cid for ids in free.values() for cid in ids]
                 if gone:
@@ -855,6 +856,9 @@ class Indexer:
                     for r in store.links_to_paths([note.path]):
                         if r["note_id"] != note_id:
                             store.add_pending_links([r["note_id"]])
+            # new chunks last, all at once: nothing above reads them, and ids are given in order
+            ids = store.insert_chunks(inserts)
+            added = [(ids[i], vec) for i, vec in cached]
             store.add_pending_knn(cid for cid, _ in added)
             store.bump_generation()
         return added, removed

@@ -254,7 +254,7 @@ def test_disk_full_surfaces_and_the_next_run_converges(
     if where == "os.replace":
         monkeypatch.setattr(atomic.os, "replace", _enospc)
     else:
-        monkeypatch.setattr(Store, "insert_chunk", _full_after(Store.insert_chunk, 60))
+        monkeypatch.setattr(Store, "insert_chunks", _full_after(Store.insert_chunks, 3))
     engine = Engine.open(vault, embedder=FakeEmbedder())
     with pytest.raises((OSError, sqlite3.OperationalError, VaultheatError)) as info:
         engine.index()

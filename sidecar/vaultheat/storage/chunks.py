@@ -83,33 +83,49 @@ class ChunkTables(Tables):
             )
         ]
 
-    def insert_chunk(self, note_id: int, d: ChunkDraft, embed_hash: str, header: str) -> int:
-        cur = self.db.execute(
-            "INSERT INTO chunks(note_id, ordinal, byte_start, byte_end, line_start, line_end, "
-            "heading_path, text, embed_hash, page, page_end, card_id, page_starts) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                note_id,
-                d.ordinal,
-                d.byte_start,
-                d.byte_end,
-                d.line_start,
-                d.line_end,
-                clean_json(list(d.heading_path)),
-                clean(d.text),
-                embed_hash,
-                d.page,
-                d.page_end,
-                d.card_id,
-                _page_starts(d),
-            ),
+    def insert_chunks(self, rows: Sequence[tuple[int, ChunkDraft, str, str]]) -> list[int]:
+        """Insert chunks (note id, draft, embed hash, lexical header) with their FTS rows, in
+        two statements run many times; returns their ids in order. The ids are AUTOINCREMENT's
+        own: one past the largest id the table ever held (``sqlite_sequence``) or holds, given
+        here because the store's one writer (the WriterLock) writes inside a transaction."""
+        if not rows:
+            return []
+        seq = self.db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'chunks'").fetchone()
+        top = self.db.execute("SELECT max(id) FROM chunks").fetchone()[0]
+        first = max(seq[0] if seq else 0, top or 0) + 1
+        ids = list(range(first, first + len(rows)))
+        self.db.executemany(
+            "INSERT INTO chunks(id, note_id, ordinal, byte_start, byte_end, line_start, "
+            "line_end, heading_path, text, embed_hash, page, page_end, card_id, page_starts) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            [
+                (
+                    cid,
+                    note_id,
+                    d.ordinal,
+                    d.byte_start,
+                    d.byte_end,
+                    d.line_start,
+                    d.line_end,
+                    clean_json(list(d.heading_path)),
+                    clean(d.text),
+                    embed_hash,
+                    d.page,
+                    d.page_end,
+                    d.card_id,
+                    _page_starts(d),
+                )
+                for cid, (note_id, d, embed_hash, _) in zip(ids, rows, strict=True)
+            ],
         )
-        cid = int(cur.lastrowid or 0)
-        self.db.execute(
+        self.db.executemany(
             "INSERT INTO chunks_fts(rowid, header, body) VALUES (?, ?, ?)",
-            (cid, lexical_text(clean(header)), lexical_text(clean(d.text))),
+            [
+                (cid, lexical_text(clean(header)), lexical_text(clean(d.text)))
+                for cid, (_, d, _, header) in zip(ids, rows, strict=True)
+            ],
         )
-        return cid
+        return ids
 
     def update_chunk_position(self, chunk_id: int, d: ChunkDraft) -> None:
         self.db.execute(

@@ -213,7 +213,7 @@ READS = (
 NOT_READS = (
     "close", "replaced", "transaction", "clear", "requeue_graph", "integrity", "set_manifest",
     "bump_generation", "touch_note", "upsert_note", "delete_note", "replace_skipped",
-    "replace_attachments", "insert_chunk", "update_chunk_position", "delete_chunks",
+    "replace_attachments", "insert_chunks", "update_chunk_position", "delete_chunks",
     "put_vectors", "gc_embeddings", "replace_links", "replace_tags", "set_link_resolution",
     "replace_similar", "replace_link_edges", "add_pending_knn", "add_pending_links",
     "clear_pending_knn", "clear_pending_links", "set_page_kinds",
