@@ -17,6 +17,7 @@ import pytest
 
 from tests.conftest import open_fake_index, related_doc, search_doc
 from tests.pdf_fixtures import build_pdf, text_page, write
+from tests.storage.old_schema import old_cache_layout
 from vaultheat.core.requests import RelatedRequest, SearchRequest
 
 SHORT1 = ["Pruning roses in late winter keeps them tidy."]
@@ -104,6 +105,7 @@ def test_an_index_from_before_page_starts_answers_and_gains_them_on_the_next_run
     engine.close()
     con = sqlite3.connect(db_path)  # as an index written before m004
     con.execute("ALTER TABLE chunks DROP COLUMN page_starts")
+    old_cache_layout(con)  # and before m005
     con.execute("PRAGMA user_version = 3")
     con.close()
     reader = Store(db_path, readonly=True)  # a reader cannot migrate: it reads what is there

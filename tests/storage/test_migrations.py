@@ -3,7 +3,8 @@ its data; a failed migration leaves the old version; a newer index is refused.
 
 The upgrade is exercised with one more migration added for the test, run over a real index
 built by the indexer at the current schema, and with the real ``m002_locators`` over an index
-built at schema 1 (which readers keep answering from until a writer upgrades it).
+built at schema 1 (which readers keep answering from until a writer upgrades it), and with
+the real ``m005_compact_embeddings`` over an index whose embedding cache has m001's layout.
 """
 
 from __future__ import annotations
@@ -13,9 +14,12 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from tests.conftest import status_doc
+from tests.storage.old_schema import old_cache_layout
+from vaultheat.check import check_index
 from vaultheat.engine import Engine
 from vaultheat.errors import IndexCorruptError
 from vaultheat.providers.fake import FakeEmbedder
@@ -50,6 +54,22 @@ def dump(path: Path) -> dict[str, list[tuple[Any, ...]]]:
             out[table] = sorted(con.execute(f"SELECT {', '.join(keep)} FROM {table}").fetchall())
         out["chunks_fts"] = sorted(con.execute("SELECT rowid, header, body FROM chunks_fts"))
         return out
+    finally:
+        con.close()
+
+
+def cache_rows(path: Path) -> list[tuple[str, str, bytes]]:
+    """(fingerprint, input hash, vector bytes) of every cache entry, in either layout."""
+    con = sqlite3.connect(path)
+    try:
+        cols = {r[1] for r in con.execute("PRAGMA table_info(embeddings)")}
+        sql = (
+            "SELECT f.fingerprint, e.input_hash, e.vector FROM embeddings e "
+            "JOIN fingerprints f ON f.id = e.fp_id"
+            if "fp_id" in cols
+            else "SELECT fingerprint, input_hash, vector FROM embeddings"
+        )
+        return sorted(con.execute(sql))
     finally:
         con.close()
 
@@ -139,6 +159,7 @@ def test_a_schema_1_index_keeps_answering_and_is_upgraded_by_the_next_index_run(
     for col in ("page", "page_end", "card_id", "page_starts"):  # m002's and m004's columns
         con.execute(f"ALTER TABLE chunks DROP COLUMN {col}")
     con.execute("ALTER TABLE notes DROP COLUMN page_kind")  # m003's column
+    old_cache_layout(con)  # before m005
     con.execute("PRAGMA user_version = 1")
     con.close()
     assert version(db_path) == 1
@@ -163,6 +184,53 @@ def test_a_schema_1_index_keeps_answering_and_is_upgraded_by_the_next_index_run(
     assert version(db_path) == dbmod.SCHEMA_VERSION
     cols = {r[1] for r in sqlite3.connect(db_path).execute("PRAGMA table_info(chunks)")}
     assert {"page", "page_end", "card_id"} <= cols
+
+
+def test_m005_compacts_the_embedding_cache_in_place_bit_for_bit(old_index: Path) -> None:
+    fp = FakeEmbedder().fingerprint
+    con = sqlite3.connect(old_index)
+    old_cache_layout(con)
+    other = np.arange(4, dtype=np.float32) / 3  # another model's entry, kept by the migration
+    con.execute("INSERT INTO embeddings VALUES ('other-model', 'h', ?)", (other.tobytes(),))
+    con.execute("PRAGMA user_version = 4")
+    con.commit()
+    con.close()
+    before = cache_rows(old_index)
+    hashes = sorted({h for f, h, _ in before if f == fp})
+    assert len(hashes) > 10 and len(before) == len(hashes) + 1
+    reader = Store(old_index, readonly=True)  # answers from the old layout, migrating nothing
+    old_vectors = reader.cached_vectors(fp, hashes)
+    assert set(old_vectors) == set(hashes) and reader.unembedded_count(fp) == 0
+    assert version(old_index) == 4
+    store = Store(old_index)  # the writer converts the cache in place
+    store.close()
+    assert version(old_index) == dbmod.SCHEMA_VERSION
+    assert cache_rows(old_index) == before  # every vector bit for bit, under its fingerprint
+    con = sqlite3.connect(old_index)
+    try:
+        sql = con.execute("SELECT sql FROM sqlite_master WHERE name = 'embeddings'").fetchone()[0]
+        fingerprints = sorted(r[0] for r in con.execute("SELECT fingerprint FROM fingerprints"))
+        free_pages = con.execute("PRAGMA freelist_count").fetchone()[0]
+    finally:
+        con.close()
+    assert "WITHOUT ROWID" not in sql and fingerprints == sorted([fp, "other-model"])
+    assert free_pages == 0  # the old table's pages given back (VACUUM_AFTER)
+    try:  # the reader opened before the upgrade reads the new layout now
+        new_vectors = reader.cached_vectors(fp, hashes)
+        assert {h: v.tobytes() for h, v in new_vectors.items()} == {
+            h: v.tobytes() for h, v in old_vectors.items()
+        }
+        assert reader.cached_vectors("other-model", ["h"])["h"].tobytes() == other.tobytes()
+        assert reader.unembedded_count(fp) == 0
+    finally:
+        reader.close()
+    engine = Engine.open(old_index.parent.parent, embedder=FakeEmbedder())
+    try:  # and the index answers and indexes, embedding nothing again
+        report = engine.index(full=True)
+        assert report.chunks["embedded"] == 0 and report.chunks["reused"] > 0
+        assert check_index(engine)["ok"], check_index(engine)["problems"]
+    finally:
+        engine.close()
 
 
 def test_a_newer_index_is_refused(old_index: Path) -> None:

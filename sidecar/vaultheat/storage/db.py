@@ -7,12 +7,15 @@ older index upgrades it in place and a newer one is refused with a clear message
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 from vaultheat.errors import IndexCorruptError
+
+log = logging.getLogger("vaultheat.storage")
 
 
 def m001_initial() -> str:
@@ -122,16 +125,55 @@ def m004_page_starts() -> str:
         """
 
 
+def m005_compact_embeddings() -> str:
+    """The embedding cache as a rowid table keyed through a small fingerprint table.
+
+    In the ``WITHOUT ROWID`` table of m001 a row may keep only about a quarter of a page
+    (~1,000 bytes of a 4 KiB page) in its b-tree leaf, so every 1,536-byte vector (384 float32)
+    and its ~130-character fingerprint spilled into an overflow page of its own: ~4.5 KB a
+    vector. A rowid table keeps a whole row (~1,575 bytes) in its leaf, two to a page, and
+    the unique index on (fp_id, input_hash) finds it as fast. The vectors are copied as they
+    are, bit for bit. One transaction, as every migration: a crash leaves the old table. The
+    new table is written before the old one is dropped, so the file grows by the new table
+    and then holds the old one's pages free: ``VACUUM_AFTER`` gives them back."""
+    return """
+        CREATE TABLE fingerprints (
+            id INTEGER PRIMARY KEY,
+            fingerprint TEXT NOT NULL UNIQUE
+        );
+        INSERT INTO fingerprints(fingerprint)
+            SELECT DISTINCT fingerprint FROM embeddings ORDER BY fingerprint;
+        CREATE TABLE embeddings_compact (
+            fp_id INTEGER NOT NULL,
+            input_hash TEXT NOT NULL,
+            vector BLOB NOT NULL
+        );
+        INSERT INTO embeddings_compact(fp_id, input_hash, vector)
+            SELECT f.id, e.input_hash, e.vector
+            FROM embeddings e JOIN fingerprints f ON f.fingerprint = e.fingerprint
+            ORDER BY f.id, e.input_hash;
+        DROP TABLE embeddings;
+        ALTER TABLE embeddings_compact RENAME TO embeddings;
+        CREATE UNIQUE INDEX embeddings_key ON embeddings(fp_id, input_hash);
+        """
+
+
 MIGRATIONS: list[Callable[[], str]] = [
     m001_initial,
     m002_locators,
     m003_page_kind,
     m004_page_starts,
+    m005_compact_embeddings,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
+# Migrations that leave most of an existing file free: the writer rewrites it (VACUUM) once
+# after them, a step of its own. A crash or a full disk during the VACUUM leaves the migrated
+# index as it was, with its free pages, which later writes reuse.
+VACUUM_AFTER = frozenset({"m005_compact_embeddings"})
 # The oldest schema a read-only opener still answers from (it cannot migrate): a schema-1 index
 # has no chunk locators, which read as NULL (Markdown chunks have none), until a writer (the
-# next `vaultheat index`) upgrades it in place.
+# next `vaultheat index`) upgrades it in place; an index before schema 5 has its embedding cache
+# in m001's layout, which storage/embedcache.py reads too.
 READABLE_SCHEMA = 1
 
 
@@ -200,6 +242,16 @@ def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
                 if db.in_transaction:
                     db.execute("ROLLBACK")
                 raise
+        ran = {m.__name__ for m in MIGRATIONS[version:]}
+        if version and ran & VACUUM_AFTER:  # a new database has nothing to give back
+            try:
+                db.execute("VACUUM")
+            except sqlite3.OperationalError as exc:
+                log.warning("index upgraded; compacting %s failed (%s), left as it is", path, exc)
+            else:  # the rewrite went through the WAL: move it home now unless a reader is busy
+                db.execute("PRAGMA busy_timeout = 0")
+                db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                db.execute("PRAGMA busy_timeout = 30000")
     return db
 
 

@@ -3,6 +3,11 @@ awaiting their vector.
 
 An unchanged embedding input is never embedded twice, even after a note moves or a paragraph
 travels to another note; the hnswlib file is rebuilt or reconciled from here (vectorsync.py).
+
+The cache is a rowid table, whose leaf pages hold a whole 1,536-byte vector, with each model's
+fingerprint stored once in ``fingerprints`` (db.py ``m005_compact_embeddings``). A reader of an
+older index, which cannot migrate it, reads the ``WITHOUT ROWID`` table keyed by the
+fingerprint text until a writer has converted it (``_of_model``).
 """
 
 from __future__ import annotations
@@ -13,16 +18,40 @@ import numpy as np
 
 from vaultheat.storage.tables import Tables, batches
 
+# the rows of one model, in the cache ``e``; one ``?``, the fingerprint
+_OF_MODEL = "e.fp_id = (SELECT id FROM fingerprints WHERE fingerprint = ?)"
+_OF_MODEL_V4 = "e.fingerprint = ?"  # schemas 1-4: the fingerprint on every row
+
 
 class EmbeddingTables(Tables):
+    _compact_cache = False  # set once the cache is seen in m005's layout
+
+    def _of_model(self) -> str:
+        """The condition on the cache rows of one model: a reader of an older index looks
+        again until a writer (the next index run) has converted the cache under it."""
+        if not self._compact_cache:
+            self._compact_cache = self._has_column("embeddings", "fp_id")
+        return _OF_MODEL if self._compact_cache else _OF_MODEL_V4
+
+    def _fingerprint_id(self, fingerprint: str) -> int:
+        """The id of ``fingerprint`` in the fingerprint table, added when new (writers only)."""
+        self.db.execute(
+            "INSERT INTO fingerprints(fingerprint) VALUES (?) ON CONFLICT DO NOTHING",
+            (fingerprint,),
+        )
+        row = self.db.execute(
+            "SELECT id FROM fingerprints WHERE fingerprint = ?", (fingerprint,)
+        ).fetchone()
+        return int(row[0])
+
     # -- embeddings cache ---------------------------------------------------------------------
     def cached_vectors(self, fingerprint: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
         for part in batches(list(dict.fromkeys(hashes)), 500):
             marks = ",".join("?" * len(part))
             for r in self.db.execute(
-                f"SELECT input_hash, vector FROM embeddings WHERE fingerprint = ? "
-                f"AND input_hash IN ({marks})",
+                f"SELECT e.input_hash, e.vector FROM embeddings e WHERE {self._of_model()} "
+                f"AND e.input_hash IN ({marks})",
                 (fingerprint, *part),
             ):
                 out[r[0]] = np.frombuffer(r[1], dtype=np.float32)
@@ -33,21 +62,24 @@ class EmbeddingTables(Tables):
         return {
             r[0]: np.frombuffer(r[1], dtype=np.float32)
             for r in self.db.execute(
-                "SELECT input_hash, vector FROM embeddings WHERE fingerprint = ?", (fingerprint,)
+                f"SELECT e.input_hash, e.vector FROM embeddings e WHERE {self._of_model()}",
+                (fingerprint,),
             ).fetchall()
         }
 
     # -- chunks awaiting their vector (the meaning phase) -----------------------------------
     # A chunk "awaits its vector" when the embedding cache holds none for its input: derived
     # from the two tables, never a separate list that could drift from them.
-    _UNEMBEDDED = (
-        "NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.fingerprint = ? "
-        "AND e.input_hash = c.embed_hash)"
-    )
+    def _unembedded(self) -> str:
+        """The condition on a chunk ``c`` awaiting its vector; one ``?``, the fingerprint."""
+        return (
+            f"NOT EXISTS (SELECT 1 FROM embeddings e WHERE {self._of_model()} "
+            "AND e.input_hash = c.embed_hash)"
+        )
 
     def unembedded_count(self, fingerprint: str) -> int:
         """Chunks whose vector the cache does not hold yet."""
-        sql = f"SELECT count(*) FROM chunks c WHERE {self._UNEMBEDDED}"
+        sql = f"SELECT count(*) FROM chunks c WHERE {self._unembedded()}"
         return int(self.db.execute(sql, (fingerprint,)).fetchone()[0])
 
     def unembedded_notes(
@@ -58,7 +90,7 @@ class EmbeddingTables(Tables):
         meaning phase embeds them in."""
         sql = (
             "SELECT n.id, n.path, n.content_hash, n.mtime_ns, count(*) FROM chunks c "
-            f"JOIN notes n ON n.id = c.note_id WHERE {self._UNEMBEDDED}"
+            f"JOIN notes n ON n.id = c.note_id WHERE {self._unembedded()}"
         )
         if note_ids is None:
             rows = self.db.execute(sql + " GROUP BY n.id", (fingerprint,)).fetchall()
@@ -79,7 +111,7 @@ class EmbeddingTables(Tables):
             marks = ",".join("?" * len(part))
             for nid, h in self.db.execute(
                 f"SELECT c.note_id, c.embed_hash FROM chunks c WHERE c.note_id IN ({marks}) "
-                f"AND {self._UNEMBEDDED}",
+                f"AND {self._unembedded()}",
                 (*part, fingerprint),
             ):
                 out.setdefault(nid, set()).add(h)
@@ -101,15 +133,19 @@ class EmbeddingTables(Tables):
     def embedded_chunk_keys(self, fingerprint: str) -> list[tuple[int, str]]:
         """(chunk id, input hash) of the chunks whose vector the cache holds."""
         rows = self.db.execute(
-            f"SELECT c.id, c.embed_hash FROM chunks c WHERE NOT {self._UNEMBEDDED}",
+            f"SELECT c.id, c.embed_hash FROM chunks c WHERE NOT {self._unembedded()}",
             (fingerprint,),
         )
         return [(r[0], r[1]) for r in rows.fetchall()]
 
     def put_vectors(self, fingerprint: str, items: dict[str, np.ndarray]) -> None:
+        if not items:
+            return
+        fp_id = self._fingerprint_id(fingerprint)
         self.db.executemany(
-            "INSERT OR REPLACE INTO embeddings(fingerprint, input_hash, vector) VALUES (?,?,?)",
-            [(fingerprint, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items.items()],
+            "INSERT INTO embeddings(fp_id, input_hash, vector) VALUES (?,?,?) "
+            "ON CONFLICT(fp_id, input_hash) DO UPDATE SET vector = excluded.vector",
+            [(fp_id, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items.items()],
         )
 
     def gc_embeddings(self, fingerprint: str) -> int:
@@ -122,8 +158,25 @@ class EmbeddingTables(Tables):
         if dead <= max(1000, live // 2):
             return 0
         cur = self.db.execute(
-            "DELETE FROM embeddings WHERE fingerprint != ? OR NOT EXISTS "
+            "DELETE FROM embeddings WHERE fp_id IS NOT "
+            "(SELECT id FROM fingerprints WHERE fingerprint = ?) OR NOT EXISTS "
             "(SELECT 1 FROM chunks c WHERE c.embed_hash = embeddings.input_hash)",
             (fingerprint,),
         )
+        self._drop_unused_fingerprints()
         return cur.rowcount
+
+    def _keep_only_model(self, fingerprint: str) -> None:
+        """Drop the cache of every other model (a rebuild with another model)."""
+        self.db.execute(
+            "DELETE FROM embeddings WHERE fp_id IS NOT "
+            "(SELECT id FROM fingerprints WHERE fingerprint = ?)",
+            (fingerprint,),
+        )
+        self._drop_unused_fingerprints()
+
+    def _drop_unused_fingerprints(self) -> None:
+        self.db.execute(
+            "DELETE FROM fingerprints WHERE NOT EXISTS "
+            "(SELECT 1 FROM embeddings e WHERE e.fp_id = fingerprints.id)"
+        )

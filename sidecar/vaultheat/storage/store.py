@@ -89,7 +89,7 @@ class Store(NoteTables, ChunkTables, EmbeddingTables, LinkTables):
                 "skipped", "attachments", "chunks_fts",
             ):  # fmt: skip
                 db.execute(f"DELETE FROM {table}")
-            db.execute("DELETE FROM embeddings WHERE fingerprint != ?", (keep_fingerprint,))
+            self._keep_only_model(keep_fingerprint)
             db.execute("DELETE FROM manifest WHERE key != 'generation'")
             return self.bump_generation()
 
