@@ -191,8 +191,7 @@ class RelatedSettings:
     vote_chance: float = 0.5  # take away the vote random neighbours would give (0 off, 1 all)
     # why: docs/settings.md#relatedvote_linked_hub_degree (a linked hub does not come first)
     vote_linked_hub_degree: int = 4  # damp votes for hubs the note links to already; 0 = off
-    # relevance labels fitted on the vault's own links at index time (core/calibration.py):
-    # "strong" then means the same share of linked notes on every vault; off: the model's curve
+    # why: docs/settings.md#relatedfit_labels ("strong" means the same on every vault)
     fit_labels: bool = True  # fit the related notes' labels on this vault's links
     # why: docs/settings.md#relatedlink_heat (ppr beat votes alone; core/linkheat.py)
     link_heat: str = "ppr"  # off | ppr | ra: spread from the note's links over the link graph
