@@ -98,7 +98,8 @@ def test_status_says_where_the_labels_come_from(
     assert st.labels is not None and st.labels.source == "vault"
     assert (st.labels.sampled, st.labels.linked) == (fit.sampled, fit.linked)
     doc = status_document(st)
-    assert labels_line(doc["labels"]).startswith("related labels: fitted on this vault's links")
+    line = labels_line(doc["labels"])
+    assert line.startswith("related labels: fitted on the links of this vault")
     off = fake_engine.with_settings(fake_engine.settings.with_value("related.fit_labels", False))
     assert off.status().labels is None
     # a vault that links too little: the fit is recorded, the model's curve applies
@@ -108,4 +109,4 @@ def test_status_says_where_the_labels_come_from(
     fake_engine.index()
     st = fake_engine.status()
     assert st.labels is not None and st.labels.source == "model"
-    assert "the model's curve" in labels_line(status_document(st)["labels"])
+    assert "the model curve" in labels_line(status_document(st)["labels"])

@@ -228,13 +228,14 @@ def pages_line(pages: dict[str, int]) -> str:
 
 
 def labels_line(fit: dict[str, Any]) -> str:
-    """``related labels: fitted on this vault's links (534 of 1,500 results linked, 150
-    notes)`` or the model's curve when the vault links too little."""
+    """``related labels: fitted on the links of this vault (534 of 1,500 results linked, 150
+    notes)`` or the model curve when the vault links too little (no quotes: status text
+    never looks like a Python dict)."""
     notes = plural(fit["sampled"], "note")
     seen = f"{fit['linked']:,} of {fit['points']:,} results linked, {notes}"
     if fit["source"] == "vault":
-        return f"related labels: fitted on this vault's links ({seen})"
-    return f"related labels: the model's curve (too few links to fit: {seen})"
+        return f"related labels: fitted on the links of this vault ({seen})"
+    return f"related labels: the model curve (too few links to fit: {seen})"
 
 
 def cmd_status(args: argparse.Namespace) -> int:
