@@ -572,7 +572,6 @@ class Indexer:
             LABELS_KEY,
             VaultCurve,
             fit_vault_curve,
-            pair_count,
         )
         from vaultheat.core.relevance import curve_for
         from vaultheat.modelset import ModelSet
@@ -581,9 +580,9 @@ class Indexer:
         fp = self.embedder.fingerprint
         if "dimension" not in store.manifest() or store.unembedded_count(fp):
             return
-        notes, pairs = store.note_count(), pair_count(store.note_link_pairs())
+        notes, links = store.note_count(), store.resolved_link_count()
         old = VaultCurve.from_doc(json.loads(store.manifest_raw(LABELS_KEY) or "null"))
-        if old is not None and not old.stale(fp, notes, pairs):
+        if old is not None and not old.stale(fp, notes, links):
             return
         e = self.settings.embeddings
         source = ViewSource(self.paths, fp)
@@ -592,7 +591,7 @@ class Indexer:
             view = source.current(self.settings.graph, wanted)
             fit = fit_vault_curve(view, ModelSet(self.embedder), self.settings,
                                   curve_for(e.provider, e.model, "related"), model=fp,
-                                  notes=notes, pairs=pairs)  # fmt: skip
+                                  notes=notes, links=links)  # fmt: skip
         finally:
             source.close()
         with store.transaction():

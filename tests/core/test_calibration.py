@@ -4,13 +4,12 @@ needs enough links, and its stored form says when it is stale."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from tests.core.fakes import FakeModels, fake_view
 from vaultheat.config import Settings
 from vaultheat.core import calibration
-from vaultheat.core.calibration import VaultCurve, fit_vault_curve, pair_count
+from vaultheat.core.calibration import VaultCurve, fit_vault_curve
 from vaultheat.core.relevance import Curve
 
 TOPICS = [
@@ -48,7 +47,7 @@ def vault_of_pairs(linked: bool = True) -> list[tuple[str, str, list[str]]]:
 def test_fit_reads_the_vaults_own_links() -> None:
     models = FakeModels()
     view = fake_view(vault_of_pairs(), models)
-    fit = fit_vault_curve(view, models, Settings(), BASE, model="fake", notes=32, pairs=16,
+    fit = fit_vault_curve(view, models, Settings(), BASE, model="fake", notes=32, links=16,
                           sample=32)  # fmt: skip
     assert fit.sampled == 32 and fit.points > 0
     assert fit.linked == 32  # every note's twin is among its related notes, and linked
@@ -57,14 +56,14 @@ def test_fit_reads_the_vaults_own_links() -> None:
     assert list(fit.curve.ps) == sorted(fit.curve.ps)  # monotone
     # a close, linked twin reads far likelier than the farthest unrelated note
     assert fit.curve(fit.curve.xs[-1]) > fit.curve(fit.curve.xs[0]) + 0.3
-    assert (fit.model, fit.notes, fit.pairs) == ("fake", 32, 16)
+    assert (fit.model, fit.notes, fit.links) == ("fake", 32, 16)
 
 
 def test_fit_samples_by_seed() -> None:
     models = FakeModels()
     view = fake_view(vault_of_pairs(), models)
-    a = fit_vault_curve(view, models, Settings(), BASE, model="m", notes=32, pairs=16, sample=6)
-    b = fit_vault_curve(view, models, Settings(), BASE, model="m", notes=32, pairs=16, sample=6)
+    a = fit_vault_curve(view, models, Settings(), BASE, model="m", notes=32, links=16, sample=6)
+    b = fit_vault_curve(view, models, Settings(), BASE, model="m", notes=32, links=16, sample=6)
     assert a == b  # the same seed, the same sample
     assert a.sampled == 6
 
@@ -72,11 +71,11 @@ def test_fit_samples_by_seed() -> None:
 def test_too_few_links_keep_the_models_curve(monkeypatch: pytest.MonkeyPatch) -> None:
     models = FakeModels()
     unlinked = fake_view(vault_of_pairs(linked=False), models)
-    fit = fit_vault_curve(unlinked, models, Settings(), BASE, model="m", notes=32, pairs=0)
+    fit = fit_vault_curve(unlinked, models, Settings(), BASE, model="m", notes=32, links=0)
     assert fit.sampled == 0 and fit.curve is None  # no note has a link to learn from
     linked = fake_view(vault_of_pairs(), models)
     monkeypatch.setattr(calibration, "MIN_LINKED", 33)  # one more than the vault holds
-    fit = fit_vault_curve(linked, models, Settings(), BASE, model="m", notes=32, pairs=16)
+    fit = fit_vault_curve(linked, models, Settings(), BASE, model="m", notes=32, links=16)
     assert fit.linked == 32 and fit.curve is None
 
 
@@ -93,8 +92,3 @@ def test_stored_form_round_trips_and_says_when_stale() -> None:
     assert fit.stale("other", 200, 400)
     assert fit.stale("m", 221, 400)
     assert fit.stale("m", 200, 359)
-
-
-def test_pair_count_is_undirected() -> None:
-    assert pair_count([("a", "b"), ("b", "a"), ("a", "c"), ("c", "c")]) == 2
-    assert np.isclose(pair_count([]), 0)

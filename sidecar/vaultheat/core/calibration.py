@@ -17,7 +17,6 @@ reads "strong". Too few links to fit (a new vault): the model's curve stays.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +32,7 @@ SHOWN = 10  # results read per note: what the sidebar shows (related.top's defau
 MIN_LINKED = 30  # linked results needed for a fit; fewer: the model's curve
 KNOTS = 10
 SEED = 0
-STALE_SHARE = 0.1  # refit when the notes or the link pairs moved by more than this share
+STALE_SHARE = 0.1  # refit when the notes or the resolved links moved by more than this share
 
 
 @dataclass(frozen=True)
@@ -44,7 +43,7 @@ class VaultCurve:
     curve: Curve | None
     model: str  # the embedding model's fingerprint
     notes: int  # notes in the index
-    pairs: int  # undirected link pairs
+    links: int  # resolved links (a count the index reads in milliseconds)
     sampled: int  # notes whose sidebars were read
     points: int  # results read
     linked: int  # of which linked to their note
@@ -53,7 +52,7 @@ class VaultCurve:
         doc: dict[str, Any] = {
             "model": self.model,
             "notes": self.notes,
-            "pairs": self.pairs,
+            "links": self.links,
             "sampled": self.sampled,
             "points": self.points,
             "linked": self.linked,
@@ -72,24 +71,19 @@ class VaultCurve:
             if c is not None:
                 xs, ps = tuple(map(float, c["xs"])), tuple(map(float, c["ps"]))
                 curve = Curve(xs, ps, float(c["share_weight"]))
-            return cls(curve, str(doc["model"]), int(doc["notes"]), int(doc["pairs"]),
+            return cls(curve, str(doc["model"]), int(doc["notes"]), int(doc["links"]),
                        int(doc["sampled"]), int(doc["points"]), int(doc["linked"]))  # fmt: skip
         except (AttributeError, KeyError, TypeError, ValueError):
             return None
 
-    def stale(self, model: str, notes: int, pairs: int) -> bool:
+    def stale(self, model: str, notes: int, links: int) -> bool:
         """Whether the vault moved on enough (another model, a tenth more or fewer notes or
-        link pairs) that the fit should be made again."""
+        resolved links) that the fit should be made again."""
         return (
             model != self.model
             or abs(notes - self.notes) > STALE_SHARE * max(self.notes, 1)
-            or abs(pairs - self.pairs) > STALE_SHARE * max(self.pairs, 1)
+            or abs(links - self.links) > STALE_SHARE * max(self.links, 1)
         )
-
-
-def pair_count(pairs: Iterable[tuple[str, str]]) -> int:
-    """Undirected link pairs among directed (source, target) ones."""
-    return len({(min(s, t), max(s, t)) for s, t in pairs if s != t})
 
 
 def fit_vault_curve(
@@ -100,13 +94,13 @@ def fit_vault_curve(
     *,
     model: str,
     notes: int,
-    pairs: int,
+    links: int,
     sample: int = SAMPLE,
     seed: int = SEED,
 ) -> VaultCurve:
     """Fit the related curve on ``view``'s own links (see the module's docstring). ``base`` is
     the model's curve: its vote-share weight is kept, so the evidence reads as it does there.
-    ``model``, ``notes`` and ``pairs`` are recorded with the fit (``VaultCurve.stale``)."""
+    ``model``, ``notes`` and ``links`` are recorded with the fit (``VaultCurve.stale``)."""
     graph = view.links.graph
     linked_notes = sorted(
         p
@@ -127,4 +121,4 @@ def fit_vault_curve(
     if sum(ys) >= MIN_LINKED:
         fit = fit_isotonic(xs, ys, KNOTS)
         curve = Curve(fit.xs, fit.ps, share_weight=base.share_weight)
-    return VaultCurve(curve, model, notes, pairs, len(picked), len(xs), sum(ys))
+    return VaultCurve(curve, model, notes, links, len(picked), len(xs), sum(ys))

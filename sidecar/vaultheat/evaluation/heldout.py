@@ -163,9 +163,10 @@ def run_heldout(
             model_curve = curve = curve_for(e.provider, e.model, "related")
             if config_engine.settings.related.fit_labels:
                 # what the index run would fit on this seed's visible links
+                links = sum(map(len, masked.links.out_links.values()))
                 fit = fit_vault_curve(masked, config_engine.models, config_engine.settings,
                                       model_curve, model=e.model, notes=len(masked.links.chunks),
-                                      pairs=len(link_pairs(masked.links)))  # fmt: skip
+                                      links=links)  # fmt: skip
                 curve = fit.curve or model_curve
             seed_ranks: list[list[int | None]] = []
             for it, text in zip(items, texts, strict=True):

@@ -120,6 +120,11 @@ class LinkTables(Tables):
             )
         }
 
+    def resolved_link_count(self) -> int:
+        """Links that resolve to a file (a cheap measure of how much the link graph moved)."""
+        sql = "SELECT count(*) FROM links WHERE resolved_path IS NOT NULL"
+        return int(self.db.execute(sql).fetchone()[0])
+
     def note_link_pairs(self) -> list[tuple[str, str]]:
         """Distinct (source note, target note) pairs of resolved links between indexed notes
         (wikilinks, embeds, markdown and property links; attachments and self links left out)."""

@@ -204,7 +204,7 @@ READS = (
     "chunks_with_hashes", "embedded_chunk_keys", "links_with_keys", "links_to_paths",
     "link_resolutions",
     "resolved_link_offsets", "outgoing_links", "resolved_links_of_notes", "linked_paths",
-    "note_link_pairs",
+    "note_link_pairs", "resolved_link_count",
     "backlinking_paths", "note_tag_keys", "note_tags", "tag_counts", "notes_with_tag",
     "edge_rows", "similar_pairs", "edges_from", "edges_to", "edge_counts", "pending_knn",
     "pending_links", "lexical_search", "term_doc_counts", "kind_counts", "counts",
