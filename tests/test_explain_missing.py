@@ -33,7 +33,7 @@ def engine(vault: Path) -> Iterator[Engine]:
 
 
 def _paths(engine: Engine) -> list[str]:
-    store, _ = engine.view()
+    store = engine.index_view().store
     return sorted(p for p, row in store.notes().items() if not row.excluded)
 
 

@@ -24,7 +24,7 @@ def _related(engine: Engine, **kw: object) -> dict:
 
 def test_every_related_result_carries_votes_and_the_trace_adds_up(fake_engine: Engine) -> None:
     doc = _related(fake_engine, top=100)
-    notes = fake_engine.store().notes()
+    notes = fake_engine.views.store().notes()
     voted = [r for r in doc["results"] if r["votes"] is not None]
     assert voted, "the example vault has links between notes: someone must vote"
     only_votes = [r for r in doc["results"] if r["explain"]["seed"]["stage"] == "votes"]
@@ -59,7 +59,7 @@ def test_votes_follow_the_formula_over_the_votes_off_ranking(fake_engine: Engine
     fake_engine.settings = off_settings
     off = _related(fake_engine, top=100)
     assert all(r["votes"] is None for r in off["results"])
-    links = fake_engine.note_links()
+    links = fake_engine.index_view().links
     expected = link_votes([(r["path"], r["score"]) for r in off["results"]], links.out_links,
                           k=20, weight=2.0, query=NOTE)  # fmt: skip
     got = {r["path"]: r["votes"] for r in on["results"] if r["votes"]}
@@ -90,7 +90,7 @@ def test_the_query_notes_own_links_never_vote(fake_engine: Engine) -> None:
     canary in memory): its related notes, saved or from unsaved text, must not move."""
     import dataclasses
 
-    links = fake_engine.note_links()
+    links = fake_engine.index_view().links
     before = _related(fake_engine, top=100)
     text = (fake_engine.paths.vault / NOTE).read_text(encoding="utf-8")
     before_text = _related(fake_engine, top=100, text=text)
@@ -123,8 +123,8 @@ def test_the_query_notes_own_links_never_vote(fake_engine: Engine) -> None:
 
 
 def test_note_links_are_distinct_note_targets(fake_engine: Engine) -> None:
-    links = fake_engine.note_links()
-    store = fake_engine.store()
+    links = fake_engine.index_view().links
+    store = fake_engine.views.store()
     notes = set(store.notes())
     row = store.note_by_path(NOTE)
     assert row is not None

@@ -27,7 +27,9 @@ def test_rerank_scores_a_capped_shortlist_and_stays_faithful(
 ) -> None:
     settings = RerankSettings(enabled=True, model=str(tiny_ce), shortlist=7, device="cpu")
     # injected: kept whatever the settings
-    fake_engine.models = ModelSet(fake_engine.embedder, reranker=CrossEncoderReranker(settings))
+    fake_engine.models = ModelSet(
+        fake_engine.models.embedder, reranker=CrossEncoderReranker(settings)
+    )
     fake_engine.settings = fake_engine.settings.with_value("rerank.shortlist", 7)
     doc = search_doc(fake_engine, SearchRequest(query="coffee roasting", top=20, rerank=True,
                                            explain=True))  # fmt: skip

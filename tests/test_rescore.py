@@ -112,7 +112,7 @@ def test_rescore_gives_the_full_second_retrieval(
 ) -> None:
     counter = CountingReranker()
     if reranked:
-        fake_engine.models = ModelSet(fake_engine.embedder, reranker=counter)
+        fake_engine.models = ModelSet(fake_engine.models.embedder, reranker=counter)
         fake_engine.settings = fake_engine.settings.with_value("rerank.shortlist", 5)
     new_r: list[dict[str, Any]] = []
     old_r: list[dict[str, Any]] = []
