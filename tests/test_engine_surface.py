@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from vaultheat.config import Settings
 from vaultheat.engine import Engine
 from vaultheat.paths import IndexPaths
@@ -38,3 +40,13 @@ def test_engine_public_surface_is_small(tmp_path: Path) -> None:
     assert {"read", "index_view", "with_settings", "models", "views"} <= members
     derived = engine.with_settings(engine.settings)
     assert public_members(derived) == members  # a derived engine carries no extra attribute
+
+
+def test_no_caller_assigns_the_engines_settings(tmp_path: Path) -> None:
+    """Other settings on the same index are another engine (``Engine.with_settings``)."""
+    paths = IndexPaths(vault=tmp_path, root=tmp_path / "index")
+    engine = Engine(paths, Settings(), embedder=FakeEmbedder())
+    with pytest.raises(AttributeError):
+        engine.settings = Settings()  # type: ignore[misc]
+    other = engine.with_settings(Settings().with_value("search.top", 3))
+    assert other.settings.search.top == 3 and engine.settings == Settings()

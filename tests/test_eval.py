@@ -358,16 +358,18 @@ def test_canary_catches_a_leaking_pipeline(
 
     monkeypatch.setattr(related, "retrieve", leaky)
     # heat-heavy scoring so that a leak through link edges shows clearly in the ranks
-    fake_engine.settings = fake_engine.settings.with_overrides(
-        {
-            "related.score_heat": 1.0,
-            "search.score_vector": 0.0,
-            "search.score_lexical": 0.0,
-            "related.vote_weight": 0.0,
-        }
+    engine = fake_engine.with_settings(
+        fake_engine.settings.with_overrides(
+            {
+                "related.score_heat": 1.0,
+                "search.score_vector": 0.0,
+                "search.score_lexical": 0.0,
+                "related.vote_weight": 0.0,
+            }
+        )
     )
-    items = _linkpred_from_vault(fake_engine, tmp_path / "lp.jsonl")
-    report = canary(fake_engine, items, n=12, seed=1)
+    items = _linkpred_from_vault(engine, tmp_path / "lp.jsonl")
+    report = canary(engine, items, n=12, seed=1)
     assert report["mean_rank_rise"] > 0.5 and not report["passed"], report
 
 

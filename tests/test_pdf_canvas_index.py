@@ -172,8 +172,10 @@ def test_index_kinds_choose_what_is_read(engine: Any) -> None:
 
     with pytest.raises(ConfigError, match="markdown, pdf, canvas"):
         Settings().with_value("index.kinds", "markdown,docx")
-    engine.settings = dataclasses.replace(
-        engine.settings, index=dataclasses.replace(engine.settings.index, kinds=("markdown",))
+    engine = engine.with_settings(
+        dataclasses.replace(
+            engine.settings, index=dataclasses.replace(engine.settings.index, kinds=("markdown",))
+        )
     )
     report = engine.index()
     assert report.notes["deleted"] == 2  # the PDF and the canvas leave the index

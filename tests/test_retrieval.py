@@ -27,8 +27,10 @@ def test_search_finds_the_note_and_carries_exact_ranges(fake_engine: Engine) -> 
 
 
 def test_explain_trace_recomputes_the_score(fake_engine: Engine) -> None:
-    fake_engine.settings = fake_engine.settings.with_value("search.hops", 2)  # graph on
-    doc = search_doc(fake_engine, SearchRequest(query="coffee grounds in the compost", top=100,
+    engine = fake_engine.with_settings(
+        fake_engine.settings.with_value("search.hops", 2)
+    )  # graph on
+    doc = search_doc(engine, SearchRequest(query="coffee grounds in the compost", top=100,
                                            explain=True))  # fmt: skip
     assert doc["results"]
     hopped = 0
@@ -45,9 +47,9 @@ def test_explain_trace_recomputes_the_score(fake_engine: Engine) -> None:
 
 
 def test_stage_switches_change_components(fake_engine: Engine) -> None:
-    fake_engine.settings = fake_engine.settings.with_value("search.hops", 2)  # heat can run
-    base = search_doc(fake_engine, SearchRequest(query="roasting first crack", top=5))
-    plain = search_doc(fake_engine, SearchRequest(query="roasting first crack", top=5, graph=False,
+    engine = fake_engine.with_settings(fake_engine.settings.with_value("search.hops", 2))  # heat
+    base = search_doc(engine, SearchRequest(query="roasting first crack", top=5))
+    plain = search_doc(engine, SearchRequest(query="roasting first crack", top=5, graph=False,
                                              lexical=False))  # fmt: skip
     assert all(r["components"]["heat"] is None for r in plain["results"])
     assert all(r["components"]["lexical"] is None for r in plain["results"])
@@ -190,11 +192,13 @@ def test_query_expansion_adds_variant_seeds_and_degrades_on_failure(fake_engine:
 def test_non_latin_text_with_an_english_only_model_weights_lexical_evenly(
     fake_engine: Engine, languages: str, even: bool
 ) -> None:
-    fake_engine.settings = fake_engine.settings.with_value("embeddings.languages", languages)
-    latin = search_doc(fake_engine, SearchRequest("coffee grounds compost", top=3, explain=True))
-    cjk = search_doc(fake_engine, SearchRequest(query="コーヒーの淹れ方", top=3, explain=True))
+    engine = fake_engine.with_settings(
+        fake_engine.settings.with_value("embeddings.languages", languages)
+    )
+    latin = search_doc(engine, SearchRequest("coffee grounds compost", top=3, explain=True))
+    cjk = search_doc(engine, SearchRequest(query="コーヒーの淹れ方", top=3, explain=True))
     related = related_doc(
-        fake_engine,
+        engine,
         RelatedRequest(
             path="Draft.md", text="# 下書き\n\nコーヒー豆の焙煎について。", top=3, explain=True
         ),

@@ -153,18 +153,17 @@ def test_knn_variants_change_the_similar_edges_in_memory_only(fake_engine: Any) 
     stored = _similar_of(fake_engine.index_view().graph)
 
     def apply(k: int) -> tuple[dict[int, set[int]], dict[int, float]]:
-        fake_engine.settings = base.with_value("graph.knn_k", k)
-        fake_engine.views.use_similar_edges(knn.lists(fake_engine.settings.graph))
-        edges = _similar_of(fake_engine.index_view().graph)
+        point = fake_engine.with_settings(base.with_value("graph.knn_k", k))
+        point.views.use_similar_edges(knn.lists(point.settings.graph))  # shared views
+        edges = _similar_of(point.index_view().graph)
         req = SearchRequest("espresso grind too fine sour", top=100, lexical=False, graph=True)
-        doc = search_doc(fake_engine, req)
+        doc = search_doc(point, req)
         return edges, {r["chunk_id"]: r["components"]["heat"] for r in doc["results"]}
 
     try:
         one, heat_one = apply(1)
         wide, heat_wide = apply(30)
     finally:
-        fake_engine.settings = base
         fake_engine.views.use_similar_edges(None)
     assert max(len(v) for v in one.values()) == 1
     assert max(len(v) for v in wide.values()) > 1
@@ -215,13 +214,9 @@ def test_engine_graph_follows_graph_settings(fake_engine: Any) -> None:
     """A point that turns tag edges off gets a graph without them (no stale cached graph)."""
     base = fake_engine.settings
     assert fake_engine.index_view().graph.tag_notes
-    try:
-        fake_engine.settings = base.with_value("graph.tag_edges", False)
-        off = fake_engine.index_view().graph
-        assert not off.tag_notes
-        assert all(t != "tag" for u in range(off.size) for _, _, t in off.edges(u))
-    finally:
-        fake_engine.settings = base
+    off = fake_engine.with_settings(base.with_value("graph.tag_edges", False)).index_view().graph
+    assert not off.tag_notes
+    assert all(t != "tag" for u in range(off.size) for _, _, t in off.edges(u))
     assert fake_engine.index_view().graph.tag_notes
 
 

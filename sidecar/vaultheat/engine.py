@@ -2,8 +2,9 @@
 
 It loads the settings, the embedder (lazily: status and no-op indexing never load a model) and
 answers queries. Each query runs core on one frozen ``IndexView`` of one index generation, read
-inside one read transaction (``vaultheat.views``), with the settings the engine holds when the
-call starts and the models made for them (``vaultheat.modelset``); core never calls back here.
+inside one read transaction (``vaultheat.views``), with the engine's settings (read-only:
+``with_settings`` gives an engine for others) and the models made for them
+(``vaultheat.modelset``); core never calls back here.
 
 How to read the index:
 - a query: ``read(fn)`` runs ``fn`` on the current view bound to one read transaction (what
@@ -81,7 +82,7 @@ class Engine:
         generator: Generator | None = None,
     ) -> None:
         self.paths = paths
-        self.settings = settings
+        self._settings = settings
         self.models = ModelSet(
             embedder or make_embedder(settings.embeddings),
             reranker=reranker,
@@ -138,12 +139,18 @@ class Engine:
             )
         derived = Engine.__new__(Engine)
         derived.paths = self.paths
-        derived.settings = settings
+        derived._settings = settings
         derived.models = self.models.derive()
         derived.views = self.views
         derived._owns_views = False
         derived._labels = (None, None)
         return derived
+
+    @property
+    def settings(self) -> Settings:
+        """The settings this engine answers with; read-only: other settings on the same index
+        are another engine (``with_settings``)."""
+        return self._settings
 
     # -- index access -------------------------------------------------------------------------
     def index_view(self) -> IndexView:
@@ -191,7 +198,7 @@ class Engine:
     def search(self, req: SearchRequest) -> SearchResults:
         from vaultheat.core.search import run_search
 
-        s = self.settings  # one query, one set of settings, even if they are reassigned
+        s = self.settings  # one query, one set of settings
         res = self.views.query(
             s.graph, self._wanted(), lambda view: run_search(view, self.models, s, req)
         )
@@ -293,7 +300,7 @@ class Engine:
         error."""
         from vaultheat.core.missing import MissingExplanation, explain_missing
 
-        s = self.settings  # one query, one set of settings, even if they are reassigned
+        s = self.settings  # one query, one set of settings
         curve = self._relevance_curve(s, "search")
 
         def run(view: IndexView) -> MissingExplanation | None:

@@ -39,9 +39,11 @@ class Engine(Protocol):
     engine that imports it)."""
 
     paths: IndexPaths
-    settings: Settings
     models: ModelSet
     views: ViewSource
+
+    @property
+    def settings(self) -> Settings: ...
 
 
 def backend_label(fingerprint: str) -> str | None:
