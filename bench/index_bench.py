@@ -97,18 +97,18 @@ def embedding_info(engine: Engine, fake: bool) -> dict[str, Any]:
     (call it once the model is loaded: a fingerprint may need the weights)."""
     e = engine.settings.embeddings
     # backend = "auto" resolves on first use; such an embedder says what it picked
-    backend = getattr(engine.embedder, "backend", None)
+    backend = getattr(engine.models.embedder, "backend", None)
     backend = backend if isinstance(backend, str) and backend != "auto" else e.backend
     return {
         "provider": "fake" if fake else e.provider,
-        "model": engine.embedder.name,
+        "model": engine.models.embedder.name,
         "backend": None if fake else backend,
         "configured_backend": None if fake else e.backend,
         "precision": None if fake else ("fp32" if backend == "torch" else e.precision),
         "device": None if fake else e.device,
         "threads": None if fake else e.threads,
-        "dimension": engine.embedder.dimension,
-        "fingerprint": engine.embedder.fingerprint,
+        "dimension": engine.models.embedder.dimension,
+        "fingerprint": engine.models.embedder.fingerprint,
     }
 
 
@@ -136,10 +136,10 @@ def open_engine(vault: Path, fake: bool) -> Engine:
 def embed_inputs(engine: Engine) -> tuple[list[str], int]:
     """The distinct embedding inputs of every indexed note, in index order, rebuilt the way
     ``Indexer._chunk`` builds them; plus the total (non-distinct) chunk count."""
-    store = engine.store()
+    store = engine.views.store()
     s = engine.settings
     c = s.chunking
-    emb = engine.embedder
+    emb = engine.models.embedder
     seen: set[str] = set()
     out: list[str] = []
     total = 0
@@ -166,7 +166,7 @@ def embed_inputs(engine: Engine) -> tuple[list[str], int]:
 
 def pick_edit_note(engine: Engine) -> str:
     """A deterministic, typical note: the median-sized one among notes with chunks."""
-    rows = sorted(engine.store().notes_with_chunks(), key=lambda r: (r.size, r.path))
+    rows = sorted(engine.views.store().notes_with_chunks(), key=lambda r: (r.size, r.path))
     return rows[len(rows) // 2].path
 
 
@@ -177,13 +177,13 @@ def run(vault_src: Path, workdir: Path, fake: bool) -> dict[str, Any]:
     res["rss_start"] = rss_mib()
 
     engine = open_engine(vault, fake)
-    res["model"] = engine.embedder.name
+    res["model"] = engine.models.embedder.name
     t0, c0 = time.perf_counter(), cpu_s()
-    engine.embedder.embed_query("warm up the embedding model")
+    engine.models.embedder.embed_query("warm up the embedding model")
     res["model_load_s"] = time.perf_counter() - t0
     res["model_load_cpu_s"] = cpu_s() - c0
     t0 = time.perf_counter()
-    engine.embedder.embed_query("a second query, model already loaded")
+    engine.models.embedder.embed_query("a second query, model already loaded")
     res["second_embed_s"] = time.perf_counter() - t0
     res["rss_after_model_load"] = rss_mib()
     res["embedding"] = embedding_info(engine, fake)
@@ -205,7 +205,7 @@ def run(vault_src: Path, workdir: Path, fake: bool) -> dict[str, Any]:
     res["embed_inputs"] = {"distinct": len(inputs), "chunks": total_chunks,
                            "indexer_embedded": report.chunks["embedded"]}  # fmt: skip
     t0, c0 = time.perf_counter(), cpu_s()
-    engine.embedder.embed_documents(inputs)
+    engine.models.embedder.embed_documents(inputs)
     res["embed_alone_s"] = time.perf_counter() - t0
     res["embed_alone_cpu_s"] = cpu_s() - c0
     res["index_to_embed_cpu_ratio"] = res["full_index_cpu_s"] / max(res["embed_alone_cpu_s"], 1e-9)
@@ -217,7 +217,7 @@ def run(vault_src: Path, workdir: Path, fake: bool) -> dict[str, Any]:
     noop = fresh.index()
     res["noop_s"] = time.perf_counter() - t0
     res["noop_report"] = noop.to_dict()
-    loaded = getattr(fresh.embedder, "loaded", None)
+    loaded = getattr(fresh.models.embedder, "loaded", None)
     res["noop_model_loaded"] = {"report": noop.model_loaded, "embedder_loaded": loaded}
     fresh.close()
 

@@ -124,7 +124,7 @@ def ensure_index(vault: Path, index_dir: Path | None, fake: bool) -> Engine:
 def workload(
     engine: Engine, queries_file: Path | None, n: int, seed: int
 ) -> tuple[list[SearchRequest], list[RelatedRequest]]:
-    store = engine.store()
+    store = engine.views.store()
     rows = [(n.path, n.title) for n in store.notes_with_chunks()]
     rng = random.Random(seed)
     texts: list[str] = []
@@ -300,7 +300,7 @@ def run_all(
     out: dict[str, list[float]] = {"search": [], "related_saved": [], "related_unsaved": []}
     for req in searches:
         if not fake:
-            engine.query_cache.clear()  # every search embeds its query, like a new one would
+            engine.models.cache.clear()  # every search embeds its query, like a new one would
         out["search"].append(timed(lambda r=req: engine.search(r)))  # type: ignore[misc]
     for req in related:
         key = "related_unsaved" if req.text is not None else "related_saved"
@@ -354,7 +354,7 @@ def bench(
         cold["serve"] = cold_start_serve(vault, index_dir, searches[0].query, fake)
     status = engine.status()
     t0 = time.perf_counter()
-    engine.embedder.embed_query("load the model")
+    engine.models.embedder.embed_query("load the model")
     load_s = time.perf_counter() - t0
     for req in searches[:10]:  # warm-up: model, SQLite page cache, hnswlib
         engine.search(req)
@@ -366,7 +366,7 @@ def bench(
     peak_rss = peak_rss_mib()
     res: dict[str, Any] = {
         "vault": str(vault),
-        "embedder": "fake-384 (model excluded)" if fake else engine.embedder.name,
+        "embedder": "fake-384 (model excluded)" if fake else engine.models.embedder.name,
         "notes": status.notes,
         "chunks": status.chunks,
         "edges": dict(status.edges),

@@ -55,8 +55,13 @@ def main(argv: list[str] | None = None) -> int:
                 at_mark = rss_mib(os.getpid())
         end = rss_mib(os.getpid())
         engine.close()
-    out = {"requests": a.n, "rss_mib_at_10pct": round(at_mark, 1), "rss_mib_end": round(end, 1),
-           "growth_mib": round(end - at_mark, 1), "cache_entries": len(engine.query_cache)}
+    out = {
+        "requests": a.n,
+        "rss_mib_at_10pct": round(at_mark, 1),
+        "rss_mib_end": round(end, 1),
+        "growth_mib": round(end - at_mark, 1),
+        "cache_entries": len(engine.models.cache),
+    }
     print(json.dumps(out))
     if a.json:
         a.json.write_text(json.dumps(out, indent=2) + "\n")

@@ -84,7 +84,7 @@ def pct(values: list[float], q: float) -> float:
 def findable(engine: Any, notes: list[str], rng: random.Random, n: int) -> dict[str, Any]:
     """Every note has its lexical rows (one per chunk, the words phase writes them with the
     chunk), and a sample of ``n`` notes is found in the top 10 by its own title."""
-    store = engine.store()
+    store = engine.views.store()
     db = store.integrity()
     sample = rng.sample(notes, n)
     found = 0
@@ -116,7 +116,7 @@ def run(vault_src: Path, workdir: Path, fake: bool, n_queries: int) -> dict[str,
     vault = copy_vault(vault_src, workdir / "vault")
     init_index(vault, "fake" if fake else "local")
     engine = open_engine(vault, fake)
-    res["model"] = engine.embedder.name
+    res["model"] = engine.models.embedder.name
     words_done = threading.Event()
     stamps: dict[str, float] = {}
 
@@ -141,7 +141,7 @@ def run(vault_src: Path, workdir: Path, fake: bool, n_queries: int) -> dict[str,
     words_done.wait()
     # a reader asks while the writer embeds, as the plugin would: the first answer is by words
     reader = open_engine(vault, fake)
-    notes = sorted(r.path for r in reader.store().notes_with_chunks())
+    notes = sorted(r.path for r in reader.views.store().notes_with_chunks())
     rng = random.Random(7)
     words = [w for p in notes for w in Path(p).stem.replace("-", " ").split() if len(w) > 3]
     queries = [" ".join(rng.sample(words, 2)) for _ in range(n_queries)] if words else []

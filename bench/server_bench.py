@@ -60,7 +60,7 @@ def quantiles(xs: list[float]) -> dict[str, float]:
 
 
 def make_calls(engine: Engine, n: int, seed: int = 7) -> tuple[list[Call], list[Call]]:
-    store = engine.store()
+    store = engine.views.store()
     rows = [(n.path, n.title) for n in store.notes_with_chunks()]
     rng = random.Random(seed)
     picks = [rng.choice(rows) for _ in range(n)]
@@ -278,9 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--requests", type=int, default=2000)
     p.add_argument("--clients", type=int, default=8)
     p.add_argument("--threads", type=int, default=0, help="model threads (0 = default)")
-    p.add_argument(
-        "--rounds", type=int, default=1, help="idle-then-during-re-index rounds, pooled"
-    )
+    p.add_argument("--rounds", type=int, default=1, help="idle-then-during-re-index rounds, pooled")
     p.add_argument("--low-priority", action="store_true", help="serve --low-priority")
     p.add_argument("--json", type=Path, default=None, help="also write the results here")
     a = p.parse_args(argv)

@@ -80,7 +80,9 @@ def main() -> None:
     kinds: list[str] = []
     if args.queries:
         texts = [json.loads(x)["query"] for x in args.queries.read_text("utf-8").splitlines() if x]
-        queries += [np.asarray(engine.embedder.embed_query(t), dtype=np.float32) for t in texts]
+        queries += [
+            np.asarray(engine.models.embedder.embed_query(t), dtype=np.float32) for t in texts
+        ]
         kinds += ["query"] * len(texts)
     picked = random.Random(args.seed).sample(range(len(labels)), min(args.sample, len(labels)))
     queries += [matrix[i] for i in picked]
@@ -92,9 +94,13 @@ def main() -> None:
         exact.append(exact_top(matrix, labels, q, args.k))
         exact_took.append(time.perf_counter() - t0)
 
-    out: dict[str, object] = {"vault": str(args.vault), "vectors": len(labels), "k": args.k,
-                              "queries": {k: kinds.count(k) for k in dict.fromkeys(kinds)},
-                              "exact": summary([1.0] * len(queries), exact_took)}
+    out: dict[str, object] = {
+        "vault": str(args.vault),
+        "vectors": len(labels),
+        "k": args.k,
+        "queries": {k: kinds.count(k) for k in dict.fromkeys(kinds)},
+        "exact": summary([1.0] * len(queries), exact_took),
+    }
     for ef in (int(x) for x in args.efs.split(",")):
         index.ef_search = ef
         approx, took = [], []

@@ -96,7 +96,7 @@ def related_doc(engine: Any, req: Any) -> dict[str, Any]:
 def explain_related_doc(engine: Any, req: Any, target: str) -> dict[str, Any]:
     from vaultheat.documents import explain_document
 
-    return explain_document(engine.explain_related(req, target))
+    return explain_document(engine.explain(req, target))
 
 
 def status_doc(engine: Any) -> dict[str, Any]:

@@ -18,7 +18,7 @@ def test_no_op_index_keeps_check_green(fake_engine: Any, vault: Path) -> None:
         fake_engine.close()
         doc = check_index(fake_engine)
         assert doc["ok"], doc["problems"]
-    store = fake_engine.store()
+    store = fake_engine.views.store()
     assert vector_file_generation(index_paths(vault).vectors) == store.generation()
 
 

@@ -182,7 +182,7 @@ def _run_cli(argv: list[str]) -> tuple[int, dict[str, Any]]:
 
 
 def _linkpred_from_vault(engine: Any, path: Path) -> list[LinkItem]:
-    store, _ = engine.view()
+    store = engine.index_view().store
     items = []
     for p, row in sorted(store.notes().items()):
         rel = sorted(store.linked_paths(row.id) - {p})
@@ -323,7 +323,7 @@ def test_lexical_config_ranks_by_bm25(fake_engine: Any) -> None:
         apply_config(fake_engine, base, cfg),
         SearchRequest(q, top=20, files_only=True, lexical=True, graph=False, rerank=False),
     )
-    store, _ = fake_engine.view()
+    store = fake_engine.index_view().store
     best: dict[str, float] = {}
     for cid, s in store.lexical_search(q, 40):
         p = store.chunks([cid])[cid].path
@@ -358,12 +358,18 @@ def test_canary_catches_a_leaking_pipeline(
 
     monkeypatch.setattr(related, "retrieve", leaky)
     # heat-heavy scoring so that a leak through link edges shows clearly in the ranks
-    fake_engine.settings = fake_engine.settings.with_overrides(
-        {"related.score_heat": 1.0, "search.score_vector": 0.0, "search.score_lexical": 0.0,
-         "related.vote_weight": 0.0}
+    engine = fake_engine.with_settings(
+        fake_engine.settings.with_overrides(
+            {
+                "related.score_heat": 1.0,
+                "search.score_vector": 0.0,
+                "search.score_lexical": 0.0,
+                "related.vote_weight": 0.0,
+            }
+        )
     )
-    items = _linkpred_from_vault(fake_engine, tmp_path / "lp.jsonl")
-    report = canary(fake_engine, items, n=12, seed=1)
+    items = _linkpred_from_vault(engine, tmp_path / "lp.jsonl")
+    report = canary(engine, items, n=12, seed=1)
     assert report["mean_rank_rise"] > 0.5 and not report["passed"], report
 
 

@@ -33,7 +33,7 @@ def engine(vault: Path) -> Iterator[Engine]:
 
 
 def _paths(engine: Engine) -> list[str]:
-    store, _ = engine.view()
+    store = engine.index_view().store
     return sorted(p for p, row in store.notes().items() if not row.excluded)
 
 
@@ -75,7 +75,7 @@ def test_reported_rank_is_the_rank_in_a_full_search(
 def test_a_note_outside_the_candidates_says_why_and_where_it_would_land(
     engine: Engine,
 ) -> None:
-    engine.settings = (
+    engine = engine.with_settings(
         engine.settings.with_value("search.vector_top", 3)
         .with_value("search.lexical_top", 3)
         .with_value("search.score_lexical_weak", 0)

@@ -53,10 +53,10 @@ def test_note_that_turns_binary_leaves_the_index(fake_engine: Any, vault: Path) 
     note = vault / "turns.md"
     note.write_text("# Turns\n\nquokka marmalade\n", encoding="utf-8")
     fake_engine.index()
-    assert fake_engine.store().note_by_path("turns.md") is not None
+    assert fake_engine.views.store().note_by_path("turns.md") is not None
     note.write_bytes(_noise(5_000))
     fake_engine.index()
-    assert fake_engine.store().note_by_path("turns.md") is None
+    assert fake_engine.views.store().note_by_path("turns.md") is None
     assert status_doc(fake_engine)["state"] == "ready"
 
 

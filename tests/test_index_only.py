@@ -20,7 +20,7 @@ from vaultheat.engine import Engine
 
 
 def snapshot(engine: Engine) -> dict[str, Any]:
-    store = engine.store()
+    store = engine.views.store()
     return {
         "notes": {p: (r.content_hash, r.title) for p, r in store.notes().items()},
         "attachments": store.attachments(),
@@ -46,7 +46,7 @@ def test_only_indexes_the_named_note(fake_engine: Engine) -> None:
     report = fake_engine.index(only=["Home.md"])
     assert report.written == ["Home.md"] and report.removed == []
     assert report.notes["modified"] == 1 and report.notes["added"] == 0
-    assert "Garden/Unreported.md" not in fake_engine.store().notes()  # not looked at
+    assert "Garden/Unreported.md" not in fake_engine.views.store().notes()  # not looked at
     safety_net = fake_engine.index()  # the periodic scan: a plain run
     assert safety_net.written == ["Garden/Unreported.md"]
     converges(fake_engine)
@@ -59,7 +59,7 @@ def test_only_sees_deletions_renames_and_attachments(fake_engine: Engine) -> Non
     report = fake_engine.index(only=["Start.md", "Home.md", "picture.png"])
     assert report.written == ["Start.md"] and report.removed == ["Home.md"]
     assert report.notes["renamed"] == 1
-    assert "picture.png" in fake_engine.store().attachments()
+    assert "picture.png" in fake_engine.views.store().attachments()
     converges(fake_engine)
 
 
@@ -78,7 +78,7 @@ def test_only_keeps_the_walks_rules(fake_engine: Engine, rel: str, text: str) ->
     path.write_text(text)
     report = fake_engine.index(only=[rel])
     assert report.written == []
-    assert rel not in fake_engine.store().notes()
+    assert rel not in fake_engine.views.store().notes()
     converges(fake_engine)
 
 
@@ -98,14 +98,14 @@ def test_only_with_an_oversized_note_records_the_skip(fake_engine: Engine) -> No
     (vault / "Huge.md").write_text("# Huge\n\n" + "x" * (limit + 10))
     report = fake_engine.index(only=["Huge.md"])
     assert report.written == []
-    reasons = {s["path"]: s["reason"] for s in fake_engine.store().skipped()}
+    reasons = {s["path"]: s["reason"] for s in fake_engine.views.store().skipped()}
     assert reasons["Huge.md"].startswith("larger than")
     converges(fake_engine)
 
 
 def test_full_ignores_only(fake_engine: Engine) -> None:
     report = fake_engine.index(full=True, only=["Home.md"])
-    assert len(report.written) == len(fake_engine.store().notes())
+    assert len(report.written) == len(fake_engine.views.store().notes())
 
 
 # -- discover_changed alone -------------------------------------------------------------------

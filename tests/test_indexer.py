@@ -56,7 +56,9 @@ def test_one_edit_reembeds_only_the_changed_chunk(fake_engine: Engine) -> None:
     vault = fake_engine.paths.vault
     note = vault / "Garden" / "Composting.md"
     before = len(
-        fake_engine.store().note_chunks(fake_engine.store().note_by_path("Garden/Composting.md").id)
+        fake_engine.views.store().note_chunks(
+            fake_engine.views.store().note_by_path("Garden/Composting.md").id
+        )
     )  # type: ignore[union-attr]
     assert before >= 2
     note.write_text(
@@ -83,7 +85,7 @@ def test_move_reembeds_nothing_and_rename_reresolves_links(fake_engine: Engine) 
     report = engine.index()
     assert report.notes["renamed"] == 1
     assert report.chunks["embedded"] == 0
-    store = engine.store()
+    store = engine.views.store()
     rows = store.db.execute(
         "SELECT count(*) FROM links WHERE resolved_path = 'Archive2/Raised Beds.md'"
     ).fetchone()[0]
@@ -97,7 +99,7 @@ def test_deleted_note_disappears_with_its_edges(fake_engine: Engine) -> None:
     engine = _engine(vault)
     report = engine.index()
     assert report.notes["deleted"] == 1
-    store = engine.store()
+    store = engine.views.store()
     assert store.note_by_path("Garden/Composting.md") is None
     unresolved = store.db.execute(
         "SELECT count(*) FROM links WHERE target_key = 'composting' AND resolved_path IS NULL"
@@ -113,10 +115,10 @@ def test_model_change_is_detected_until_full_rebuild(fake_engine: Engine) -> Non
     with pytest.raises(IndexMismatchError):
         engine.index()
     with pytest.raises(IndexMismatchError):
-        engine.view()
+        engine.index_view()
     report = engine.index(full=True)
     assert report.chunks["embedded"] > 0
-    assert engine.view()[1].dim == 32
+    assert engine.index_view().vectors.dim == 32
 
 
 def test_second_writer_is_refused(fake_engine: Engine) -> None:
@@ -210,7 +212,7 @@ def test_aliases_and_tags_are_indexed_lexically_not_embedded(fake_engine: Engine
     from vaultheat.core.parsing import parse_note
     from vaultheat.core.sizing import chunk_for
 
-    store = fake_engine.store()
+    store = fake_engine.views.store()
     row = store.note_by_path("Coffee/Brewing/Espresso Extraction.md")
     assert row is not None
     aliases = store.note_meta(row.id)["aliases"]
@@ -221,12 +223,12 @@ def test_aliases_and_tags_are_indexed_lexically_not_embedded(fake_engine: Engine
     ).fetchone()[0]
     assert aliases[0].split()[0].lower() in header.lower()
     raw = (fake_engine.paths.vault / row.path).read_bytes()
-    drafts = chunk_for(parse_note(row.path, raw), fake_engine.settings, fake_engine.embedder)
+    drafts = chunk_for(parse_note(row.path, raw), fake_engine.settings, fake_engine.models.embedder)
     assert "aliases:" not in drafts[0].embed_input
     loud = fake_engine.settings.with_value("chunking.header_aliases_tags", True)
     assert (
         "aliases:"
-        in chunk_for(parse_note(row.path, raw), loud, fake_engine.embedder)[0].embed_input
+        in chunk_for(parse_note(row.path, raw), loud, fake_engine.models.embedder)[0].embed_input
     )
 
 

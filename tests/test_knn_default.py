@@ -16,7 +16,7 @@ from vaultheat.providers.fake import FakeEmbedder
 
 
 def _similar_edges(engine: Engine) -> int:
-    graph = engine.graph_view()
+    graph = engine.index_view().graph
     return sum(1 for u in range(len(graph.chunk_note)) for e in graph.edges(u) if e[2] == "similar")
 
 

@@ -129,7 +129,7 @@ def engine(tmp_path: Path) -> Any:
 
 
 def test_first_index_edges_equal_the_per_note_code(engine: Any) -> None:
-    store = engine.store()
+    store = engine.views.store()
     ids = {p: r.id for p, r in store.notes().items()}
     assert len(store.note_chunks(ids["Links/Hub.md"])) >= 3
     assert len(store.note_chunks(ids["Links/Target.md"])) >= 3
@@ -155,13 +155,13 @@ def test_edited_note_and_renamed_target_keep_edges_equal(engine: Any) -> None:
         hub.read_text().replace("the picture", "now [[Other#Other]] and the picture"), "utf-8"
     )
     engine.index()
-    store = engine.store()
+    store = engine.views.store()
     assert stored_edges(store) == reference_edges(store)
     assert note_edges(store, "Links/Hub.md", "Links/Other.md")
 
     (vault / "Links/Target.md").rename(vault / "Links/Later.md")  # [[Later]] now resolves
     engine.index()
-    store = engine.store()
+    store = engine.views.store()
     assert not store.pending_links()
     assert stored_edges(store) == reference_edges(store)
     assert note_edges(store, "Links/Other.md", "Links/Later.md")
@@ -169,13 +169,13 @@ def test_edited_note_and_renamed_target_keep_edges_equal(engine: Any) -> None:
 
     (vault / "Links/Later.md").rename(vault / "Links/Target.md")  # and back
     engine.index()
-    store = engine.store()
+    store = engine.views.store()
     assert stored_edges(store) == reference_edges(store)
     assert note_edges(store, "Links/Hub.md", "Links/Target.md")
 
 
 def test_batch_reads_equal_the_per_note_reads_across_in_list_batches(engine: Any) -> None:
-    store = engine.store()
+    store = engine.views.store()
     notes = store.notes()
     ids = sorted(r.id for r in notes.values())
     asked = list(range(-600, 0)) + ids  # more than one 500-id batch, most of them no note

@@ -1,6 +1,7 @@
-"""Models made from the settings are keyed by them: reassigning ``engine.settings`` (the CLI,
-the eval harness, the sweep) to a config naming another model gets that model, not the cached
-one; an injected model stays. A fake factory stands in for the model loaders."""
+"""Models made from the settings are keyed by them: asking ``engine.models`` with a config naming
+another model (an engine from ``Engine.with_settings``: the CLI, the eval harness, the sweep)
+gets that model, not the cached one; an injected model stays. A fake factory stands in for the
+model loaders."""
 
 from __future__ import annotations
 
@@ -38,14 +39,13 @@ def test_a_config_naming_another_reranker_gets_that_reranker(
     fake_engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls = _factories(monkeypatch)
+    models = fake_engine.models
     base = fake_engine.settings.with_value("rerank.model", "ce-a")
-    fake_engine.settings = base
-    assert fake_engine.reranker == Made("ce-a")
-    assert fake_engine.reranker == Made("ce-a") and calls == ["rerank:ce-a"]  # cached
-    fake_engine.settings = base.with_value("rerank.model", "ce-b")
-    assert fake_engine.reranker == Made("ce-b")
-    fake_engine.settings = base.with_value("search.top", 7)  # other sections: same model
-    assert fake_engine.reranker == Made("ce-a")
+    assert models.reranker(base.rerank) == Made("ce-a")
+    assert models.reranker(base.rerank) == Made("ce-a") and calls == ["rerank:ce-a"]  # cached
+    assert models.reranker(base.with_value("rerank.model", "ce-b").rerank) == Made("ce-b")
+    other = base.with_value("search.top", 7)  # other sections: same model
+    assert models.reranker(other.rerank) == Made("ce-a")
     assert calls == ["rerank:ce-a", "rerank:ce-b", "rerank:ce-a"]
 
 
@@ -53,13 +53,11 @@ def test_a_config_naming_another_generator_gets_that_generator(
     fake_engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls = _factories(monkeypatch)
+    models = fake_engine.models
     on = fake_engine.settings.with_value("expansion.enabled", True)
-    fake_engine.settings = on.with_value("expansion.model", "gen-a")
-    assert fake_engine.generator == Made("gen-a")
-    fake_engine.settings = on.with_value("expansion.model", "gen-b")
-    assert fake_engine.generator == Made("gen-b")
-    fake_engine.settings = on.with_value("expansion.enabled", False)
-    assert fake_engine.generator is None
+    assert models.generator(on.with_value("expansion.model", "gen-a").expansion) == Made("gen-a")
+    assert models.generator(on.with_value("expansion.model", "gen-b").expansion) == Made("gen-b")
+    assert models.generator(on.with_value("expansion.enabled", False).expansion) is None
     assert calls == ["gen:gen-a", "gen:gen-b"]
 
 
@@ -68,8 +66,8 @@ def test_an_injected_reranker_stays_whatever_the_settings(
 ) -> None:
     calls = _factories(monkeypatch)
     mine = Made("injected")
-    engine = Engine(fake_engine.paths, fake_engine.settings, embedder=fake_engine.embedder,
+    engine = Engine(fake_engine.paths, fake_engine.settings, embedder=fake_engine.models.embedder,
                     reranker=mine)  # type: ignore[arg-type]  # fmt: skip
-    engine.settings = engine.settings.with_value("rerank.model", "ce-b")
-    assert engine.reranker is mine and calls == []
+    other = engine.with_settings(engine.settings.with_value("rerank.model", "ce-b"))
+    assert other.models.reranker(other.settings.rerank) is mine and calls == []
     engine.close()

@@ -77,9 +77,7 @@ def test_explain_shows_the_title_part_and_adds_up(tmp_path: Path) -> None:
     try:
         res = engine.search(SearchRequest(query="Excalidraw", files_only=False))
         top = res.results[0]
-        doc = explain_document(
-            engine.explain_search(SearchRequest(query="Excalidraw"), top.chunk_id)
-        )  # type: ignore[union-attr]
+        doc = explain_document(engine.explain(SearchRequest(query="Excalidraw"), top.chunk_id))  # type: ignore[union-attr]
         parts = doc["components"]
         assert doc["seed"]["stage"] in ("vector", "lexical", "title")
         assert parts["raw"]["title"] == 1.0 and parts["normalized"]["title"] == 1.0

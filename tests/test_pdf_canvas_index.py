@@ -154,12 +154,12 @@ def test_agents_open_a_pdf_result_at_its_page(engine: Any) -> None:
     from vaultheat.agents.notes import OpenRequest, open_note, render_open
 
     hit = search_doc(engine, SearchRequest(query="harden zinnia seedlings outdoors"))["results"][0]
-    doc = open_note(engine.paths, engine.settings, engine.store(),
+    doc = open_note(engine.paths, engine.settings, engine.views.store(),
                     OpenRequest(chunk_id=hit["chunk_id"]))  # fmt: skip
     assert (doc["path"], doc["page"], doc["page_end"]) == ("Docs/Manual.pdf", 2, 2)
     assert "zinnia" in doc["text"] and doc["fresh"] is True
     assert render_open(doc).startswith("Docs/Manual.pdf p. 2\n")
-    whole = open_note(engine.paths, engine.settings, engine.store(),
+    whole = open_note(engine.paths, engine.settings, engine.views.store(),
                       OpenRequest(path="Boards/Kitchen.canvas"))  # fmt: skip
     assert set(whole["card_ids"]) == {"c-sourdough", "c-other"} and not whole["truncated"]
 
@@ -172,8 +172,10 @@ def test_index_kinds_choose_what_is_read(engine: Any) -> None:
 
     with pytest.raises(ConfigError, match="markdown, pdf, canvas"):
         Settings().with_value("index.kinds", "markdown,docx")
-    engine.settings = dataclasses.replace(
-        engine.settings, index=dataclasses.replace(engine.settings.index, kinds=("markdown",))
+    engine = engine.with_settings(
+        dataclasses.replace(
+            engine.settings, index=dataclasses.replace(engine.settings.index, kinds=("markdown",))
+        )
     )
     report = engine.index()
     assert report.notes["deleted"] == 2  # the PDF and the canvas leave the index
@@ -222,7 +224,7 @@ def test_explain_names_the_seed_page(engine: Any) -> None:
 
     req = SearchRequest(query="harden zinnia seedlings outdoors")
     first = engine.search(req).results[0]
-    doc = explain_document(engine.explain_search(req, first.chunk_id))
+    doc = explain_document(engine.explain(req, first.chunk_id))
     assert doc["seed"]["page"] == 2
     assert "seed: Docs/Manual.pdf [p. 2]" in render_explain(doc)
 
@@ -232,7 +234,7 @@ def test_a_link_to_a_pdf_page_points_at_that_page(engine: Any) -> None:
         engine.paths.vault / "Notes/Reading.md", b"# Reading\n\nSee [[Docs/Manual.pdf#page=2]].\n"
     )
     engine.index()
-    store = engine.store()
+    store = engine.views.store()
     note = store.note_by_path("Notes/Reading.md")
     pdf = store.note_by_path("Docs/Manual.pdf")
     assert note is not None and pdf is not None

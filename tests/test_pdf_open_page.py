@@ -132,7 +132,7 @@ def test_an_index_from_before_page_starts_answers_and_gains_them_on_the_next_run
         assert read == ["Docs/Short.pdf"]
         assert report.notes["added"] == 0 and report.notes["deleted"] == 0
         assert report.chunks.get("embedded", 0) == 0  # same embedding input: nothing to embed
-        store = old.store()
+        store = old.views.store()
         (again,) = store.note_chunks(pdf.id)
         assert again.id == row.id and again.page_starts == ((0, 1), (len(SHORT1[0]) + 2, 2))
         hit = first_pdf(search_doc(old, SearchRequest(query="dahlia tubers lifted")))

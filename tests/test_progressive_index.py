@@ -79,10 +79,11 @@ def words_only(vault: Path) -> Engine:
 
 
 def test_words_phase_makes_every_note_findable_before_any_vector(words_only: Engine) -> None:
-    embedder = words_only.embedder
+    embedder = words_only.models.embedder
     assert isinstance(embedder, RecordingEmbedder)
     assert embedder.embedded == 0  # the model never ran
-    store, vectors = words_only.view()
+    _view = words_only.index_view()
+    store, vectors = _view.store, _view.vectors
     assert len(vectors) == 0 and store.chunk_count() > 0
     doc = search_doc(words_only, SearchRequest(WORD, files_only=True))
     assert doc["ranked_by"] == "words"
@@ -121,14 +122,15 @@ def test_related_answers_from_links_and_words_before_vectors(words_only: Engine)
 def test_a_run_stopped_between_phases_resumes_with_the_meaning_phase(
     words_only: Engine, vault: Path
 ) -> None:
-    chunks = words_only.store().chunk_count()
+    chunks = words_only.views.store().chunk_count()
     words_only.close()
     embedder = RecordingEmbedder()
     engine = Engine.open(vault, embedder=embedder)
     report = engine.index()
     assert report.notes["added"] == report.notes["modified"] == 0  # the words stay as stored
     assert report.chunks["embedded"] == embedder.embedded > 0
-    store, vectors = engine.view()
+    _view = engine.index_view()
+    store, vectors = _view.store, _view.vectors
     assert len(vectors) == store.chunk_count() == chunks
     assert check_index(engine)["state"] == "clean", check_index(engine)["problems"]
     doc = search_doc(engine, SearchRequest(WORD, files_only=True))
@@ -156,7 +158,8 @@ def test_a_crash_in_the_meaning_phase_keeps_committed_batches(
     assert doc["phases"]["meaning"]["state"] == "interrupted"
     assert 0 < doc["phases"]["meaning"]["done"] < doc["phases"]["meaning"]["total"]
     # nothing half-written: every chunk with a vector is whole, the rest are words only
-    store, vectors = engine.view()
+    _view = engine.index_view()
+    store, vectors = _view.store, _view.vectors
     assert len(vectors) == doc["phases"]["meaning"]["done"]
     # check calls this an interrupted run (pending work, no problems), not a broken index
     checked = check_index(engine)
@@ -168,7 +171,8 @@ def test_a_crash_in_the_meaning_phase_keeps_committed_batches(
     resumed = RecordingEmbedder()
     engine = Engine.open(vault, embedder=resumed)
     engine.index()
-    store, vectors = engine.view()
+    _view = engine.index_view()
+    store, vectors = _view.store, _view.vectors
     assert len(vectors) == store.chunk_count()
     # the batches committed before the crash were not embedded again
     again = {t for call in resumed.calls for t in call}
@@ -198,7 +202,8 @@ def test_an_edit_after_a_full_index_is_embedded_in_the_same_run(fake_engine: Any
     path = engine.paths.vault / NOTE
     path.write_text(path.read_text(encoding="utf-8") + "\n\nA note on kumquat chaff.\n")
     engine.index()
-    store, vectors = engine.view()
+    _view = engine.index_view()
+    store, vectors = _view.store, _view.vectors
     assert len(vectors) == store.chunk_count()
     doc = status_doc(engine)
     assert doc["phases"]["meaning"]["state"] == "done"
@@ -238,7 +243,8 @@ def test_phases_of(kw: dict[str, Any], want: tuple[str, str, float, float | None
 def test_vectors_of_a_partial_index_are_unit_and_match_the_cache(words_only: Engine) -> None:
     words_only.close()
     words_only.index()
-    _store, vectors = words_only.view()
+    _view = words_only.index_view()
+    _store, vectors = _view.store, _view.vectors
     ids = sorted(vectors.labels())
     mat = vectors.get_vectors(ids)
     assert np.allclose(np.linalg.norm(mat, axis=1), 1.0, atol=1e-4)
@@ -247,7 +253,7 @@ def test_vectors_of_a_partial_index_are_unit_and_match_the_cache(words_only: Eng
 
 def test_check_says_chunks_await_their_vector(words_only: Engine) -> None:
     doc = check_index(words_only)
-    n = words_only.store().chunk_count()
+    n = words_only.views.store().chunk_count()
     assert doc["state"] == "interrupted" and doc["ok"] and doc["problems"] == []
     assert f"{n} chunks await their vector" in doc["pending"]
     assert not any("no vector in the vector file" in p for p in doc["pending"])
@@ -262,7 +268,8 @@ def test_inputs_come_from_disk_when_the_words_phase_kept_none(
     embedder = RecordingEmbedder()
     engine = Engine.open(vault, embedder=embedder)
     engine.index()
-    store, vectors = engine.view()
+    _view = engine.index_view()
+    store, vectors = _view.store, _view.vectors
     assert len(vectors) == store.chunk_count() > 0
     assert check_index(engine)["state"] == "clean"
     engine.close()
@@ -272,13 +279,13 @@ def test_a_note_edited_between_the_phases_waits_for_the_next_run(words_only: Eng
     words_only.close()
     path = words_only.paths.vault / NOTE
     path.write_text(path.read_text(encoding="utf-8") + "\n\nEdited after the words phase.\n")
-    fp = words_only.embedder.fingerprint
+    fp = words_only.models.embedder.fingerprint
     # the meaning phase alone (as a resumed run does): the edited note's stored chunks no longer
     # match the file, so they are not embedded from it
     from vaultheat.indexer import Indexer
     from vaultheat.storage.store import Store
 
-    ix = Indexer(words_only.paths, words_only.settings, words_only.embedder)
+    ix = Indexer(words_only.paths, words_only.settings, words_only.models.embedder)
     store = Store(words_only.paths.db)
     vectors = ix._open_vectors(store, store.manifest())
     total = store.unembedded_count(fp)
@@ -290,7 +297,7 @@ def test_a_note_edited_between_the_phases_waits_for_the_next_run(words_only: Eng
     assert store.unembedded_count(fp) == len(store.note_chunks(note_id))
     store.close()
     words_only.index()  # the next run re-indexes the note and embeds it
-    assert words_only.store().unembedded_count(fp) == 0
+    assert words_only.views.store().unembedded_count(fp) == 0
     words_only.close()
 
 
@@ -306,7 +313,8 @@ def test_a_canvas_gets_its_vectors_from_disk_too(
     monkeypatch.setattr(indexer_mod, "HOLD_BYTES", 0)  # every input derived again from disk
     engine = Engine.open(vault, embedder=RecordingEmbedder())
     engine.index()
-    store, vectors = engine.view()
+    _view = engine.index_view()
+    store, vectors = _view.store, _view.vectors
     row = store.note_by_path("Garden/Plan.canvas")
     assert row is not None and store.note_chunks(row.id)
     assert len(vectors) == store.chunk_count()

@@ -18,15 +18,17 @@ NOTE = "Garden/Composting.md"
 
 
 def stored_fit(engine: Engine) -> VaultCurve | None:
-    raw = engine.store().manifest_raw(LABELS_KEY)
+    raw = engine.views.store().manifest_raw(LABELS_KEY)
     return VaultCurve.from_doc(json.loads(raw)) if raw else None
 
 
 def test_index_run_fits_and_related_reads_the_fit(fake_engine: Any) -> None:
     fit = stored_fit(fake_engine)
     assert fit is not None and fit.curve is not None
-    assert fit.model == fake_engine.embedder.fingerprint
-    assert fit.notes == fake_engine.store().note_count() and fit.linked >= calibration.MIN_LINKED
+    assert fit.model == fake_engine.models.embedder.fingerprint
+    assert (
+        fit.notes == fake_engine.views.store().note_count() and fit.linked >= calibration.MIN_LINKED
+    )
     res = fake_engine.related(RelatedRequest(path=NOTE, top=10))
     s = fake_engine.settings
     model = curve_for(s.embeddings.provider, s.embeddings.model, "related")
@@ -57,7 +59,7 @@ def test_fit_is_kept_until_the_vault_moves_on(
         store.set_manifest(**{LABELS_KEY: doc})
     fake_engine.index()
     again = stored_fit(fake_engine)
-    assert again is not None and again.model == fake_engine.embedder.fingerprint
+    assert again is not None and again.model == fake_engine.models.embedder.fingerprint
 
 
 def test_labels_off_reads_the_models_curve(fake_engine: Any) -> None:

@@ -24,7 +24,7 @@ def _related(engine: Engine, **kw: object) -> dict:
 
 def test_every_related_result_carries_votes_and_the_trace_adds_up(fake_engine: Engine) -> None:
     doc = _related(fake_engine, top=100)
-    notes = fake_engine.store().notes()
+    notes = fake_engine.views.store().notes()
     voted = [r for r in doc["results"] if r["votes"] is not None]
     assert voted, "the example vault has links between notes: someone must vote"
     only_votes = [r for r in doc["results"] if r["explain"]["seed"]["stage"] == "votes"]
@@ -53,13 +53,14 @@ def test_every_related_result_carries_votes_and_the_trace_adds_up(fake_engine: E
 
 
 def test_votes_follow_the_formula_over_the_votes_off_ranking(fake_engine: Engine) -> None:
-    fake_engine.settings = fake_engine.settings.with_value("related.link_heat", "off")
-    off_settings = fake_engine.settings.with_value("related.votes", False)
-    on = _related(fake_engine, top=100)
-    fake_engine.settings = off_settings
-    off = _related(fake_engine, top=100)
+    heat_off = fake_engine.with_settings(
+        fake_engine.settings.with_value("related.link_heat", "off")
+    )
+    votes_off = heat_off.with_settings(heat_off.settings.with_value("related.votes", False))
+    on = _related(heat_off, top=100)
+    off = _related(votes_off, top=100)
     assert all(r["votes"] is None for r in off["results"])
-    links = fake_engine.note_links()
+    links = votes_off.index_view().links
     expected = link_votes([(r["path"], r["score"]) for r in off["results"]], links.out_links,
                           k=20, weight=2.0, query=NOTE)  # fmt: skip
     got = {r["path"]: r["votes"] for r in on["results"] if r["votes"]}
@@ -75,14 +76,15 @@ def test_no_votes_switches_votes_off_and_no_graph_does_not(fake_engine: Engine) 
     and heat propagation."""
     assert any(r["link_heat"] for r in _related(fake_engine)["results"])
     assert not any(r["link_heat"] for r in _related(fake_engine, graph=False)["results"])
-    fake_engine.settings = fake_engine.settings.with_value("related.link_heat", "off")
-    on = _related(fake_engine)
+    heat_off = fake_engine.with_settings(
+        fake_engine.settings.with_value("related.link_heat", "off")
+    )
+    on = _related(heat_off)
     assert any(r["votes"] is not None for r in on["results"])
-    assert all(r["votes"] is None for r in _related(fake_engine, votes=False)["results"])
-    assert _related(fake_engine, graph=False)["results"] == on["results"]  # hops 0: no heat
-    off_settings = fake_engine.settings.with_value("related.votes", False)
-    fake_engine.settings = off_settings
-    assert _related(fake_engine, votes=False)["results"] == _related(fake_engine)["results"]
+    assert all(r["votes"] is None for r in _related(heat_off, votes=False)["results"])
+    assert _related(heat_off, graph=False)["results"] == on["results"]  # hops 0: no heat
+    votes_off = heat_off.with_settings(heat_off.settings.with_value("related.votes", False))
+    assert _related(votes_off, votes=False)["results"] == _related(votes_off)["results"]
 
 
 def test_the_query_notes_own_links_never_vote(fake_engine: Engine) -> None:
@@ -90,7 +92,7 @@ def test_the_query_notes_own_links_never_vote(fake_engine: Engine) -> None:
     canary in memory): its related notes, saved or from unsaved text, must not move."""
     import dataclasses
 
-    links = fake_engine.note_links()
+    links = fake_engine.index_view().links
     before = _related(fake_engine, top=100)
     text = (fake_engine.paths.vault / NOTE).read_text(encoding="utf-8")
     before_text = _related(fake_engine, top=100, text=text)
@@ -103,17 +105,19 @@ def test_the_query_notes_own_links_never_vote(fake_engine: Engine) -> None:
         in_degree={**links.in_degree, **{p: links.in_degree.get(p, 0) + 1 for p in planted}},
     ))  # fmt: skip
 
-    def planted_related(**kw: object) -> dict:
+    def planted_related(engine: Engine, **kw: object) -> dict:
         req = RelatedRequest(**{"path": NOTE, "top": 30, "explain": True, **kw})
-        s = fake_engine.settings
-        res = run_related(view, fake_engine.models, s, req)
+        s = engine.settings
+        res = run_related(view, engine.models, s, req)
         # the curve the engine labels with (the index's own fit, core/calibration.py)
-        return related_document(res.with_relevance(fake_engine._related_curve(s)))
+        return related_document(res.with_relevance(engine._related_curve(s)))
 
     for hub in (0, 1):
-        fake_engine.settings = fake_engine.settings.with_value("related.vote_hub_degree", hub)
-        after = planted_related(top=100)
-        after_text = planted_related(top=100, text=text)
+        engine = fake_engine.with_settings(
+            fake_engine.settings.with_value("related.vote_hub_degree", hub)
+        )
+        after = planted_related(engine, top=100)
+        after_text = planted_related(engine, top=100, text=text)
         if hub == 0:
             assert after["results"] == before["results"]
             assert after_text["results"] == before_text["results"]
@@ -123,8 +127,8 @@ def test_the_query_notes_own_links_never_vote(fake_engine: Engine) -> None:
 
 
 def test_note_links_are_distinct_note_targets(fake_engine: Engine) -> None:
-    links = fake_engine.note_links()
-    store = fake_engine.store()
+    links = fake_engine.index_view().links
+    store = fake_engine.views.store()
     notes = set(store.notes())
     row = store.note_by_path(NOTE)
     assert row is not None

@@ -111,14 +111,15 @@ def test_rescore_gives_the_full_second_retrieval(
     fake_engine: Engine, monkeypatch: pytest.MonkeyPatch, reranked: bool
 ) -> None:
     counter = CountingReranker()
+    engine = fake_engine
     if reranked:
-        fake_engine.models = ModelSet(fake_engine.embedder, reranker=counter)
-        fake_engine.settings = fake_engine.settings.with_value("rerank.shortlist", 5)
+        fake_engine.models = ModelSet(fake_engine.models.embedder, reranker=counter)
+        engine = fake_engine.with_settings(fake_engine.settings.with_value("rerank.shortlist", 5))
     new_r: list[dict[str, Any]] = []
     old_r: list[dict[str, Any]] = []
     with monkeypatch.context() as m:
         _record(m, new_r)
-        new = _docs(fake_engine, rerank=reranked)
+        new = _docs(engine, rerank=reranked)
     # the fallback ran: for every query, or with a rerank for those whose word matches made
     # the shortlist (the words must lead among the chunks it kept)
     words = [q for q, doc in new.items() if doc["ranked_by"] == "words"]
@@ -127,7 +128,7 @@ def test_rescore_gives_the_full_second_retrieval(
     with monkeypatch.context() as m:
         _full_second_retrieval(m)
         _record(m, old_r)
-        old = _docs(fake_engine, rerank=reranked)
+        old = _docs(engine, rerank=reranked)
     # paths, chunk ids, scores, components and the explain trace, hit by hit
     _same(new, old)
     _same(new_r, old_r)

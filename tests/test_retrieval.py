@@ -27,8 +27,10 @@ def test_search_finds_the_note_and_carries_exact_ranges(fake_engine: Engine) -> 
 
 
 def test_explain_trace_recomputes_the_score(fake_engine: Engine) -> None:
-    fake_engine.settings = fake_engine.settings.with_value("search.hops", 2)  # graph on
-    doc = search_doc(fake_engine, SearchRequest(query="coffee grounds in the compost", top=100,
+    engine = fake_engine.with_settings(
+        fake_engine.settings.with_value("search.hops", 2)
+    )  # graph on
+    doc = search_doc(engine, SearchRequest(query="coffee grounds in the compost", top=100,
                                            explain=True))  # fmt: skip
     assert doc["results"]
     hopped = 0
@@ -45,9 +47,9 @@ def test_explain_trace_recomputes_the_score(fake_engine: Engine) -> None:
 
 
 def test_stage_switches_change_components(fake_engine: Engine) -> None:
-    fake_engine.settings = fake_engine.settings.with_value("search.hops", 2)  # heat can run
-    base = search_doc(fake_engine, SearchRequest(query="roasting first crack", top=5))
-    plain = search_doc(fake_engine, SearchRequest(query="roasting first crack", top=5, graph=False,
+    engine = fake_engine.with_settings(fake_engine.settings.with_value("search.hops", 2))  # heat
+    base = search_doc(engine, SearchRequest(query="roasting first crack", top=5))
+    plain = search_doc(engine, SearchRequest(query="roasting first crack", top=5, graph=False,
                                              lexical=False))  # fmt: skip
     assert all(r["components"]["heat"] is None for r in plain["results"])
     assert all(r["components"]["lexical"] is None for r in plain["results"])
@@ -94,7 +96,7 @@ def test_related_from_saved_note_marks_link_status(fake_engine: Engine) -> None:
     assert "Coffee/Roasting/Roasting Basics.md" not in paths
     assert paths, "related notes found"
     assert set(paths.values()) <= {"linked", "backlinked", "both", "unlinked"}
-    store = fake_engine.store()
+    store = fake_engine.views.store()
     note = store.note_by_path("Coffee/Roasting/Roasting Basics.md")
     assert note is not None
     out, back = store.linked_paths(note.id), store.backlinking_paths(note.path)
@@ -113,8 +115,8 @@ def test_related_follows_the_cursor_in_unsaved_text(fake_engine: Engine) -> None
     money = "## Money\n\n" + "Index funds, expense ratios, emergency fund savings. " * 8
     text = f"# Mixed draft\n\n{garden}\n\n{money}\n"
     at_garden = related_doc(fake_engine, RelatedRequest(path="Drafts/x.md", text=text, cursor=20))
-    at_money = related_doc(fake_engine,
-        RelatedRequest(path="Drafts/x.md", text=text, cursor=len(text.encode()) - 5)
+    at_money = related_doc(
+        fake_engine, RelatedRequest(path="Drafts/x.md", text=text, cursor=len(text.encode()) - 5)
     )
     top_g = [r["path"] for r in at_garden["results"][:3]]
     top_m = [r["path"] for r in at_money["results"][:3]]
@@ -139,7 +141,7 @@ def test_tag_neighbors_link_notes_sharing_a_rare_tag(fake_engine: Engine) -> Non
     from vaultheat.config import GraphSettings
     from vaultheat.core.graphview import GraphView
 
-    store = fake_engine.store()
+    store = fake_engine.views.store()
     counts = store.tag_counts()
     rare = next(t for t, n in sorted(counts.items()) if 2 <= n <= 5)
     notes = sorted(store.notes_with_tag(rare))
@@ -156,7 +158,7 @@ def test_tag_neighbors_link_notes_sharing_a_rare_tag(fake_engine: Engine) -> Non
 def test_graph_view_matches_the_stored_edges(fake_engine: Engine) -> None:
     from vaultheat.core.graphview import GraphView
 
-    store = fake_engine.store()
+    store = fake_engine.views.store()
     view = GraphView.from_store(store, fake_engine.settings.graph)
     for (cid,) in store.db.execute("SELECT id FROM chunks ORDER BY id LIMIT 40").fetchall():
         stored = {(d, "similar" if k == "similar" else "link", round(w, 5))
@@ -175,12 +177,12 @@ def test_query_expansion_adds_variant_seeds_and_degrades_on_failure(fake_engine:
 
     reply = _json.dumps({"queries": ["index funds expense ratio", "emergency savings"],
                          "hyde": "Keep three months of expenses as a safety net."})  # fmt: skip
-    fake_engine.models = ModelSet(fake_engine.embedder, generator=FakeGenerator(reply))
+    fake_engine.models = ModelSet(fake_engine.models.embedder, generator=FakeGenerator(reply))
     doc = search_doc(fake_engine, SearchRequest(query="money", top=30, expand=True, explain=True))
     stages = {r["explain"]["seed"]["stage"] for r in doc["results"]}
     assert stages & {"variant:1", "variant:2", "hyde"}
     fake_engine.models = ModelSet(
-        fake_engine.embedder, generator=FakeGenerator(RuntimeError("model server down"))
+        fake_engine.models.embedder, generator=FakeGenerator(RuntimeError("model server down"))
     )
     doc = search_doc(fake_engine, SearchRequest(query="money", top=5, expand=True))
     assert doc["results"], "a failed expansion falls back to the plain query"
@@ -190,13 +192,16 @@ def test_query_expansion_adds_variant_seeds_and_degrades_on_failure(fake_engine:
 def test_non_latin_text_with_an_english_only_model_weights_lexical_evenly(
     fake_engine: Engine, languages: str, even: bool
 ) -> None:
-    fake_engine.settings = fake_engine.settings.with_value("embeddings.languages", languages)
-    latin = search_doc(fake_engine, SearchRequest("coffee grounds compost", top=3, explain=True))
-    cjk = search_doc(fake_engine, SearchRequest(query="コーヒーの淹れ方", top=3, explain=True))
-    related = related_doc(fake_engine,
+    engine = fake_engine.with_settings(
+        fake_engine.settings.with_value("embeddings.languages", languages)
+    )
+    latin = search_doc(engine, SearchRequest("coffee grounds compost", top=3, explain=True))
+    cjk = search_doc(engine, SearchRequest(query="コーヒーの淹れ方", top=3, explain=True))
+    related = related_doc(
+        engine,
         RelatedRequest(
             path="Draft.md", text="# 下書き\n\nコーヒー豆の焙煎について。", top=3, explain=True
-        )
+        ),
     )
     for doc in (latin, cjk, related):
         assert doc["results"]

@@ -150,28 +150,27 @@ def test_knn_variants_change_the_similar_edges_in_memory_only(fake_engine: Any) 
     grid = parse_grid(_grid('"graph.knn_k" = [1, 30]\n"graph.knn_min_sim" = [0.0]'), base)
     knn = KnnVariants(fake_engine, grid, base)
     assert knn.k_max == 30 and knn.floor_min == 0.0
-    stored = _similar_of(fake_engine.graph_view())
+    stored = _similar_of(fake_engine.index_view().graph)
 
     def apply(k: int) -> tuple[dict[int, set[int]], dict[int, float]]:
-        fake_engine.settings = base.with_value("graph.knn_k", k)
-        fake_engine.use_similar_edges(knn.lists(fake_engine.settings.graph))
-        edges = _similar_of(fake_engine.graph_view())
+        point = fake_engine.with_settings(base.with_value("graph.knn_k", k))
+        point.views.use_similar_edges(knn.lists(point.settings.graph))  # shared views
+        edges = _similar_of(point.index_view().graph)
         req = SearchRequest("espresso grind too fine sour", top=100, lexical=False, graph=True)
-        doc = search_doc(fake_engine, req)
+        doc = search_doc(point, req)
         return edges, {r["chunk_id"]: r["components"]["heat"] for r in doc["results"]}
 
     try:
         one, heat_one = apply(1)
         wide, heat_wide = apply(30)
     finally:
-        fake_engine.settings = base
-        fake_engine.use_similar_edges(None)
+        fake_engine.views.use_similar_edges(None)
     assert max(len(v) for v in one.values()) == 1
     assert max(len(v) for v in wide.values()) > 1
     assert all(one[u] <= wide[u] for u in one)  # k=1 is a prefix of k=30
     assert heat_one != heat_wide  # heat runs over the swapped edges
     # link edges are untouched by the swap, and None brings the stored edges back
-    assert _similar_of(fake_engine.graph_view()) == stored
+    assert _similar_of(fake_engine.index_view().graph) == stored
     assert _index_digest(fake_engine) == before
 
 
@@ -182,7 +181,8 @@ def test_derived_lists_equal_a_direct_computation(fake_engine: Any) -> None:
     base = fake_engine.settings
     grid = parse_grid(_grid('"graph.knn_k" = [2, 12]\n"graph.knn_min_sim" = [0.1, 0.4]'), base)
     knn = KnnVariants(fake_engine, grid, base)
-    store, vectors = fake_engine.view()
+    _view = fake_engine.index_view()
+    store, vectors = _view.store, _view.vectors
     note_of = dict(store.db.execute("SELECT id, note_id FROM chunks").fetchall())
     for k, floor in ((2, 0.4), (12, 0.1), (5, 0.3)):
         g = base.with_overrides({"graph.knn_k": k, "graph.knn_min_sim": floor}).graph
@@ -197,7 +197,7 @@ def test_derived_lists_equal_a_direct_computation(fake_engine: Any) -> None:
 
 
 def test_graph_view_similar_override_keeps_link_edges(fake_engine: Any) -> None:
-    store, _ = fake_engine.view()
+    store = fake_engine.index_view().store
     g = fake_engine.settings.graph
     stored = GraphView.from_store(store, g)
     some = next(u for u in range(stored.size) if stored.note_of(u) >= 0)
@@ -213,22 +213,18 @@ def test_graph_view_similar_override_keeps_link_edges(fake_engine: Any) -> None:
 def test_engine_graph_follows_graph_settings(fake_engine: Any) -> None:
     """A point that turns tag edges off gets a graph without them (no stale cached graph)."""
     base = fake_engine.settings
-    assert fake_engine.graph_view().tag_notes
-    try:
-        fake_engine.settings = base.with_value("graph.tag_edges", False)
-        off = fake_engine.graph_view()
-        assert not off.tag_notes
-        assert all(t != "tag" for u in range(off.size) for _, _, t in off.edges(u))
-    finally:
-        fake_engine.settings = base
-    assert fake_engine.graph_view().tag_notes
+    assert fake_engine.index_view().graph.tag_notes
+    off = fake_engine.with_settings(base.with_value("graph.tag_edges", False)).index_view().graph
+    assert not off.tag_notes
+    assert all(t != "tag" for u in range(off.size) for _, _, t in off.edges(u))
+    assert fake_engine.index_view().graph.tag_notes
 
 
 # -- running a sweep ---------------------------------------------------------------------------
 
 
 def _link_queries(engine: Any) -> list[LinkQuery]:
-    store, _ = engine.view()
+    store = engine.index_view().store
     items = []
     for p, row in sorted(store.notes().items()):
         rel = sorted(r for r in store.linked_paths(row.id) - {p} if r.endswith(".md"))
@@ -243,7 +239,7 @@ def test_points_reuse_the_query_embeddings(fake_engine: Any) -> None:
     """The first point embeds the queries and the rendered notes; later points embed nothing."""
     items = load_search_set(QUERIES)
     queries = _link_queries(fake_engine)
-    emb = fake_engine.embedder
+    emb = fake_engine.models.embedder
     one = parse_grid(_grid('"search.decay" = [0.5]'), fake_engine.settings)
     many = parse_grid(
         _grid('"search.decay" = [0.3, 0.9]\n"related.score_heat" = [0.0, 0.4]'),
@@ -251,7 +247,7 @@ def test_points_reuse_the_query_embeddings(fake_engine: Any) -> None:
     )
 
     def embedded(grid: Any) -> int:
-        fake_engine.query_cache.clear()
+        fake_engine.models.cache.clear()
         n0 = emb.embedded_count
         report = run_sweep(fake_engine, items, queries, grid)
         assert len(report.rows) == len(grid_points(grid, fake_engine.settings))

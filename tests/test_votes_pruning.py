@@ -51,7 +51,7 @@ def linked_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
 
 def _requests(engine: Engine) -> list[RelatedRequest]:
     reqs = []
-    for i, name in enumerate(sorted(engine.store().notes())[: CLUSTER + 10]):
+    for i, name in enumerate(sorted(engine.views.store().notes())[: CLUSTER + 10]):
         top = (1, 3, 10)[i % 3]
         reqs.append(RelatedRequest(path=name, top=top, explain=i % 2 == 0))
         text = (engine.paths.vault / name).read_text(encoding="utf-8") + " more coffee beans"

@@ -36,7 +36,10 @@ def test_a_derived_engine_answers_with_its_own_settings(fake_engine: Engine) -> 
     with_title, without = _scores(fake_engine), _scores(off)
     assert with_title != without  # the title part counts on one and not on the other
     assert _scores(fake_engine) == with_title  # the original is unchanged by the derived run
-    assert off.embedder is fake_engine.embedder and off.query_cache is fake_engine.query_cache
+    assert (
+        off.models.embedder is fake_engine.models.embedder
+        and off.models.cache is fake_engine.models.cache
+    )
 
 
 def test_an_evaluation_never_swaps_the_engines_settings(
@@ -144,10 +147,15 @@ def test_a_derived_engine_makes_its_own_models_and_never_replaces_the_originals(
 
     monkeypatch.setattr(modelset_mod, "make_reranker", reranker)
     a = fake_engine.with_settings(fake_engine.settings.with_value("rerank.model", "ce-a"))
-    assert a.reranker == Made("ce-a")
+    assert _reranker(a) == Made("ce-a")
     b = a.with_settings(a.settings.with_value("rerank.model", "ce-b"))
     same = a.with_settings(a.settings.with_value("search.top", 3))
-    assert b.reranker == Made("ce-b")
-    assert same.reranker is a.reranker  # made already: shared, not made again
-    assert a.reranker == Made("ce-a")
+    assert _reranker(b) == Made("ce-b")
+    assert _reranker(same) is _reranker(a)  # made already: shared, not made again
+    assert _reranker(a) == Made("ce-a")
     assert calls == ["ce-a", "ce-b"]
+
+
+def _reranker(engine: Engine) -> object:
+    """The reranker ``engine`` answers with (made for its settings)."""
+    return engine.models.reranker(engine.settings.rerank)

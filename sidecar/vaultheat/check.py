@@ -33,7 +33,7 @@ def _n(count: int, one: str, many: str) -> str:
 def check_index(engine: Any) -> dict[str, Any]:
     problems: list[str] = []
     pending: list[str] = []
-    store = engine.store()
+    store = engine.views.store()
     db = store.integrity()
     if db.sqlite:
         problems.append(f"sqlite: {db.sqlite}")

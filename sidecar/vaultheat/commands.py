@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from vaultheat import index_status
 from vaultheat.config import Settings, load_settings, save_settings, settings_to_dict
 from vaultheat.console import (
     EXIT_EMPTY,
@@ -81,7 +82,7 @@ def _first_few(items: list[dict[str, str]], key: str, n: int = 5) -> list[str]:
 
 def warn_if_not_ready(engine: Any) -> None:
     """One stderr line when answers come from an index that is behind the vault."""
-    fresh = engine.freshness()
+    fresh = index_status.freshness(engine)
     if fresh.state != "ready":
         print(
             f"vaultheat: note: the index is {fresh.state} ({fresh.detail}); "
@@ -112,8 +113,9 @@ def cmd_init(args: argparse.Namespace) -> int:
     emit(
         args,
         doc,
-        lambda: f"initialized {paths.root}\nembedding model: {model} ({why})\n"
-        "next: vaultheat index",
+        lambda: (
+            f"initialized {paths.root}\nembedding model: {model} ({why})\nnext: vaultheat index"
+        ),
     )
     return EXIT_OK
 
@@ -221,8 +223,12 @@ def kinds_line(kinds: dict[str, dict[str, int]]) -> str:
 
 def pages_line(pages: dict[str, int]) -> str:
     """``pages: 221 notes, 219 digests, 0 list pages`` (what search weighs, core/pagekind.py)."""
-    words = {"note": ("note", "notes"), "digest": ("digest", "digests"),
-             "list": ("list page", "list pages"), "unclassified": ("unclassified", "unclassified")}
+    words = {
+        "note": ("note", "notes"),
+        "digest": ("digest", "digests"),
+        "list": ("list page", "list pages"),
+        "unclassified": ("unclassified", "unclassified"),
+    }
     order = [k for k in words if k in pages] + [k for k in pages if k not in words]
     return "pages: " + ", ".join(plural(pages[k], *words.get(k, (k, k))) for k in order)
 
@@ -459,7 +465,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         if target is None:
             results = engine.related(req).results
             target = _at_rank(results, args.rank, f"related to {args.related}").path
-        doc = explain_document(engine.explain_related(req, target))
+        doc = explain_document(engine.explain(req, target))
     else:
         if not args.query:
             raise InputError("explain needs a QUERY (or --related NOTE)")
@@ -472,7 +478,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
                 chunk, note_score = hit.best_chunk.chunk_id, hit.score
             else:
                 chunk = hit.chunk_id
-        doc = explain_document(engine.explain_search(sreq, chunk))
+        doc = explain_document(engine.explain(sreq, chunk))
     emit(args, doc, lambda: render_explain(doc, note_score=note_score))
     return EXIT_OK
 

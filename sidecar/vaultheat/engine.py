@@ -2,12 +2,25 @@
 
 It loads the settings, the embedder (lazily: status and no-op indexing never load a model) and
 answers queries. Each query runs core on one frozen ``IndexView`` of one index generation, read
-inside one read transaction (``vaultheat.views``), with the settings the engine holds when the
-call starts and the models made for them (``vaultheat.modelset``); core never calls back here.
-Status, freshness and a note's status are in ``vaultheat.index_status``.
+inside one read transaction (``vaultheat.views``), with the engine's settings (read-only:
+``with_settings`` gives an engine for others) and the models made for them
+(``vaultheat.modelset``); core never calls back here.
 
-``use_similar_edges`` swaps in similarity edges computed elsewhere: the evaluation sweep tries
-kNN variants this way without re-indexing.
+How to read the index:
+- a query: ``read(fn)`` runs ``fn`` on the current view bound to one read transaction (what
+  ``search``, ``related`` and the explanations run in);
+- the evaluation, the sweep, benchmarks and tests: ``index_view()``, the current view reading
+  the shared store (``.store``, ``.vectors``, ``.graph``, ``.dense``, ``.links``, ``.resolver``,
+  ``.titles``).
+
+Two grouped attributes hold the rest: ``models`` (``vaultheat.modelset``: the embedder, the
+reranker and generator made for given settings, the query cache) and ``views``
+(``vaultheat.views``: the store connections and the view cache). ``views`` is for what reads
+no view: status, freshness and a note's status (``vaultheat.index_status``), the check and
+inspect commands (``views.store()``, ``views.snapshot()``); ``views.refresh()`` and
+``views.reopen()`` after the index changed under the engine; ``views.use_similar_edges`` swaps
+in similarity edges computed elsewhere (the evaluation sweep tries kNN variants this way without
+re-indexing). Close it through ``Engine.close``, never directly (a derived engine shares it).
 
 ``with_settings`` gives an engine for other settings on the same index (evaluation configs, the
 sweep's points, ``--full-text``) without touching this one: it shares the embedder, the query
@@ -20,19 +33,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
-
-import numpy as np
 
 from vaultheat import index_status
 from vaultheat.config import Settings, load_settings
 from vaultheat.core.calibration import LABELS_KEY, VaultCurve
-from vaultheat.core.freshness import IndexFreshness
-from vaultheat.core.graphview import GraphView
-from vaultheat.core.lru import LRU
 from vaultheat.core.relevance import Curve, curve_for
 from vaultheat.core.requests import RelatedRequest, SearchRequest
 from vaultheat.core.resolve import LinkResolver
@@ -43,24 +50,19 @@ from vaultheat.core.results import (
     SearchResults,
     explanation,
 )
-from vaultheat.core.status import NoteStatus, Status
-from vaultheat.core.titles import TitleIndex
-from vaultheat.core.view import IndexView, text_key
-from vaultheat.core.votes import NoteLinks
+from vaultheat.core.status import Status
+from vaultheat.core.view import IndexView
 from vaultheat.errors import IndexMismatchError, IndexMissingError, NotFoundError
 from vaultheat.indexer import Indexer, IndexReport, ProgressFn, stored_settings
 from vaultheat.modelset import ModelSet
 from vaultheat.paths import IndexPaths, index_paths
 from vaultheat.providers.base import Embedder, Generator, Reranker
 from vaultheat.providers.registry import make_embedder
-from vaultheat.storage.store import Store
-from vaultheat.storage.vectors import VectorIndex
 from vaultheat.views import ViewSource
 
 if TYPE_CHECKING:
     from vaultheat.core.missing import MissingExplanation
 
-backend_label = index_status.backend_label  # where callers found it before
 T = TypeVar("T")
 
 # embeddings settings read at query time or that only tune how the (shared) embedder runs: a
@@ -80,12 +82,14 @@ class Engine:
         generator: Generator | None = None,
     ) -> None:
         self.paths = paths
-        self.settings = settings
-        self.embedder_injected = embedder is not None  # else built from the settings
+        self._settings = settings
         self.models = ModelSet(
-            embedder or make_embedder(settings.embeddings), reranker=reranker, generator=generator
+            embedder or make_embedder(settings.embeddings),
+            reranker=reranker,
+            generator=generator,
+            embedder_injected=embedder is not None,
         )
-        self._views = ViewSource(paths, self.models.embedder.fingerprint)
+        self.views = ViewSource(paths, self.models.embedder.fingerprint)
         self._owns_views = True  # False on a derived engine (``with_settings``)
         # the stored label fit as last read (its JSON text) and parsed: ``_related_curve``
         self._labels: tuple[str | None, VaultCurve | None] = (None, None)
@@ -116,11 +120,11 @@ class Engine:
     def with_settings(self, settings: Settings) -> Engine:
         """A new engine on this index answering with ``settings``; this engine is unchanged.
 
-        Shared: the embedder, the query cache, the view source (store connections, vector
-        index, the cached view and ``use_similar_edges``) and the reranker and generator made
-        so far. Its own: the settings and the models it makes for them (this engine never sees
-        those). Closing it closes nothing shared (closing this engine does; the derived engine
-        is unusable after that); ``reopen`` and ``refresh`` act on the shared view source.
+        Shared: the embedder, the query cache, ``views`` (store connections, vector index, the
+        cached view and ``use_similar_edges``) and the reranker and generator made so far. Its
+        own: the settings and the models it makes for them (this engine never sees those).
+        Closing it closes nothing shared (closing this engine does; the derived engine is
+        unusable after that); ``views.reopen`` and ``views.refresh`` act on the shared views.
 
         Raises ``IndexMismatchError`` when ``settings`` change what the index stores (the
         embedding model, provider, backend, precision, prefixes, chunking): the shared
@@ -135,91 +139,31 @@ class Engine:
             )
         derived = Engine.__new__(Engine)
         derived.paths = self.paths
-        derived.settings = settings
-        derived.embedder_injected = self.embedder_injected
+        derived._settings = settings
         derived.models = self.models.derive()
-        derived._views = self._views
+        derived.views = self.views
         derived._owns_views = False
         derived._labels = (None, None)
         return derived
 
-    # -- models (made for the current settings) -----------------------------------------------
     @property
-    def embedder(self) -> Embedder:
-        return self.models.embedder
-
-    @property
-    def reranker(self) -> Reranker | None:
-        return self.models.reranker(self.settings.rerank)
-
-    @property
-    def generator(self) -> Generator | None:
-        return self.models.generator(self.settings.expansion)
-
-    @property
-    def query_cache(self) -> LRU[str, np.ndarray]:
-        return self.models.cache
-
-    @query_cache.setter
-    def query_cache(self, cache: LRU[str, np.ndarray]) -> None:
-        self.models.cache = cache  # the sweep shares one cache between its temporary indexes
-
-    def text_key(self, text: str) -> str:
-        return text_key(text)
+    def settings(self) -> Settings:
+        """The settings this engine answers with; read-only: other settings on the same index
+        are another engine (``with_settings``)."""
+        return self._settings
 
     # -- index access -------------------------------------------------------------------------
-    def store(self) -> Store:
-        """The engine's shared read-only store (autocommit reads; queries use snapshots)."""
-        return self._views.store()
-
-    @contextmanager
-    def snapshot(self) -> Iterator[Store]:
-        """A read-only store inside one read transaction."""
-        with self._views.snapshot() as store:
-            yield store
-
     def index_view(self) -> IndexView:
         """The current view for the current settings, reading the shared store (for the
         evaluation, the sweep and tests; queries get theirs bound to a snapshot)."""
-        return self._views.current(self.settings.graph, self._wanted())
+        return self.views.current(self.settings.graph, self._wanted())
 
     def read(self, fn: Callable[[IndexView], T]) -> T:
         """``fn`` on the current view bound to one read transaction: what every query runs in."""
-        return self._views.query(self.settings.graph, self._wanted(), fn)
-
-    def view(self) -> tuple[Store, VectorIndex]:
-        """The store and a vector index that matches it (reconciled if the file is behind)."""
-        v = self.index_view()
-        assert isinstance(v.store, Store) and isinstance(v.vectors, VectorIndex)
-        return v.store, v.vectors
-
-    def graph_view(self) -> GraphView:
-        return self.index_view().graph
-
-    def dense_vectors(self) -> np.ndarray:
-        return self.index_view().dense
-
-    def note_links(self) -> NoteLinks:
-        """Note-level out-links, in-degrees and chunk ids of this index generation."""
-        return self.index_view().links
-
-    def title_index(self) -> TitleIndex:
-        """The notes' names (title, aliases, file name) of this index generation, for the
-        note-name stage of search (``core/titles.py``): built once per view."""
-        return self.index_view().titles
-
-    def resolver(self) -> LinkResolver:
-        return self.index_view().resolver
-
-    def use_similar_edges(self, lists: Mapping[int, Sequence[tuple[int, float]]] | None) -> None:
-        """Answer queries with these ``similar`` edges (chunk -> [(neighbour, cosine)]) instead
-        of the stored ones; ``None`` goes back to the stored edges. Nothing is written. The
-        graph is rebuilt on the next query (held lists are not copied: call again after
-        changing them)."""
-        self._views.use_similar_edges(lists)
+        return self.views.query(self.settings.graph, self._wanted(), fn)
 
     def _wanted(self) -> dict[str, Any]:
-        return stored_settings(self.settings, self.embedder)
+        return stored_settings(self.settings, self.models.embedder)
 
     def index(
         self,
@@ -230,42 +174,32 @@ class Engine:
         should_stop: Callable[[], bool] | None = None,
     ) -> IndexReport:
         indexer = Indexer(
-            self.paths, self.settings, self.embedder, progress=progress, should_stop=should_stop
+            self.paths,
+            self.settings,
+            self.models.embedder,
+            progress=progress,
+            should_stop=should_stop,
         )
         report = indexer.run(full=full, only=only)
-        self.refresh()
+        self.views.refresh()
         return report
-
-    def refresh(self) -> None:
-        self._views.refresh()
 
     def close(self) -> None:
         """Close the store connections; a derived engine (``with_settings``) closes nothing:
         they belong to the engine it came from."""
         if self._owns_views:
-            self._views.close()
+            self.views.close()
 
-    def reopen(self) -> None:
-        """Forget every view of the index (store, vectors, graph, link resolver): the next call
-        reads the index files afresh (an index replaced or rebuilt under this engine)."""
-        self._views.reopen()
-
-    # -- status -------------------------------------------------------------------------------
-    def freshness(self) -> IndexFreshness:
-        return index_status.freshness(self)
-
+    # -- status (freshness and a note's status: ``vaultheat.index_status``) -------------------
     def status(self) -> Status:
         return index_status.status(self)
-
-    def note_status(self, path: str) -> NoteStatus:
-        return index_status.note_status(self, path)
 
     # -- queries ------------------------------------------------------------------------------
     def search(self, req: SearchRequest) -> SearchResults:
         from vaultheat.core.search import run_search
 
-        s = self.settings  # one query, one set of settings, even if they are reassigned
-        res = self._views.query(
+        s = self.settings  # one query, one set of settings
+        res = self.views.query(
             s.graph, self._wanted(), lambda view: run_search(view, self.models, s, req)
         )
         return res.with_relevance(self._relevance_curve(s, "search"))
@@ -290,7 +224,7 @@ class Engine:
                 asked = self._with_disk_text(req)
             return run_related(view, self.models, s, asked, resolver=resolver)
 
-        res = self._views.query(s.graph, self._wanted(), run)
+        res = self.views.query(s.graph, self._wanted(), run)
         if res is None:
             # not under the view's shared lock: the note status opens a read of its own, and
             # an index replaced meanwhile makes ``reopen`` wait for that lock (a self-deadlock
@@ -317,7 +251,7 @@ class Engine:
             exists = False
         if not exists:
             raise NotFoundError(f"no such note: {path} is not in the vault", path=path)
-        reason = self.note_status(path).reason or "not indexed"
+        reason = index_status.note_status(self, path).reason or "not indexed"
         raise NotFoundError(
             f"{path} is not indexed ({reason}); pass its text to find related notes", path=path
         )
@@ -329,7 +263,7 @@ class Engine:
         base = self._relevance_curve(s, "related")
         if not s.related.fit_labels:
             return base
-        raw = self._views.store().manifest_raw(LABELS_KEY)
+        raw = self.views.store().manifest_raw(LABELS_KEY)
         seen, fit = self._labels
         if raw != seen:  # parsed once per fit, not per query
             fit = VaultCurve.from_doc(json.loads(raw)) if raw else None
@@ -342,7 +276,16 @@ class Engine:
     def _relevance_curve(s: Settings, kind: str) -> Curve:
         return curve_for(s.embeddings.provider, s.embeddings.model, kind)
 
-    def explain_search(self, req: SearchRequest, chunk_id: int) -> Explanation:
+    def explain(self, req: SearchRequest | RelatedRequest, target: int | str) -> Explanation:
+        """Why one result is among the results of ``req``: a search's chunk (``target`` its
+        chunk id) or a related note (``target`` its path)."""
+        if isinstance(req, RelatedRequest):
+            return self._explain_related(req, str(target))
+        if not isinstance(target, int):
+            raise TypeError(f"a search result is explained by its chunk id, not {target!r}")
+        return self._explain_search(req, target)
+
+    def _explain_search(self, req: SearchRequest, chunk_id: int) -> Explanation:
         res = self.search(
             SearchRequest(**{**req.__dict__, "explain": True, "top": 100, "files_only": False})
         )
@@ -357,7 +300,7 @@ class Engine:
         error."""
         from vaultheat.core.missing import MissingExplanation, explain_missing
 
-        s = self.settings  # one query, one set of settings, even if they are reassigned
+        s = self.settings  # one query, one set of settings
         curve = self._relevance_curve(s, "search")
 
         def run(view: IndexView) -> MissingExplanation | None:
@@ -366,17 +309,17 @@ class Engine:
                 return None  # the note status below says why, outside the read transaction
             return explain_missing(view, self.models, s, req, path, curve)
 
-        found = self._views.query(s.graph, self._wanted(), run)
+        found = self.views.query(s.graph, self._wanted(), run)
         if found is not None:
             return found
-        st = self.note_status(path)
+        st = index_status.note_status(self, path)
         if not st.exists:
             raise NotFoundError(f"no such note: {path} is not in the vault", path=path)
         why = st.reason or "not indexed"
         return MissingExplanation(req.query, path, req.files_only, "not_indexed", why,
                                   req.top, 0)  # fmt: skip
 
-    def explain_related(self, req: RelatedRequest, target: str) -> Explanation:
+    def _explain_related(self, req: RelatedRequest, target: str) -> Explanation:
         res = self.related(RelatedRequest(**{**req.__dict__, "explain": True, "top": 100}))
         for r in res.results:
             if r.path == target:

@@ -17,7 +17,7 @@ def _chunk_id(ref: str) -> int:
 
 
 def inspect_doc(engine: Any, what: str, ref: str) -> dict[str, Any]:
-    store = engine.store()
+    store = engine.views.store()
     if what == "note":
         row = store.note_by_path(ref)
         if row is None:

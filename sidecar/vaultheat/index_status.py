@@ -1,7 +1,9 @@
 """What the engine reports about its index: freshness against the disk, status, one note's status.
 
 Kept apart from the engine (which answers queries) because none of it reads a view: these read
-the engine's shared store and the vault on disk, and run while an index run is in progress.
+the engine's shared store (``engine.views.snapshot()``) and the vault on disk, and run while an
+index run is in progress. ``Engine.status`` calls ``status``; callers ask ``freshness(engine)``
+and ``note_status(engine, path)`` here.
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ import dataclasses
 import os
 import re
 import time
-from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from vaultheat import __version__
@@ -27,9 +28,10 @@ from vaultheat.core.status import (
     phases_of,
 )
 from vaultheat.indexer import stored_settings
+from vaultheat.modelset import ModelSet
 from vaultheat.paths import IndexPaths
-from vaultheat.providers.base import Embedder
 from vaultheat.storage.store import Store
+from vaultheat.views import ViewSource
 
 
 class Engine(Protocol):
@@ -37,12 +39,11 @@ class Engine(Protocol):
     engine that imports it)."""
 
     paths: IndexPaths
-    settings: Settings
+    models: ModelSet
+    views: ViewSource
 
     @property
-    def embedder(self) -> Embedder: ...
-
-    def snapshot(self) -> AbstractContextManager[Store]: ...
+    def settings(self) -> Settings: ...
 
 
 def backend_label(fingerprint: str) -> str | None:
@@ -90,12 +91,13 @@ def freshness(engine: Engine) -> IndexFreshness:
         fresh = compare_with_disk(disk, {})
         mismatch, finished = False, False
     else:
-        with engine.snapshot() as store:
+        with engine.views.snapshot() as store:
             manifest = store.manifest()
             stats, skipped = store.note_stats(), [s["path"] for s in store.skipped()]
             pending = Pending(**store.counts()["pending"])
         fresh = compare_with_disk(disk, stats, skipped)
-        mismatch = manifest.get("stored") not in (None, stored_settings(settings, engine.embedder))
+        wanted = stored_settings(settings, engine.models.embedder)
+        mismatch = manifest.get("stored") not in (None, wanted)
         finished = "stored" in manifest and manifest.get("run_complete", True) is True
     state, detail = index_state(
         fresh, indexing=indexing, mismatch=mismatch, finished=finished, pending=pending.total
@@ -109,14 +111,14 @@ def status(engine: Engine) -> Status:
     model = ModelInfo(e.provider, name, e.backend, preset=e.model if name != e.model else None)
     if not engine.paths.db.exists():
         return _status(engine, model, freshness(engine))
-    with engine.snapshot() as store:
+    with engine.views.snapshot() as store:
         counts = store.counts()
         pages = store.page_kind_counts()
         manifest = store.manifest()
         skipped = store.skipped() + store.unchunked_notes()
         stored_fp = (manifest.get("stored") or {}).get("fingerprint")
         unembedded = store.unembedded_count(
-            stored_fp if isinstance(stored_fp, str) else engine.embedder.fingerprint
+            stored_fp if isinstance(stored_fp, str) else engine.models.embedder.fingerprint
         )
     fresh = freshness(engine)
     listed = tuple(
@@ -185,7 +187,7 @@ def note_status(engine: Engine, path: str) -> NoteStatus:
     absent = NoteStatus(path, exists, indexed=False, reason=None, disk_hash=disk_hash)
     if not engine.paths.db.exists():
         return dataclasses.replace(absent, reason="the vault has not been indexed yet")
-    with engine.snapshot() as store:
+    with engine.views.snapshot() as store:
         row = store.note_by_path(path)
         skip = store.skip_reason(path)
         n_chunks = store.note_chunk_count(row.id) if row else 0

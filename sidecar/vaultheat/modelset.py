@@ -4,8 +4,9 @@ Models made from the settings are keyed by their settings section, so when the s
 (an engine derived with ``Engine.with_settings``: ``derive`` gives it a set of its own) a config
 naming another model gets that model, made on first use (status and no-op indexing never load
 one). A model given to the constructor
-(tests, the evaluation's injected fakes) stays whatever the settings say. The embedding cache
-of query and unsaved-text vectors lives here, bounded.
+(tests, the evaluation's injected fakes) stays whatever the settings say; ``embedder_injected``
+says whether the embedder was given (the server sends a given one to its index process). The
+embedding cache of query and unsaved-text vectors lives here, bounded.
 """
 
 from __future__ import annotations
@@ -33,8 +34,10 @@ class ModelSet:
         reranker: Reranker | None = None,
         generator: Generator | None = None,
         cache_size: int = QUERY_CACHE_SIZE,
+        embedder_injected: bool = False,
     ) -> None:
         self.embedder = embedder
+        self.embedder_injected = embedder_injected  # else made from the settings
         self.cache: LRU[str, np.ndarray] = LRU(cache_size)
         self._reranker = reranker
         self._reranker_key: object = None if reranker is not None else _UNMADE
@@ -47,7 +50,7 @@ class ModelSet:
         same embedder and embedding cache (the same model gives the same vectors), and the
         reranker and generator made so far; models it makes later are its own."""
         with self._lock:
-            other = ModelSet(self.embedder)
+            other = ModelSet(self.embedder, embedder_injected=self.embedder_injected)
             other.cache = self.cache
             other._reranker, other._reranker_key = self._reranker, self._reranker_key
             other._generator, other._generator_key = self._generator, self._generator_key

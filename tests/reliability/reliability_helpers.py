@@ -223,7 +223,7 @@ def write_hostile_vault(vault: Path, *, big_mb: int = 5) -> dict[str, bytes]:
 
 def fingerprint(engine: Any) -> tuple[object, ...]:
     """Chunk ranges and hashes, resolved links and link edges: equal iff two indexes agree."""
-    db = engine.store().db
+    db = engine.views.store().db
     chunks = db.execute(
         "SELECT n.path, c.ordinal, c.byte_start, c.byte_end, c.embed_hash FROM chunks c "
         "JOIN notes n ON n.id = c.note_id ORDER BY 1, 2"

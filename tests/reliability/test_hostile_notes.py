@@ -60,7 +60,7 @@ def test_every_note_is_indexed_or_skipped_with_a_reason(hostile_vault: tuple[Pat
     assert all(reason.strip() for reason in skipped.values())
     engine = Engine.open(vault)
     try:
-        indexed = set(engine.store().notes())
+        indexed = set(engine.views.store().notes())
     finally:
         engine.close()
     for name in notes:
@@ -113,7 +113,7 @@ def test_case_only_rename_converges(tmp_path: Path) -> None:
     assert check["state"] == "clean", check["problems"]
     engine = Engine.open(vault)
     try:
-        paths = set(engine.store().notes())
+        paths = set(engine.views.store().notes())
     finally:
         engine.close()
     assert {"case note.md", "CIRCLE A.md"} <= paths

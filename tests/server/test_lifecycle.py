@@ -175,7 +175,8 @@ def test_sigterm_during_indexing_leaves_a_usable_index(tmp_path: Path, spawn: An
     engine.index()  # picks up where the interrupted run stopped
     done = status_doc(engine)
     assert done["notes"] == 400
-    store, vectors = engine.view()
+    _view = engine.index_view()
+    store, vectors = _view.store, _view.vectors
     assert len(vectors.labels()) == done["chunks"] == store.chunk_count()
 
 

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 import httpx
 
-from vaultheat import errors
+from vaultheat import errors, index_status
 from vaultheat.config import Settings, load_settings
 from vaultheat.core.requests import RelatedRequest, SearchRequest, with_default_top
 from vaultheat.documents import (
@@ -97,11 +97,11 @@ class EngineBackend:
         if "query" in rest:
             chunk_id = rest.pop("chunk_id")
             sreq = SearchRequest.from_dict(rest)
-            return explain_document(self.engine.explain_search(sreq, chunk_id))
+            return explain_document(self.engine.explain(sreq, chunk_id))
         target = vault_path(self.paths, rest.pop("target"), "target")
         req = RelatedRequest.from_dict(rest)
         req = replace(req, path=vault_path(self.paths, req.path))
-        return explain_document(self.engine.explain_related(req, target))
+        return explain_document(self.engine.explain(req, target))
 
     def explain_missing(self, body: dict[str, Any]) -> dict[str, Any]:
         rest = dict(body)
@@ -116,19 +116,19 @@ class EngineBackend:
         self, *, full: bool, wait: bool, timeout_s: float, progress: ProgressCb | None
     ) -> dict[str, Any]:
         report = self.engine.index(full=full, progress=progress)
-        state = self.engine.freshness().state
+        state = index_status.freshness(self.engine).state
         return refresh_document(self.kind, full=full, done=True, state=state,
                                 report=report.to_dict())  # fmt: skip
 
     def store(self) -> Store | None:
         if not self.paths.db.exists():
             return None
-        store: Store = self.engine.store()
+        store: Store = self.engine.views.store()
         return store
 
     def reset(self) -> None:
         """Drop cached views after the index changed under us (they reopen on the next call)."""
-        self.engine.reopen()
+        self.engine.views.reopen()
 
     def close(self) -> None:
         self.engine.close()

@@ -118,7 +118,8 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
             doc["related_subset_3_30"] = [
                 r.row(lambda i: in_subset(queries[i].item)) for r in lresults
             ]
-            hubs = hub_notes(dict(engine.note_links().in_degree), len(engine.store().notes()))
+            view = engine.index_view()
+            hubs = hub_notes(dict(view.links.in_degree), len(view.store.notes()))
             free, kept = hub_free(lresults, queries, hubs)
             doc["related_hub_free"] = [r.row() for r in free]
             doc["paired_hub_free"] = paired_rows(free)

@@ -166,7 +166,7 @@ def resolve_configs(
 
 def rerank_available(engine: Engine) -> bool:
     try:
-        return engine.reranker is not None
+        return engine.models.reranker(engine.settings.rerank) is not None
     except Exception:  # a reranker that cannot load is simply not available for eval
         return False
 
@@ -214,7 +214,7 @@ def render_items(
 ) -> tuple[list[LinkQuery], list[dict[str, str]]]:
     """Rendered queries (variant: the flag, else each line's own, else links-removed) and the
     items skipped with a reason (note missing from the vault or from the index)."""
-    store, _ = engine.view()
+    store = engine.index_view().store
     indexed = set(store.notes())
     queries: list[LinkQuery] = []
     skipped: list[dict[str, str]] = []
@@ -231,7 +231,7 @@ def render_items(
 def run_related_eval(
     engine: Engine, queries: Sequence[LinkQuery], configs: Sequence[EvalConfig]
 ) -> list[ConfigResult]:
-    store, _ = engine.view()
+    store = engine.index_view().store
     resolver = LinkResolver(list(store.notes()), store.attachments(), store.note_aliases())
     base = engine.settings
     out = []
@@ -300,7 +300,7 @@ def same_folder_ranking(note: str, all_paths: Sequence[str]) -> list[str]:
 
 
 def same_folder_baseline(engine: Engine, queries: Sequence[LinkQuery]) -> ConfigResult:
-    store, _ = engine.view()
+    store = engine.index_view().store
     paths = sorted(store.notes())
     res = ConfigResult("same-folder", "related", note="baseline: same folder first, path order")
     for q in queries:
@@ -368,7 +368,7 @@ def canary(
     rng = random.Random(seed)
     if len(queries) > n:
         queries = rng.sample(queries, n)
-    store, _ = engine.view()
+    store = engine.index_view().store
     all_paths = sorted(store.notes())
     tmp = Path(tempfile.mkdtemp(prefix="vaultheat-canary-"))
     copy_root = tmp / "index"
@@ -386,7 +386,7 @@ def canary(
     rises: list[int] = []
     planted_notes = changed = before_top10 = after_top10 = 0
     w = Store(copy_paths.db)
-    copy_base = Engine(copy_paths, base, embedder=engine.embedder)
+    copy_base = Engine(copy_paths, base, embedder=engine.models.embedder)
     try:
         orig_engine = apply_config(engine, base, cfg)
         copy = apply_config(copy_base, base, cfg)

@@ -6,7 +6,7 @@ runs on the same opened index with the models loaded once. What would otherwise 
 slow is handled like this:
 
 * Query embeddings: search queries and the chunks of each rendered link-prediction note are
-  embedded at the first point and cached by their text (``engine.query_cache``; the text alone
+  embedded at the first point and cached by their text (``engine.models.cache``; the text alone
   decides the vector, so the cache is valid at every point and is shared with the temporary
   indexes below). The cache's size cap clears it only on a miss, and after the first point
   there are none (same texts), so later points embed nothing; ``tests/test_sweep.py`` checks
@@ -206,7 +206,9 @@ class KnnVariants:
         g = base.graph
         self.k_max = max([g.knn_k, *grid.keys.get("graph.knn_k", ())])
         self.floor_min = min([g.knn_min_sim, *grid.keys.get("graph.knn_min_sim", ())])
-        store, vectors = engine.view()
+        view = engine.index_view()
+        store, vectors = view.store, view.vectors
+        assert isinstance(store, Store)
         note_of = store.chunk_notes()
         ids = sorted(note_of)
         self._wide: dict[bool, dict[int, Neighbours]] = {}
@@ -277,7 +279,7 @@ def run_sweep(
             with _target(engine, dict(chunking), tmp_parent, say) as (target, info):
                 if info:
                     report.temp_indexes.append(info)
-                target.query_cache = engine.query_cache
+                target.models.cache = engine.models.cache
                 target_base = target.settings
                 knn = KnnVariants(target, grid, target_base) if knn_swept else None
                 if knn is not None and not chunking:
@@ -289,14 +291,14 @@ def run_sweep(
                     tp = time.perf_counter()
                     point_engine = target.with_settings(settings)
                     if knn is not None:  # the views are shared: the point reads these edges
-                        target.use_similar_edges(knn.lists(settings.graph))
+                        target.views.use_similar_edges(knn.lists(settings.graph))
                     row = evaluate_point(point_engine, p, i, search_items, link_queries)
                     row["seconds"] = round(time.perf_counter() - tp, 2)
                     rows[i] = row
                     done += 1
                     say(f"point {done}/{len(points)}: {p.label} ({row['seconds']:.1f} s)")
     finally:
-        engine.use_similar_edges(None)
+        engine.views.use_similar_edges(None)
     ranked = sorted(
         (r for r in rows if r is not None),
         key=lambda r: (-(r["objective"] if r["objective"] is not None else -1.0), r["point"]),
@@ -333,7 +335,7 @@ def evaluate_point(
         res = ConfigResult(point.label, "related")
         for q in link_queries:
             t = time.perf_counter()
-            ranking = related_ranking(engine, q, cfg, engine.resolver())
+            ranking = related_ranking(engine, q, cfg, engine.index_view().resolver)
             res.latency_ms.append((time.perf_counter() - t) * 1000)
             res.ranks.append(ranks_of(ranking, q.item.relevant))
         row["related"] = split_scores(res, [q.item.key for q in link_queries])
@@ -373,7 +375,7 @@ def _target(
         seed_embeddings(engine, paths)
         say(f"building a temporary index for {label} ...")
         t0 = time.perf_counter()
-        built = Indexer(paths, settings, engine.embedder).run()
+        built = Indexer(paths, settings, engine.models.embedder).run()
         info = {
             "chunking": dict(chunking),
             "chunks": built.chunks["embedded"] + built.chunks["reused"],
@@ -384,8 +386,9 @@ def _target(
             f"temporary index: {info['chunks']} chunks, {info['embedded']} embedded, "
             f"{info['seconds']} s"
         )
-        reranker = engine.reranker if rerank_available(engine) else None
-        temp = Engine(paths, settings, embedder=engine.embedder, reranker=reranker)
+        available = rerank_available(engine)
+        reranker = engine.models.reranker(engine.settings.rerank) if available else None
+        temp = Engine(paths, settings, embedder=engine.models.embedder, reranker=reranker)
         try:
             yield temp, info
         finally:
@@ -397,8 +400,9 @@ def _target(
 def seed_embeddings(engine: Engine, paths: IndexPaths) -> None:
     """Copy the main index's embedding cache (same model) into a new index at ``paths``: chunks
     whose embedding input is unchanged by the new chunking are not embedded again."""
-    source, _ = engine.view()
-    fp = engine.embedder.fingerprint
+    source = engine.index_view().store
+    assert isinstance(source, Store)
+    fp = engine.models.embedder.fingerprint
     cached = source.all_cached_vectors(fp)
     dest = Store(paths.db)
     try:

@@ -87,7 +87,7 @@ def create_app(
 
 
 def _index_process(engine: Engine, low_priority: bool) -> IndexProcess | None:
-    embedder = engine.embedder if engine.embedder_injected else None
+    embedder = engine.models.embedder if engine.models.embedder_injected else None
     if embedder is not None and not picklable(embedder):
         log.warning("the injected embedder cannot be sent to a child process; indexing in-process")
         return None

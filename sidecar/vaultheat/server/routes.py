@@ -15,6 +15,7 @@ from typing import Any
 
 from aiohttp import web
 
+from vaultheat import index_status
 from vaultheat.core.related_batch import RelatedBatchRequest, related_batch
 from vaultheat.core.requests import RelatedRequest, SearchRequest, with_default_top
 from vaultheat.documents import (
@@ -81,7 +82,8 @@ async def note_status(request: web.Request) -> web.Response:
     if "path" not in request.query:
         raise InputError("query parameter `path` is required")
     path = vault_relative(state, request.query["path"])
-    return web.json_response(note_status_document(await state.call(state.engine.note_status, path)))
+    st = await state.call(index_status.note_status, state.engine, path)
+    return web.json_response(note_status_document(st))
 
 
 @routes.get("/v1/openapi.json")
@@ -132,13 +134,13 @@ async def explain(request: web.Request) -> web.Response:
         if not isinstance(chunk_id, int) or isinstance(chunk_id, bool):
             raise InputError("chunk_id (an integer) is required with query")
         sreq = SearchRequest.from_dict(rest)
-        found = await state.call(state.engine.explain_search, sreq, chunk_id)
+        found = await state.call(state.engine.explain, sreq, chunk_id)
     elif "path" in rest:
         target = rest.pop("target", None)
         target = vault_relative(state, target, "target")
         rreq = RelatedRequest.from_dict(rest)
         rreq = dataclasses.replace(rreq, path=vault_relative(state, rreq.path))
-        found = await state.call(state.engine.explain_related, rreq, target)
+        found = await state.call(state.engine.explain, rreq, target)
     else:
         raise InputError("give either {query, chunk_id} or {path, target}")
     return web.json_response(explain_document(found))

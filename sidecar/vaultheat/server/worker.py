@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from vaultheat import index_status
 from vaultheat.engine import Engine
 from vaultheat.errors import IndexMissingError, VaultheatError
 from vaultheat.indexer import IndexReport
@@ -281,14 +282,14 @@ class IndexWorker:
             progress=self._on_progress,
             should_stop=self._should_stop,
             must_end=self._must_end,
-            on_commit=self.engine.refresh,
+            on_commit=self.engine.views.refresh,
         )
 
     def _warm_up(self) -> None:
         """Load the model and the vectors once, before the first query needs them."""
         try:
-            self.engine.embedder.embed_query("vaultheat warm-up")
-            self.engine.view()
+            self.engine.models.embedder.embed_query("vaultheat warm-up")
+            self.engine.index_view()
         except IndexMissingError:
             pass
         except VaultheatError as exc:
@@ -348,14 +349,14 @@ class IndexWorker:
 
     def _counts(self) -> dict[str, Any]:
         try:
-            store = self.engine.store()
+            store = self.engine.views.store()
             return {"notes": store.note_count(), "chunks": store.chunk_count()}
         except Exception:
             return {"notes": 0, "chunks": 0}
 
     def _refresh_state(self) -> None:
         try:
-            self.state = self.engine.freshness().state
+            self.state = index_status.freshness(self.engine).state
         except VaultheatError as exc:
             self.state = "stale" if exc.code == "index_mismatch" else "incomplete"
         except Exception:
