@@ -8,8 +8,8 @@ Three answers (``state``):
 - ``interrupted``: a run stopped part-way and left only what the next ``vaultheat index``
   finishes: notes of the vault it never stored (a run stopped in its words phase; notes added
   after a finished run are not counted: that is freshness, which ``status`` reports), chunks
-  awaiting their vector, graph work still queued, a vector file behind the database
-  generation (its missing or extra vectors are the ones that run had not yet saved).
+  awaiting their vector or their language, graph work still queued, a vector file behind the
+  database generation (its missing or extra vectors are the ones that run had not yet saved).
   ``pending`` says what is left, in sentences.  Exit 0.
 - ``inconsistent``: the index disagrees with itself in a way a run does not simply finish
   (a vector file that cannot be read or is ahead of the database, vectors missing while the
@@ -53,6 +53,11 @@ def check_index(engine: Any) -> dict[str, Any]:
         )
     if queued.get("links"):
         pending.append(_n(int(queued["links"]), "note awaits its", "notes await their") + " links")
+    languages = store.language_counts()
+    if languages.get("pending"):
+        pending.append(
+            _n(languages["pending"], "chunk awaits its", "chunks await their") + " language"
+        )
     manifest = store.manifest()
     fingerprint = (manifest.get("stored") or {}).get("fingerprint")
     awaiting = store.unembedded_count(fingerprint) if isinstance(fingerprint, str) else 0
@@ -120,6 +125,7 @@ def check_index(engine: Any) -> dict[str, Any]:
         "pending": pending,
         "chunks": len(ids),
         "vectors_ok": vectors_ok,
+        "languages": languages,
     }
 
 

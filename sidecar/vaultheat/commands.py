@@ -112,8 +112,9 @@ def cmd_init(args: argparse.Namespace) -> int:
     emit(
         args,
         doc,
-        lambda: f"initialized {paths.root}\nembedding model: {model} ({why})\n"
-        "next: vaultheat index",
+        lambda: (
+            f"initialized {paths.root}\nembedding model: {model} ({why})\nnext: vaultheat index"
+        ),
     )
     return EXIT_OK
 
@@ -221,8 +222,12 @@ def kinds_line(kinds: dict[str, dict[str, int]]) -> str:
 
 def pages_line(pages: dict[str, int]) -> str:
     """``pages: 221 notes, 219 digests, 0 list pages`` (what search weighs, core/pagekind.py)."""
-    words = {"note": ("note", "notes"), "digest": ("digest", "digests"),
-             "list": ("list page", "list pages"), "unclassified": ("unclassified", "unclassified")}
+    words = {
+        "note": ("note", "notes"),
+        "digest": ("digest", "digests"),
+        "list": ("list page", "list pages"),
+        "unclassified": ("unclassified", "unclassified"),
+    }
     order = [k for k in words if k in pages] + [k for k in pages if k not in words]
     return "pages: " + ", ".join(plural(pages[k], *words.get(k, (k, k))) for k in order)
 
@@ -236,6 +241,18 @@ def labels_line(fit: dict[str, Any]) -> str:
     if fit["source"] == "vault":
         return f"related labels: fitted on the links of this vault ({seen})"
     return f"related labels: the model curve (too few links to fit: {seen})"
+
+
+def languages_line(languages: dict[str, int]) -> str:
+    """``languages: en 1,234 chunks, de 12, und 3, 5 not detected yet``, most first ("und":
+    too short or in a script to name, core/language.py)."""
+    counts = [(code, n) for code, n in languages.items() if code != "pending" and n]
+    parts = [f"{code} {plural(n, 'chunk') if i == 0 else f'{n:,}'}"
+             for i, (code, n) in enumerate(counts)]  # fmt: skip
+    pending = languages.get("pending", 0)
+    if pending:
+        parts.append(f"{pending:,} not detected yet")
+    return "languages: " + ", ".join(parts)
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -254,6 +271,11 @@ def cmd_status(args: argparse.Namespace) -> int:
             kinds_line(doc["kinds"]),
             *([pages_line(doc["pages"])] if doc.get("pages") else []),
             *([labels_line(doc["labels"])] if doc.get("labels") else []),
+            *(
+                [languages_line(doc["languages"])]
+                if doc.get("chunks") and "languages" in doc
+                else []
+            ),
             f"links: {links['resolved']:,} resolved, {links['unresolved']:,} unresolved{share}",
             "edges: " + ", ".join(f"{n:,} {kind}" for kind, n in doc["edges"].items()),
             f"model: {model['name']} ({model['provider']}, {model['backend']})",

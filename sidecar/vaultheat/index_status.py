@@ -112,6 +112,7 @@ def status(engine: Engine) -> Status:
     with engine.snapshot() as store:
         counts = store.counts()
         pages = store.page_kind_counts()
+        languages = store.language_counts()
         manifest = store.manifest()
         skipped = store.skipped() + store.unchunked_notes()
         stored_fp = (manifest.get("stored") or {}).get("fingerprint")
@@ -150,6 +151,7 @@ def status(engine: Engine) -> Status:
         kinds=count_kinds(counts["kinds"], listed),
         pages={(k or "unclassified"): n for k, n in sorted(pages.items())},
         labels=label_fit(engine.settings, manifest.get(LABELS_KEY), stored_fp),
+        languages=languages,
     )
 
 

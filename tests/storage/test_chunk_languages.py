@@ -135,3 +135,36 @@ def test_a_note_rewritten_in_another_language_changes_its_chunks_language(
     index(paths)
     assert languages(paths)["Roasting.md"] == {"de"}
     assert counts(paths) == {"de": 2, "ru": 1, "und": 1, "pending": 0}
+
+
+def test_status_and_check_count_the_chunks_per_language(paths: IndexPaths) -> None:
+    from tests.conftest import status_doc
+    from vaultheat.check import check_index
+    from vaultheat.commands import languages_line
+    from vaultheat.engine import Engine
+
+    index(paths)
+    engine = Engine.open(paths.vault, embedder=FakeEmbedder())
+    try:
+        doc = status_doc(engine)
+        assert doc["languages"] == {"de": 1, "en": 1, "ru": 1, "und": 1, "pending": 0}
+        report = check_index(engine)
+        assert report["state"] == "clean" and report["languages"] == doc["languages"]
+    finally:
+        engine.close()
+    con = sqlite3.connect(paths.db)  # as a run stopped before detecting two of them
+    con.execute("UPDATE chunks SET language = NULL WHERE language IN ('de', 'ru')")
+    con.commit()
+    con.close()
+    engine = Engine.open(paths.vault, embedder=FakeEmbedder())
+    try:
+        doc = status_doc(engine)
+        assert doc["languages"] == {"en": 1, "und": 1, "pending": 2}
+        report = check_index(engine)
+        assert report["state"] == "interrupted"
+        assert "2 chunks await their language" in report["pending"]
+    finally:
+        engine.close()
+    line = languages_line({"en": 1234, "de": 12, "und": 3, "pending": 5})
+    assert line == "languages: en 1,234 chunks, de 12, und 3, 5 not detected yet"
+    assert languages_line({"en": 1, "pending": 0}) == "languages: en 1 chunk"

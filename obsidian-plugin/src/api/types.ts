@@ -116,6 +116,8 @@ export interface StatusDoc {
 	pages?: Record<string, number>;
 	/** Where related notes' labels come from: fitted on this vault's links ("vault") or the model's curve ("model": too few links); absent before the first fit. */
 	labels?: { source: "vault" | "model"; sampled: number; points: number; linked: number };
+	/** Chunks per language (ISO 639-1; "und": too short or unnamed script), most first, then "pending": not detected yet. */
+	languages?: Record<string, number>;
 }
 
 /** "done", "running", "interrupted" (a run stopped in it) or "pending". */

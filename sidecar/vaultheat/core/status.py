@@ -137,6 +137,9 @@ class Status:
     # yet ("unclassified": an index from before page kinds, until its next run)
     pages: Mapping[str, int] = field(default_factory=dict)
     labels: LabelFit | None = None  # None: not fitted (yet, or related.fit_labels off)
+    # chunks per language (core/language.py: ISO 639-1, "und" when nothing can be said), most
+    # first, then "pending": chunks not looked at yet (the meaning phase detects them)
+    languages: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def vectors(self) -> int:

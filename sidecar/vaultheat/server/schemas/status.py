@@ -125,6 +125,11 @@ def _status_optional() -> dict[str, Schema]:
             "(vault) or the model's curve because too few of the sampled sidebars' results "
             "were linked (model); absent before the first fit or with related.fit_labels off",
         ),
+        "languages": d(
+            {"type": "object", "additionalProperties": COUNT},
+            "chunks per language (ISO 639-1; und when too short or in a script to name), "
+            "most first, then pending: chunks not detected yet (the meaning phase detects them)",
+        ),
         "phases": _phases(),
         "queue": d(COUNT, "server only: changed notes and runs waiting to be indexed"),
         "excluded": COUNT,
