@@ -255,6 +255,14 @@ def languages_line(languages: dict[str, int]) -> str:
     return "languages: " + ", ".join(parts)
 
 
+def spaces_line(spaces: dict[str, dict[str, Any]], chunks: int) -> str:
+    """``multilingual vectors: none yet`` or ``multilingual vectors: 120 of 1,465 chunks``."""
+    m = spaces["multilingual"]
+    if m["state"] == "empty":
+        return "multilingual vectors: none yet"
+    return f"multilingual vectors: {m['vectors']:,} of {plural(chunks, 'chunk')}"
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     engine = _engine(args)
     doc = status_document(engine.status())
@@ -276,6 +284,7 @@ def cmd_status(args: argparse.Namespace) -> int:
                 if doc.get("chunks") and "languages" in doc
                 else []
             ),
+            *([spaces_line(doc["spaces"], doc["chunks"])] if "spaces" in doc else []),
             f"links: {links['resolved']:,} resolved, {links['unresolved']:,} unresolved{share}",
             "edges: " + ", ".join(f"{n:,} {kind}" for kind, n in doc["edges"].items()),
             f"model: {model['name']} ({model['provider']}, {model['backend']})",

@@ -22,6 +22,7 @@ from vaultheat.core.status import (
     ModelInfo,
     NoteStatus,
     Skipped,
+    SpaceCount,
     Status,
     count_kinds,
     phases_of,
@@ -30,6 +31,7 @@ from vaultheat.indexer import stored_settings
 from vaultheat.paths import IndexPaths
 from vaultheat.providers.base import Embedder
 from vaultheat.storage.store import Store
+from vaultheat.storage.vectorsync import MULTILINGUAL, space_state
 
 
 class Engine(Protocol):
@@ -113,6 +115,10 @@ def status(engine: Engine) -> Status:
         counts = store.counts()
         pages = store.page_kind_counts()
         languages = store.language_counts()
+        space = space_state(store.manifest(), MULTILINGUAL)
+        space_vectors = (
+            counts["chunks"] - store.unembedded_count(space["fingerprint"]) if space else 0
+        )
         manifest = store.manifest()
         skipped = store.skipped() + store.unchunked_notes()
         stored_fp = (manifest.get("stored") or {}).get("fingerprint")
@@ -152,6 +158,7 @@ def status(engine: Engine) -> Status:
         pages={(k or "unclassified"): n for k, n in sorted(pages.items())},
         labels=label_fit(engine.settings, manifest.get(LABELS_KEY), stored_fp),
         languages=languages,
+        multilingual=SpaceCount(space_vectors, counts["chunks"], filled=space is not None),
     )
 
 

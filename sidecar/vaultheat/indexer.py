@@ -34,6 +34,7 @@ import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -63,7 +64,13 @@ from vaultheat.providers.base import Embedder
 from vaultheat.storage.lock import WriterLock
 from vaultheat.storage.store import Store, name_key
 from vaultheat.storage.vectors import VectorIndex
-from vaultheat.storage.vectorsync import open_vectors, save_vectors, vector_file_generation
+from vaultheat.storage.vectorsync import (
+    MULTILINGUAL,
+    SPACES_KEY,
+    open_vectors,
+    save_vectors,
+    vector_file_generation,
+)
 
 log = logging.getLogger("vaultheat.indexer")
 
@@ -565,7 +572,9 @@ class Indexer:
         if vectors is not None:
             with store.transaction():
                 gen = store.bump_generation()
-                store.gc_embeddings(self.embedder.fingerprint)
+                spaces = store.manifest().get(SPACES_KEY) or {}  # their vectors are kept too
+                store.gc_embeddings(self.embedder.fingerprint,
+                                    [s["fingerprint"] for s in spaces.values()])  # fmt: skip
             save_vectors(vectors, self.paths.vectors, gen)
         if not self.should_stop():
             with store.transaction():
@@ -624,16 +633,21 @@ class Indexer:
                 return disc
         return discover(self.paths.vault, self.settings.vault, index_dir=self.paths.root)
 
+    def _vector_files(self) -> list[Path]:
+        """The vector files, the second space's too, each with its metadata file."""
+        files = [self.paths.vectors, self.paths.space_vectors(MULTILINGUAL)]
+        return [q for p in files for q in (p, p.with_suffix(".meta.json"))]
+
     def _wipe(self, store: Store) -> None:
-        store.clear(keep_fingerprint=self.embedder.fingerprint)
-        for p in (self.paths.vectors, self.paths.vectors.with_suffix(".meta.json")):
+        store.clear(keep_fingerprint=self.embedder.fingerprint)  # the spaces' records go too
+        for p in self._vector_files():
             p.unlink(missing_ok=True)
 
     def _reset_derived(self, store: Store) -> None:
         """For a same-model rebuild: recompute every similarity list and link edge, and rebuild
         the vector file from the embedding cache (the database is the source of truth)."""
         store.requeue_graph()
-        for p in (self.paths.vectors, self.paths.vectors.with_suffix(".meta.json")):
+        for p in self._vector_files():  # a second space's is rebuilt from the cache as well
             p.unlink(missing_ok=True)
 
     def _open_vectors(self, store: Store, manifest: dict[str, Any]) -> VectorIndex:

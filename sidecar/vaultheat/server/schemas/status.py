@@ -130,6 +130,20 @@ def _status_optional() -> dict[str, Schema]:
             "chunks per language (ISO 639-1; und when too short or in a script to name), "
             "most first, then pending: chunks not detected yet (the meaning phase detects them)",
         ),
+        "spaces": d(
+            obj(
+                {
+                    "multilingual": obj(
+                        {
+                            "state": {"type": "string", "enum": ["empty", "filling", "done"]},
+                            "vectors": COUNT,
+                        }
+                    )
+                }
+            ),
+            "the second vector space (multilingual vectors of every chunk): empty until "
+            "multilingual indexing fills it, filling, done; vectors: chunks with theirs in it",
+        ),
         "phases": _phases(),
         "queue": d(COUNT, "server only: changed notes and runs waiting to be indexed"),
         "excluded": COUNT,
