@@ -8,12 +8,16 @@ Three answers (``state``):
 - ``interrupted``: a run stopped part-way and left only what the next ``vaultheat index``
   finishes: notes of the vault it never stored (a run stopped in its words phase; notes added
   after a finished run are not counted: that is freshness, which ``status`` reports), chunks
-  awaiting their vector, graph work still queued, a vector file behind the database
-  generation (its missing or extra vectors are the ones that run had not yet saved).
+  awaiting their vector or their language, graph work still queued, a vector file behind the
+  database generation (its missing or extra vectors are the ones that run had not yet saved).
   ``pending`` says what is left, in sentences.  Exit 0.
 - ``inconsistent``: the index disagrees with itself in a way a run does not simply finish
   (a vector file that cannot be read or is ahead of the database, vectors missing while the
   generations agree, dangling edges, orphan chunks, ...).  ``problems`` lists them.  Exit 2.
+
+The second vector space (storage/vectorsync.py, multilingual) is checked the same way against
+its own generation and its model's cached vectors, once the manifest records it; ``spaces``
+counts its vectors.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from vaultheat.storage.vectors import VectorIndex
+from vaultheat.storage.vectorsync import MULTILINGUAL, space_state
 
 CLEAN, INTERRUPTED, INCONSISTENT = "clean", "interrupted", "inconsistent"
 FINISH = "`vaultheat index` finishes it."
@@ -53,6 +58,11 @@ def check_index(engine: Any) -> dict[str, Any]:
         )
     if queued.get("links"):
         pending.append(_n(int(queued["links"]), "note awaits its", "notes await their") + " links")
+    languages = store.language_counts()
+    if languages.get("pending"):
+        pending.append(
+            _n(languages["pending"], "chunk awaits its", "chunks await their") + " language"
+        )
     manifest = store.manifest()
     fingerprint = (manifest.get("stored") or {}).get("fingerprint")
     awaiting = store.unembedded_count(fingerprint) if isinstance(fingerprint, str) else 0
@@ -97,6 +107,7 @@ def check_index(engine: Any) -> dict[str, Any]:
             pending.append("the vector file is not written yet")
         else:
             problems.append("the vector file is missing")
+    spaces = {MULTILINGUAL: _check_space(engine, store, manifest, MULTILINGUAL, problems, pending)}
     if manifest.get("run_complete") is False:
         # stopped in its words phase: notes of the vault it never stored (a finished run's
         # later additions are freshness, for `status`, and not looked at here)
@@ -120,7 +131,52 @@ def check_index(engine: Any) -> dict[str, Any]:
         "pending": pending,
         "chunks": len(ids),
         "vectors_ok": vectors_ok,
+        "languages": languages,
+        "spaces": spaces,
     }
+
+
+def _check_space(
+    engine: Any, store: Any, manifest: dict[str, Any], space: str,
+    problems: list[str], pending: list[str],
+) -> dict[str, Any]:  # fmt: skip
+    """A second space's file against the chunks its model's vectors the cache holds, as the
+    first's: {vectors (chunks with theirs in the cache), vectors_ok (None: no file read)}."""
+    state = space_state(manifest, space)
+    if state is None:
+        return {"vectors": 0, "vectors_ok": None}
+    have = {cid for cid, _ in store.embedded_chunk_keys(state["fingerprint"])}
+    path = engine.paths.space_vectors(space)
+    if not path.exists():
+        if have:
+            pending.append(f"the {space} vector file is not written yet")
+        return {"vectors": len(have), "vectors_ok": None}
+    try:
+        vi = VectorIndex.load(path, int(state["dimension"]))
+    except Exception as exc:  # truncated or corrupt: no run repairs this by finishing
+        problems.append(f"the {space} vector file cannot be read: {exc}")
+        return {"vectors": len(have), "vectors_ok": None}
+    labels = vi.labels()
+    missing, extra = len(have - labels), len(labels - have)
+    file_gen, gen = vi.generation, int(state["generation"])
+    if file_gen > gen:
+        problems.append(
+            f"the {space} vector file (generation {file_gen}) is ahead of the database "
+            f"(generation {gen})"
+        )
+    behind = file_gen < gen
+    if behind:
+        pending.append(
+            f"the {space} vector file (generation {file_gen}) is behind the database "
+            f"(generation {gen})"
+        )
+    if missing:
+        text = f"{_n(missing, 'chunk has', 'chunks have')} no vector in the {space} vector file"
+        (pending if behind else problems).append(text)
+    if extra:
+        text = f"{_n(extra, 'vector belongs', 'vectors belong')} to no chunk in the {space} space"
+        (pending if behind else problems).append(text)
+    return {"vectors": len(have), "vectors_ok": not missing and not extra}
 
 
 def describe_check(doc: dict[str, Any]) -> str:

@@ -244,6 +244,26 @@ def labels_line(fit: dict[str, Any]) -> str:
     return f"related labels: the model curve (too few links to fit: {seen})"
 
 
+def languages_line(languages: dict[str, int]) -> str:
+    """``languages: en 1,234 chunks, de 12, und 3, 5 not detected yet``, most first ("und":
+    too short or in a script to name, core/language.py)."""
+    counts = [(code, n) for code, n in languages.items() if code != "pending" and n]
+    parts = [f"{code} {plural(n, 'chunk') if i == 0 else f'{n:,}'}"
+             for i, (code, n) in enumerate(counts)]  # fmt: skip
+    pending = languages.get("pending", 0)
+    if pending:
+        parts.append(f"{pending:,} not detected yet")
+    return "languages: " + ", ".join(parts)
+
+
+def spaces_line(spaces: dict[str, dict[str, Any]], chunks: int) -> str:
+    """``multilingual vectors: none yet`` or ``multilingual vectors: 120 of 1,465 chunks``."""
+    m = spaces["multilingual"]
+    if m["state"] == "empty":
+        return "multilingual vectors: none yet"
+    return f"multilingual vectors: {m['vectors']:,} of {plural(chunks, 'chunk')}"
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     engine = _engine(args)
     doc = status_document(engine.status())
@@ -260,6 +280,12 @@ def cmd_status(args: argparse.Namespace) -> int:
             kinds_line(doc["kinds"]),
             *([pages_line(doc["pages"])] if doc.get("pages") else []),
             *([labels_line(doc["labels"])] if doc.get("labels") else []),
+            *(
+                [languages_line(doc["languages"])]
+                if doc.get("chunks") and "languages" in doc
+                else []
+            ),
+            *([spaces_line(doc["spaces"], doc["chunks"])] if "spaces" in doc else []),
             f"links: {links['resolved']:,} resolved, {links['unresolved']:,} unresolved{share}",
             "edges: " + ", ".join(f"{n:,} {kind}" for kind, n in doc["edges"].items()),
             f"model: {model['name']} ({model['provider']}, {model['backend']})",

@@ -383,6 +383,11 @@ def status_document(st: Status, server: Doc | None = None) -> Doc:
         f = st.labels
         doc["labels"] = {"source": f.source, "sampled": f.sampled, "points": f.points,
                          "linked": f.linked}  # fmt: skip
+    if st.languages:
+        doc["languages"] = dict(st.languages)
+    if st.multilingual is not None:
+        m = st.multilingual
+        doc["spaces"] = {"multilingual": {"state": m.state, "vectors": m.vectors}}
     doc["phases"] = phases_doc(st.phases)
     if server is not None:
         doc.update(server)

@@ -23,6 +23,7 @@ from vaultheat.core.status import (
     ModelInfo,
     NoteStatus,
     Skipped,
+    SpaceCount,
     Status,
     count_kinds,
     phases_of,
@@ -31,6 +32,7 @@ from vaultheat.indexer import stored_settings
 from vaultheat.modelset import ModelSet
 from vaultheat.paths import IndexPaths
 from vaultheat.storage.store import Store
+from vaultheat.storage.vectorsync import MULTILINGUAL, space_state
 from vaultheat.views import ViewSource
 
 
@@ -114,6 +116,11 @@ def status(engine: Engine) -> Status:
     with engine.views.snapshot() as store:
         counts = store.counts()
         pages = store.page_kind_counts()
+        languages = store.language_counts()
+        space = space_state(store.manifest(), MULTILINGUAL)
+        space_vectors = (
+            counts["chunks"] - store.unembedded_count(space["fingerprint"]) if space else 0
+        )
         manifest = store.manifest()
         skipped = store.skipped() + store.unchunked_notes()
         stored_fp = (manifest.get("stored") or {}).get("fingerprint")
@@ -152,6 +159,8 @@ def status(engine: Engine) -> Status:
         kinds=count_kinds(counts["kinds"], listed),
         pages={(k or "unclassified"): n for k, n in sorted(pages.items())},
         labels=label_fit(engine.settings, manifest.get(LABELS_KEY), stored_fp),
+        languages=languages,
+        multilingual=SpaceCount(space_vectors, counts["chunks"], filled=space is not None),
     )
 
 

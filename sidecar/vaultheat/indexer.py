@@ -34,6 +34,7 @@ import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -51,6 +52,7 @@ from vaultheat.core.derived_notes import (
 )
 from vaultheat.core.discovery import Discovery, FileEntry, Skip, discover, discover_changed
 from vaultheat.core.knn import affected_ids, knn_lists
+from vaultheat.core.language import detect
 from vaultheat.core.models import ChunkDraft, NoteRow, ParsedNote
 from vaultheat.core.pagekind import NOTE, note_page_kind
 from vaultheat.core.parsing import parse_note
@@ -62,7 +64,13 @@ from vaultheat.providers.base import Embedder
 from vaultheat.storage.lock import WriterLock
 from vaultheat.storage.store import Store, name_key
 from vaultheat.storage.vectors import VectorIndex
-from vaultheat.storage.vectorsync import open_vectors, save_vectors, vector_file_generation
+from vaultheat.storage.vectorsync import (
+    MULTILINGUAL,
+    SPACES_KEY,
+    open_vectors,
+    save_vectors,
+    vector_file_generation,
+)
 
 log = logging.getLogger("vaultheat.indexer")
 
@@ -332,6 +340,11 @@ class Indexer:
                 self._repair_graph(store, vectors, report)  # kNN of the chunks just embedded
         report.timings["embed"] = time.perf_counter() - t5
 
+        t8 = time.perf_counter()
+        if not self.should_stop():
+            self._detect_languages(store)
+        report.timings["languages"] = time.perf_counter() - t8
+
         t6 = time.perf_counter()
         self._save(store, vectors)
         report.timings["save"] = time.perf_counter() - t6
@@ -559,7 +572,9 @@ class Indexer:
         if vectors is not None:
             with store.transaction():
                 gen = store.bump_generation()
-                store.gc_embeddings(self.embedder.fingerprint)
+                spaces = store.manifest().get(SPACES_KEY) or {}  # their vectors are kept too
+                store.gc_embeddings(self.embedder.fingerprint,
+                                    [s["fingerprint"] for s in spaces.values()])  # fmt: skip
             save_vectors(vectors, self.paths.vectors, gen)
         if not self.should_stop():
             with store.transaction():
@@ -618,16 +633,21 @@ class Indexer:
                 return disc
         return discover(self.paths.vault, self.settings.vault, index_dir=self.paths.root)
 
+    def _vector_files(self) -> list[Path]:
+        """The vector files, the second space's too, each with its metadata file."""
+        files = [self.paths.vectors, self.paths.space_vectors(MULTILINGUAL)]
+        return [q for p in files for q in (p, p.with_suffix(".meta.json"))]
+
     def _wipe(self, store: Store) -> None:
-        store.clear(keep_fingerprint=self.embedder.fingerprint)
-        for p in (self.paths.vectors, self.paths.vectors.with_suffix(".meta.json")):
+        store.clear(keep_fingerprint=self.embedder.fingerprint)  # the spaces' records go too
+        for p in self._vector_files():
             p.unlink(missing_ok=True)
 
     def _reset_derived(self, store: Store) -> None:
         """For a same-model rebuild: recompute every similarity list and link edge, and rebuild
         the vector file from the embedding cache (the database is the source of truth)."""
         store.requeue_graph()
-        for p in (self.paths.vectors, self.paths.vectors.with_suffix(".meta.json")):
+        for p in self._vector_files():  # a second space's is rebuilt from the cache as well
             p.unlink(missing_ok=True)
 
     def _open_vectors(self, store: Store, manifest: dict[str, Any]) -> VectorIndex:
@@ -739,7 +759,8 @@ class Indexer:
         for group in _note_groups(notes, EMBED_BATCH):
             if self.should_stop():
                 break
-            inputs = self._inputs_of(store, group)
+            want = store.unembedded_hashes(fp, [g[0] for g in group])
+            inputs = self._inputs_of(group, want)
             if not inputs:
                 continue
             keys = list(inputs)
@@ -747,10 +768,14 @@ class Indexer:
             vecs = self.embedder.embed_documents([inputs[k] for k in keys])
             fresh = {k: np.asarray(v, dtype=np.float32) for k, v in zip(keys, vecs, strict=True)}
             report.chunks["embedded"] += len(keys)
+            # the language of each input, where it costs least (about 0.6 ms a chunk against
+            # tens of ms for its vector; the words phase stays model-free and fast)
+            languages = {k: detect(inputs[k]).code for k in keys}
             # every chunk with one of these inputs gets its vector, in any note
             chunks = store.chunks_with_hashes(keys)
             with store.transaction():
                 store.put_vectors(fp, fresh)
+                store.set_languages(languages)
                 store.add_pending_knn(cid for cid, _ in chunks)
                 done += len(chunks)
                 store.set_manifest(meaning=meaning_doc(total, done, started))
@@ -763,11 +788,33 @@ class Indexer:
                 save_vectors(vectors, self.paths.vectors, store.generation())
                 last_save = time.perf_counter()
 
-    def _inputs_of(self, store: Store, group: list[tuple[int, str, str, int]]) -> dict[str, str]:
-        """input hash -> embedding input of the group's chunks awaiting a vector, derived from
-        each note on disk as the words phase did; a note changed or gone since (its stored
-        content hash no longer matches) is left for the next run, which re-indexes it."""
-        want = store.unembedded_hashes(self.embedder.fingerprint, [g[0] for g in group])
+    def _detect_languages(self, store: Store) -> None:
+        """Give a language to the chunks the meaning phase did not embed: those whose vector
+        came from the embedding cache, and every chunk of an index from before languages
+        (m006). Their inputs are derived again from the notes on disk, note by note, most
+        recently modified first, one transaction per group; a note changed since is left for
+        the next run."""
+        todo = store.notes_without_language()
+        total = sum(n for *_, n in todo)
+        done = 0
+        for group in _note_groups(todo, EMBED_BATCH):
+            if self.should_stop():
+                break
+            inputs = self._inputs_of(group, store.hashes_without_language([g[0] for g in group]))
+            languages = {h: detect(text).code for h, text in inputs.items()}
+            if languages:
+                with store.transaction():
+                    store.set_languages(languages)
+            done += sum(g[3] for g in group)
+            self.progress("languages", min(done, total), total)
+
+    def _inputs_of(
+        self, group: list[tuple[int, str, str, int]], want: dict[int, set[str]]
+    ) -> dict[str, str]:
+        """input hash -> embedding input of the group's chunks whose input hash ``want`` lists
+        (note id -> hashes), derived from each note on disk as the words phase did; a note
+        changed or gone since (its stored content hash no longer matches) is left for the next
+        run, which re-indexes it."""
         out: dict[str, str] = {}
         for note_id, path, digest, _n in group:
             hashes = want.get(note_id)

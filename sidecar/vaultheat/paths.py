@@ -27,6 +27,10 @@ class IndexPaths:
     def vectors(self) -> Path:
         return self.root / "vectors.hnsw"
 
+    def space_vectors(self, space: str) -> Path:
+        """The vector file of a second vector space (storage/vectorsync.py: "multilingual")."""
+        return self.root / f"vectors.{space}.hnsw"
+
     @property
     def config(self) -> Path:
         return self.root / CONFIG_FILENAME

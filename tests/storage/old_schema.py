@@ -24,3 +24,13 @@ def old_cache_layout(con: sqlite3.Connection) -> None:
         ALTER TABLE embeddings_v4 RENAME TO embeddings;
         """
     )
+
+
+def before_languages(con: sqlite3.Connection) -> None:
+    """Take the chunks' language column (m006) and its index away."""
+    con.executescript(
+        """
+        DROP INDEX chunks_language;
+        ALTER TABLE chunks DROP COLUMN language;
+        """
+    )

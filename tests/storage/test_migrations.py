@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import status_doc
-from tests.storage.old_schema import old_cache_layout
+from tests.storage.old_schema import before_languages, old_cache_layout
 from vaultheat.check import check_index
 from vaultheat.engine import Engine
 from vaultheat.errors import IndexCorruptError
@@ -160,6 +160,7 @@ def test_a_schema_1_index_keeps_answering_and_is_upgraded_by_the_next_index_run(
         con.execute(f"ALTER TABLE chunks DROP COLUMN {col}")
     con.execute("ALTER TABLE notes DROP COLUMN page_kind")  # m003's column
     old_cache_layout(con)  # before m005
+    before_languages(con)  # before m006
     con.execute("PRAGMA user_version = 1")
     con.close()
     assert version(db_path) == 1
@@ -190,6 +191,7 @@ def test_m005_compacts_the_embedding_cache_in_place_bit_for_bit(old_index: Path)
     fp = FakeEmbedder().fingerprint
     con = sqlite3.connect(old_index)
     old_cache_layout(con)
+    before_languages(con)
     other = np.arange(4, dtype=np.float32) / 3  # another model's entry, kept by the migration
     con.execute("INSERT INTO embeddings VALUES ('other-model', 'h', ?)", (other.tobytes(),))
     con.execute("PRAGMA user_version = 4")

@@ -116,6 +116,10 @@ export interface StatusDoc {
 	pages?: Record<string, number>;
 	/** Where related notes' labels come from: fitted on this vault's links ("vault") or the model's curve ("model": too few links); absent before the first fit. */
 	labels?: { source: "vault" | "model"; sampled: number; points: number; linked: number };
+	/** Chunks per language (ISO 639-1; "und": too short or unnamed script), most first, then "pending": not detected yet. */
+	languages?: Record<string, number>;
+	/** The second vector space (multilingual vectors of every chunk): empty until multilingual indexing fills it. */
+	spaces?: { multilingual: { state: "empty" | "filling" | "done"; vectors: number } };
 }
 
 /** "done", "running", "interrupted" (a run stopped in it) or "pending". */

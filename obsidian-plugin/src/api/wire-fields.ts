@@ -50,7 +50,7 @@ export const WIRE_FIELDS = {
 		schema: R, vault: R, index_dir: R, state: R, notes: R, chunks: R, links: R, tags: R,
 		skipped: R, vectors: R, edges: R, model: R, progress: R, last_error: R, paused: R,
 		version: O, pending: O, queue: O, excluded: O, exclude: O, state_detail: P, phases: O, freshness: O,
-		kinds: O, pages: O, labels: O,
+		kinds: O, pages: O, labels: O, languages: O, spaces: O,
 	} satisfies Fields<StatusDoc>,
 	NoteStatusDoc: {
 		schema: R, path: R, exists: R, indexed: R, reason: R, chunks: R, indexed_hash: R,

@@ -137,11 +137,32 @@ class Status:
     # yet ("unclassified": an index from before page kinds, until its next run)
     pages: Mapping[str, int] = field(default_factory=dict)
     labels: LabelFit | None = None  # None: not fitted (yet, or related.fit_labels off)
+    # chunks per language (core/language.py: ISO 639-1, "und" when nothing can be said), most
+    # first, then "pending": chunks not looked at yet (the meaning phase detects them)
+    languages: Mapping[str, int] = field(default_factory=dict)
+    # the second vector space (issue #40: multilingual vectors of every chunk); None: no index
+    multilingual: SpaceCount | None = None
 
     @property
     def vectors(self) -> int:
         """Chunks with their vector: all of them once the meaning phase is done."""
         return self.phases.vectors if self.built else self.chunks
+
+
+@dataclass(frozen=True)
+class SpaceCount:
+    """A second vector space: ``empty`` (never filled: no model recorded for it), ``filling``
+    (some chunks have their vector in it) or ``done`` (every chunk has)."""
+
+    vectors: int = 0
+    chunks: int = 0
+    filled: bool = False  # a model's vectors are recorded for the space
+
+    @property
+    def state(self) -> str:
+        if not self.filled:
+            return "empty"
+        return "done" if self.vectors >= self.chunks else "filling"
 
 
 @dataclass(frozen=True)

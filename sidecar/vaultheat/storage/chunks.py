@@ -268,6 +268,54 @@ class ChunkTables(Tables):
         row = self.db.execute("SELECT count(*) FROM chunks WHERE note_id = ?", (note_id,))
         return int(row.fetchone()[0])
 
+    # -- languages (m006) ---------------------------------------------------------------------
+    def language_counts(self) -> dict[str, int]:
+        """Chunks per language code ("und" included), largest first, and ``pending``: the
+        chunks not looked at yet (every chunk of an index from before m006)."""
+        if not self._has_column("chunks", "language"):
+            return {"pending": self.chunk_count()}
+        rows = self.db.execute("SELECT language, count(*) FROM chunks GROUP BY language")
+        counts = {r[0]: int(r[1]) for r in rows}
+        pending = counts.pop(None, 0)
+        out = dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+        out["pending"] = pending
+        return out
+
+    def notes_without_language(self) -> list[tuple[int, str, str, int]]:
+        """(note id, path, content hash, chunks without a language) of every note with such
+        chunks, most recently modified first (the meaning phase's order)."""
+        if not self._has_column("chunks", "language"):
+            return []
+        rows = self.db.execute(
+            "SELECT n.id, n.path, n.content_hash, n.mtime_ns, count(*) FROM chunks c "
+            "JOIN notes n ON n.id = c.note_id WHERE c.language IS NULL GROUP BY n.id"
+        ).fetchall()
+        rows.sort(key=lambda r: (-r[3], r[0]))
+        return [(int(r[0]), str(r[1]), str(r[2]), int(r[4])) for r in rows]
+
+    def hashes_without_language(self, note_ids: Sequence[int]) -> dict[int, set[str]]:
+        """note id -> the input hashes of its chunks without a language."""
+        out: dict[int, set[str]] = {}
+        for part in batches(list(note_ids), 500):
+            marks = ",".join("?" * len(part))
+            for nid, h in self.db.execute(
+                f"SELECT note_id, embed_hash FROM chunks WHERE note_id IN ({marks}) "
+                "AND language IS NULL",
+                part,
+            ):
+                out.setdefault(int(nid), set()).add(str(h))
+        return out
+
+    def set_languages(self, languages: Mapping[str, str]) -> int:
+        """Give every chunk whose input hash is a key of ``languages`` (input hash -> code)
+        that language; returns how many chunks changed."""
+        before = self.db.total_changes
+        self.db.executemany(
+            "UPDATE chunks SET language = ? WHERE embed_hash = ? AND language IS NOT ?",
+            [(code, h, code) for h, code in languages.items()],
+        )
+        return self.db.total_changes - before
+
     # -- lexical ------------------------------------------------------------------------------
     def lexical_search(self, query: str, limit: int) -> list[tuple[int, float]]:
         """(chunk id, BM25 score >= 0, higher is better); header (title, aliases, headings,

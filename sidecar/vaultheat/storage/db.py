@@ -158,12 +158,25 @@ def m005_compact_embeddings() -> str:
         """
 
 
+def m006_chunk_language() -> str:
+    """The language of each chunk (core/language.py ``detect`` on its embedding input): an
+    ISO 639-1 code, "und" when nothing can be said, NULL until the meaning phase (or, for a
+    chunk whose vector came from the cache and for an index from before m006, the next index
+    run) has looked. The index serves the per-language counts of ``status`` and the run's
+    search for chunks not looked at yet, both without reading the chunks' text."""
+    return """
+        ALTER TABLE chunks ADD COLUMN language TEXT;
+        CREATE INDEX chunks_language ON chunks(language);
+        """
+
+
 MIGRATIONS: list[Callable[[], str]] = [
     m001_initial,
     m002_locators,
     m003_page_kind,
     m004_page_starts,
     m005_compact_embeddings,
+    m006_chunk_language,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 # Migrations that leave most of an existing file free: the writer rewrites it (VACUUM) once
@@ -173,7 +186,8 @@ VACUUM_AFTER = frozenset({"m005_compact_embeddings"})
 # The oldest schema a read-only opener still answers from (it cannot migrate): a schema-1 index
 # has no chunk locators, which read as NULL (Markdown chunks have none), until a writer (the
 # next `vaultheat index`) upgrades it in place; an index before schema 5 has its embedding cache
-# in m001's layout, which storage/embedcache.py reads too.
+# in m001's layout, which storage/embedcache.py reads too; before schema 6 every chunk's language
+# reads as not detected yet (storage/chunks.py).
 READABLE_SCHEMA = 1
 
 

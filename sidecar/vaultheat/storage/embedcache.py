@@ -148,8 +148,9 @@ class EmbeddingTables(Tables):
             [(fp_id, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items.items()],
         )
 
-    def gc_embeddings(self, fingerprint: str) -> int:
-        """Drop cache entries no chunk uses once they outnumber the live ones (bounded growth)."""
+    def gc_embeddings(self, fingerprint: str, also: Sequence[str] = ()) -> int:
+        """Drop cache entries no chunk uses once they outnumber the live ones (bounded growth),
+        with every model's but ``fingerprint``'s and ``also``'s (a second vector space's)."""
         live = int(self.db.execute("SELECT count(*) FROM chunks").fetchone()[0])
         dead = self.db.execute(
             "SELECT count(*) FROM embeddings e WHERE NOT EXISTS "
@@ -157,11 +158,13 @@ class EmbeddingTables(Tables):
         ).fetchone()[0]
         if dead <= max(1000, live // 2):
             return 0
+        keep = [fingerprint, *also]
+        marks = ",".join("?" * len(keep))
         cur = self.db.execute(
-            "DELETE FROM embeddings WHERE fp_id IS NOT "
-            "(SELECT id FROM fingerprints WHERE fingerprint = ?) OR NOT EXISTS "
+            "DELETE FROM embeddings WHERE fp_id NOT IN "
+            f"(SELECT id FROM fingerprints WHERE fingerprint IN ({marks})) OR NOT EXISTS "
             "(SELECT 1 FROM chunks c WHERE c.embed_hash = embeddings.input_hash)",
-            (fingerprint,),
+            keep,
         )
         self._drop_unused_fingerprints()
         return cur.rowcount

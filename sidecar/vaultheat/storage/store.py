@@ -209,6 +209,7 @@ READS = (
     "edge_rows", "similar_pairs", "edges_from", "edges_to", "edge_counts", "pending_knn",
     "pending_links", "lexical_search", "term_doc_counts", "kind_counts", "counts",
     "page_kinds", "notes_without_page_kind", "page_kind_counts", "notes_without_page_starts",
+    "language_counts", "notes_without_language", "hashes_without_language",
 )  # fmt: skip
 NOT_READS = (
     "close", "replaced", "transaction", "clear", "requeue_graph", "integrity", "set_manifest",
@@ -216,7 +217,7 @@ NOT_READS = (
     "replace_attachments", "insert_chunks", "update_chunk_position", "delete_chunks",
     "put_vectors", "gc_embeddings", "replace_links", "replace_tags", "set_link_resolution",
     "replace_similar", "replace_link_edges", "add_pending_knn", "add_pending_links",
-    "clear_pending_knn", "clear_pending_links", "set_page_kinds",
+    "clear_pending_knn", "clear_pending_links", "set_page_kinds", "set_languages",
 )  # fmt: skip
 
 F = TypeVar("F", bound=Callable[..., Any])

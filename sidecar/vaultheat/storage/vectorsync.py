@@ -6,23 +6,40 @@ reconciled from the database: vectors of chunks it lacks are added from the embe
 labels of chunks that no longer exist are marked deleted. A damaged or missing file is rebuilt
 the same way, so the vectors can never disagree with the chunks for long. Chunks still awaiting
 their vector (stored by the words phase, not embedded yet) simply have no label.
+
+A second vector space (issue #40: the multilingual model's vectors of the same chunks) has a
+file of its own (``IndexPaths.space_vectors``) and a generation of its own, kept with its
+model's fingerprint and dimension in the manifest (``SPACES_KEY``), so filling it never makes
+the first file stale. Its crash safety is the first's: a batch commits its vectors to the
+embedding cache and bumps the space's generation in one transaction; the file is saved with
+the generation it reflects; a file behind (or missing, or damaged) is reconciled from the
+cache. A space the manifest does not name is empty (no file is opened or written).
 """
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from vaultheat.errors import IndexCorruptError
 from vaultheat.storage.store import Store
-from vaultheat.storage.vectors import VectorIndex
+from vaultheat.storage.vectors import VectorIndex, meta_path_for
 
 log = logging.getLogger("vaultheat.vectors")
 
 
-def open_vectors(store: Store, path: Path, dim: int, fingerprint: str) -> VectorIndex:
+MULTILINGUAL = "multilingual"  # the second space (filled from issue #40's slice 2 on)
+SPACES_KEY = "spaces"  # manifest: space -> {"fingerprint", "dimension", "generation"}
+
+
+def open_vectors(
+    store: Store, path: Path, dim: int, fingerprint: str, *, generation: int | None = None
+) -> VectorIndex:
+    """The vector file at ``path``, reconciled from the cache unless it reflects ``generation``
+    (default: the store's, the first space's)."""
     index: VectorIndex | None = None
     if path.exists():
         try:
@@ -31,7 +48,7 @@ def open_vectors(store: Store, path: Path, dim: int, fingerprint: str) -> Vector
             log.warning("vector file unusable (%s); rebuilding it from the database", exc)
     if index is None:
         index = VectorIndex.create(dim, capacity=max(1024, store.chunk_count() + 256))
-    elif index.generation == store.generation():
+    elif index.generation == (store.generation() if generation is None else generation):
         return index
     reconcile(index, store, fingerprint)
     return index
@@ -55,6 +72,54 @@ def reconcile(index: VectorIndex, store: Store, fingerprint: str) -> tuple[int, 
     return len(missing), len(extra)
 
 
+def space_state(manifest: dict[str, Any], space: str) -> dict[str, Any] | None:
+    """The manifest's record of a second space (fingerprint, dimension, generation), or None
+    while the space is empty (never started, or the index was rebuilt since)."""
+    state = (manifest.get(SPACES_KEY) or {}).get(space)
+    return state if isinstance(state, dict) and isinstance(state.get("fingerprint"), str) else None
+
+
+def start_space(
+    store: Store, path: Path, space: str, fingerprint: str, dimension: int
+) -> dict[str, Any]:
+    """Record that ``space`` (its file at ``path``) holds ``fingerprint``'s vectors (call
+    inside a transaction); a space started before with another model starts again empty: its
+    file goes (reconciling keeps the vectors of chunks it has, which would be the old model's)
+    and its generation moves on."""
+    spaces = dict(store.manifest().get(SPACES_KEY) or {})
+    found = spaces.get(space)
+    old: dict[str, Any] = found if isinstance(found, dict) else {}
+    if old.get("fingerprint") == fingerprint and old.get("dimension") == dimension:
+        return dict(old)
+    for p in (path, meta_path_for(path)):
+        p.unlink(missing_ok=True)
+    state = {"fingerprint": fingerprint, "dimension": int(dimension),
+             "generation": int(old.get("generation", 0)) + 1}  # fmt: skip
+    spaces[space] = state
+    store.set_manifest(**{SPACES_KEY: spaces})
+    return state
+
+
+def bump_space_generation(store: Store, space: str) -> int:
+    """The space's next generation, recorded (inside the transaction of the batch it marks)."""
+    spaces = dict(store.manifest().get(SPACES_KEY) or {})
+    state = dict(spaces[space])
+    state["generation"] = int(state.get("generation", 0)) + 1
+    spaces[space] = state
+    store.set_manifest(**{SPACES_KEY: spaces})
+    return int(state["generation"])
+
+
+def open_space(store: Store, path: Path, space: str) -> VectorIndex | None:
+    """The second space's vector file, reconciled from the cache when it is behind its
+    generation, missing or damaged; None while the space is empty."""
+    state = space_state(store.manifest(), space)
+    if state is None:
+        return None
+    return open_vectors(store, path, int(state["dimension"]), state["fingerprint"],
+                        generation=int(state["generation"]))  # fmt: skip
+
+
 def save_vectors(index: VectorIndex, path: Path, generation: int) -> None:
     index.save(path, generation=generation)
 
@@ -62,8 +127,6 @@ def save_vectors(index: VectorIndex, path: Path, generation: int) -> None:
 def vector_file_generation(path: Path) -> int | None:
     """The store generation a saved vector file reflects (None: missing or unreadable)."""
     import json
-
-    from vaultheat.storage.vectors import meta_path_for
 
     try:
         meta = json.loads(meta_path_for(path).read_text(encoding="utf-8"))

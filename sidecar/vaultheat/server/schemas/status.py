@@ -125,6 +125,25 @@ def _status_optional() -> dict[str, Schema]:
             "(vault) or the model's curve because too few of the sampled sidebars' results "
             "were linked (model); absent before the first fit or with related.fit_labels off",
         ),
+        "languages": d(
+            {"type": "object", "additionalProperties": COUNT},
+            "chunks per language (ISO 639-1; und when too short or in a script to name), "
+            "most first, then pending: chunks not detected yet (the meaning phase detects them)",
+        ),
+        "spaces": d(
+            obj(
+                {
+                    "multilingual": obj(
+                        {
+                            "state": {"type": "string", "enum": ["empty", "filling", "done"]},
+                            "vectors": COUNT,
+                        }
+                    )
+                }
+            ),
+            "the second vector space (multilingual vectors of every chunk): empty until "
+            "multilingual indexing fills it, filling, done; vectors: chunks with theirs in it",
+        ),
         "phases": _phases(),
         "queue": d(COUNT, "server only: changed notes and runs waiting to be indexed"),
         "excluded": COUNT,
