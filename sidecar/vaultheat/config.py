@@ -173,6 +173,8 @@ class RelatedSettings:
     page_factor: float = 1.0  # content score factor of a digest or a list page (1 = off)
     cursor_window_chars: int = 1500
     duplicate_sim: float = 0.97  # notes whose best chunks are this similar collapse to one
+    # why: docs/settings.md#relatedshared_text_notes (template text makes no two notes related)
+    shared_text_notes: int = 5  # a chunk whose exact text is in this many notes: no evidence
     # why: docs/settings.md#relatedscore_heat (related notes gain from heat)
     score_heat: float = 0.1  # weight of graph heat in related scores (only when search.hops > 0)
     # why: docs/settings.md#relatedscore_fusion (dropping it cost help-en link prediction)

@@ -21,6 +21,7 @@ from vaultheat.core.models import ChunkRow, NoteRow
 from vaultheat.core.notevec import note_vectors
 from vaultheat.core.pagekind import NOTE, page_kind
 from vaultheat.core.resolve import LinkResolver
+from vaultheat.core.shared_text import SharedText
 from vaultheat.core.titles import TitleIndex
 from vaultheat.core.view import IndexView
 from vaultheat.core.votes import NoteLinks
@@ -191,5 +192,13 @@ def fake_view(
     titles = TitleIndex.build({p: r.title for p, r in rows.items()}, store.note_aliases())
     vecs_of_notes = note_vectors(dense, gv.chunk_note, gv.note_lead)
     kinds = {p: k for p, text, _ in notes if (k := page_kind(p, text)) != NOTE}
+    by_text: dict[str, list[ChunkRow]] = {}
+    for row in chunk_rows.values():
+        by_text.setdefault(row.text, []).append(row)
+    shared = SharedText.from_rows(
+        (text, len({r.note_id for r in rows_}), [r.id for r in rows_])
+        for text, rows_ in by_text.items()
+        if len({r.note_id for r in rows_}) >= 2
+    )
     return IndexView(1, store, vectors, gv, dense, note_links, resolver, titles, vecs_of_notes,
-                     kinds)  # fmt: skip
+                     kinds, shared)  # fmt: skip

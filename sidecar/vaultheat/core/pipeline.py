@@ -141,9 +141,10 @@ def find_candidates(store: StorePort, vectors: VectorIndexPort, plan: RetrievalP
     """Vector, lexical and note-name rankings, fused by weighted RRF into seeds; heat from the
     seeds over the graph when ``hops`` > 0; each candidate's cosine to the query."""
     settings, stages, allowed, blocked = plan.weights, plan.stages, plan.allowed, plan.blocked
+    muted = plan.muted
 
     def ok(cid: int) -> bool:
-        return cid not in blocked and (allowed is None or cid in allowed)
+        return cid not in blocked and cid not in muted and (allowed is None or cid in allowed)
 
     rankings, weights, stage_of = _vector_rankings(vectors, plan, ok)
     lexical_raw: dict[int, float] = {}

@@ -57,6 +57,8 @@ class RetrievalPlan:
     stages: Stages
     allowed: frozenset[int] | None = None  # only these chunks (folder / tag / property filters)
     blocked: frozenset[int] = frozenset()  # never these (the query note's own chunks)
+    # never these either, and not asked for beyond the depth (a template's text, related notes)
+    muted: frozenset[int] = frozenset()
     rerank: RerankFn | None = None
     rerank_shortlist: int = 30
     graph: GraphView | None = None  # None: no heat stage
@@ -108,16 +110,19 @@ def plan_for_related(
     dense: np.ndarray | None,
     blocked: set[int],
     notes: NoteVectors | None = None,
+    muted: frozenset[int] = frozenset(),
 ) -> RetrievalPlan:
-    """``text`` is the note's title and body (its script decides the fallback)."""
+    """``text`` is the note's title and body (its script decides the fallback); ``muted``:
+    chunks that are no candidates either (text shared word for word by many notes)."""
     fusion = dataclasses.replace(settings.search, score_heat=settings.related.score_heat,
                                  score_fusion=settings.related.score_fusion,
                                  score_lexical=settings.related.score_lexical,
                                  score_note=settings.related.score_note)  # fmt: skip
-    return build_plan(settings, fusion, text, queries, lexical,
+    plan = build_plan(settings, fusion, text, queries, lexical,
                       rerank=req.rerank, lexical_stage=req.lexical, graph_stage=req.graph,
                       make_rerank=make_rerank, graph=graph, dense=dense,
                       blocked=blocked, notes=notes)  # fmt: skip
+    return dataclasses.replace(plan, muted=muted) if muted else plan
 
 
 def build_plan(

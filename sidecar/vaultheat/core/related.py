@@ -16,7 +16,7 @@ import fnmatch
 import math
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +43,7 @@ from vaultheat.core.requests import RelatedRequest
 from vaultheat.core.resolve import LinkResolver
 from vaultheat.core.results import RelatedHit, RelatedResults
 from vaultheat.core.search import NoteScore, chunk_ref, make_rerank, note_scores, snippet_fn
+from vaultheat.core.shared_text import SharedText, own_text
 from vaultheat.core.sizing import chunk_for
 from vaultheat.core.view import IndexView, Models, text_key
 from vaultheat.core.votes import Vote, best_chunks, link_votes, rank_floor, reachable
@@ -157,19 +158,21 @@ def run_related(
     resolves the links of unsaved text (default: the view's)."""
     t0 = time.perf_counter()
     store, vectors, graph = view.store, view.vectors, view.graph
-    note = query_note(models, s, store, vectors, req, resolver or view.resolver)
+    note = query_note(models, s, store, vectors, req, resolver or view.resolver, view.shared)
     backlinks = store.backlinking_paths(req.path)
     if len(note.mat) == 0 or note.mat.shape[1] != vectors.dim:
         return _doc(req, [], t0)
     result = _retrieve(view, models, s, req, note)
-    ranked = note_ranking(result, graph, req, s.related, s.search.files_top_chunks,
-                          view.page_kinds)  # fmt: skip
+    damp = damping(view, s.related)
+    ranked = note_ranking(result, graph, req, s.related, s.search.files_top_chunks, damp)
     content = {p: sc for p, sc, _ in ranked}
     vote_of: dict[str, Vote] = {}
     heat_of: dict[str, LinkHeat] = {}
     unseen: dict[int, float] = {}  # chunks only the graph brought in -> their cosine
     if votes_on(s, req) or link_heat_on(s, req):
-        ranked, vote_of, heat_of, unseen = _add_graph(view, s, req, note, result, ranked, content)
+        ranked, vote_of, heat_of, unseen = _add_graph(
+            view, s, req, note, result, ranked, content, damp
+        )
     rows = store.chunks([cid for _, _, cid in ranked[: max(req.top * 3 + 10, s.related.vote_k)]])
     voting = {v.path for vote in vote_of.values() for v in vote.voters}
     voter_cids = {p: cid for p, _, cid in ranked if p in voting}
@@ -221,30 +224,41 @@ def query_note(
     vectors: VectorIndexPort,
     req: RelatedRequest,
     resolver: LinkResolver | None,
+    shared: SharedText | None = None,
 ) -> QueryNote:
     """The query note: unsaved text parsed, chunked and embedded like a saved note (its links
-    resolved against the index), else the saved note's chunks and links from the index."""
+    resolved against the index), else the saved note's chunks and links from the index. Its
+    chunks whose exact text many notes hold (``shared``, ``related.shared_text_notes``) are
+    left out of its vectors and words, unless the note is nothing else."""
+    shared = shared or SharedText()
+    min_notes = s.related.shared_text_notes
     row = store.note_by_path(req.path)
     own_ids = frozenset(c.id for c in store.note_chunks(row.id)) if row is not None else frozenset()
     if req.text is not None:
         raw = req.text.encode("utf-8", "surrogatepass")
         drafts, mat, note = _text_chunks(models, s, req.path, raw)
+        own = own_text([shared.is_shared(d.text, min_notes) for d in drafts])
         if resolver is None:
             resolver = LinkResolver(list(store.notes()), store.attachments(), store.note_aliases())
         links_out = {
             p for link in note.links if link.target and (p := resolver.resolve_link(link, req.path))
         } - {req.path}
+        body = note.text[note.body_byte_start :] if note.body_byte_start else note.text
+        if len(own) < len(drafts):
+            body = "\n\n".join(drafts[i].text for i in own)
         return QueryNote(
-            mat=mat,
-            spans=[(d.byte_start, d.byte_end) for d in drafts],
+            mat=mat[own] if len(own) < len(drafts) else mat,
+            spans=[(drafts[i].byte_start, drafts[i].byte_end) for i in own],
             title=note.title,
-            body=note.text[note.body_byte_start :] if note.body_byte_start else note.text,
+            body=body,
             own_ids=own_ids,
             links_out=frozenset(links_out),
         )
     if row is None:
         raise NotFoundError(f"{req.path} is not indexed; pass its text to find related notes")
-    chunks = store.note_chunks(row.id)
+    every = store.note_chunks(row.id)
+    muted = shared.chunk_ids(min_notes)
+    chunks = [every[i] for i in own_text([c.id in muted for c in every])]
     return QueryNote(
         mat=vectors.get_vectors([c.id for c in chunks]) if chunks else np.zeros((0, 1)),
         spans=[(c.byte_start, c.byte_end) for c in chunks],
@@ -293,6 +307,7 @@ def _retrieve(
         dense=view.dense,
         notes=view.notes,
         blocked=set(note.own_ids),
+        muted=view.shared.chunk_ids(s.related.shared_text_notes),
     )
     return retrieve(view.store, view.vectors, plan)
 
@@ -303,12 +318,12 @@ def note_ranking(
     req: RelatedRequest,
     r: RelatedSettings,
     top_chunks: int,
-    kinds: Mapping[str, str] | None = None,
+    damp: Callable[[str], float] | None = None,
 ) -> list[NoteScore]:
     """(path, score, best chunk) per note, best first: the query note and excluded notes left
-    out, damped folders, digests and list pages scaled down."""
-    kinds = kinds or {}
-    ranked = [(p, sc * _damp(p, r, kinds), cid)
+    out, each score times ``damp(path)`` (``damping``)."""
+    damp = damp or (lambda _: 1.0)
+    ranked = [(p, sc * damp(p), cid)
               for p, sc, cid in note_scores(result, graph, top_chunks)
               if p != req.path and not _matches(p, r.exclude)]  # fmt: skip
     ranked.sort(key=lambda x: (-x[1], x[0]))
@@ -351,11 +366,16 @@ def _keep(
     return kept
 
 
-def _damp(path: str, r: RelatedSettings, kinds: Mapping[str, str]) -> float:
-    """The content score's factor: ``damp_factor`` for the ``damp`` globs, times ``page_factor``
-    for a digest or a list page (core/pagekind.py)."""
-    factor = r.damp_factor if _matches(path, r.damp) else 1.0
-    return factor * r.page_factor if path in kinds else factor
+def damping(view: IndexView, r: RelatedSettings) -> Callable[[str], float]:
+    """path -> the content score's factor: ``damp_factor`` for the ``damp`` globs, times
+    ``page_factor`` for a digest or a list page (core/pagekind.py)."""
+    kinds = view.page_kinds
+
+    def damp(path: str) -> float:
+        factor = r.damp_factor if _matches(path, r.damp) else 1.0
+        return factor * r.page_factor if path in kinds else factor
+
+    return damp
 
 
 def _add_graph(
@@ -366,6 +386,7 @@ def _add_graph(
     result: Retrieval,
     ranked: list[NoteScore],
     content: dict[str, float],
+    damp: Callable[[str], float],
 ) -> tuple[list[NoteScore], dict[str, Vote], dict[str, LinkHeat], dict[int, float]]:
     """Link votes (core/votes.py) and link heat (core/linkheat.py) added to the note scores.
     A note that only the graph found joins with its best chunk's content score (cosine scaled
@@ -402,7 +423,7 @@ def _add_graph(
         return ranked, {}, {}, {}
     seen = {p for p, _, _ in ranked}
     fresh = {
-        t: links.chunks[t]
+        t: _own_chunks(links.chunks[t], view.shared.chunk_ids(r.shared_text_notes))
         for t in bonus
         if t not in seen and t in links.chunks and not _matches(t, r.exclude)
     }
@@ -416,14 +437,13 @@ def _add_graph(
         depth = max(req.top * 3 + 10, r.vote_k)
         floor = rank_floor((sc + bonus.get(p, 0.0) for p, sc, _ in ranked), depth)
         cap = score_unseen(result, {-1: math.inf}).get(-1, 0.0)
-        kinds = view.page_kinds
         fresh = {t: ids for t, ids in fresh.items()
-                 if reachable(cap, _damp(t, r, kinds), bonus[t], floor)}  # fmt: skip
+                 if reachable(cap, damp(t), bonus[t], floor)}  # fmt: skip
     best = best_chunks(result.qmat, fresh, view.chunk_vectors)
     finals = score_unseen(result, {cid: sim for cid, sim in best.values()})
     out = list(ranked)
     for t, (cid, _) in sorted(best.items()):
-        content[t] = finals[cid] * _damp(t, r, view.page_kinds)
+        content[t] = finals[cid] * damp(t)
         out.append((t, content[t], cid))
     kept = seen | set(best)
     out = [(p, sc + bonus[p] if p in bonus and p in kept else sc, cid) for p, sc, cid in out]
@@ -431,6 +451,14 @@ def _add_graph(
     votes = {t: v for t, v in found.items() if t in kept}
     heat = {t: h for t, h in heated.items() if t in kept}
     return out, votes, heat, {cid: sim for cid, sim in best.values()}
+
+
+def _own_chunks(ids: np.ndarray, muted: frozenset[int]) -> np.ndarray:
+    """A note's chunk ids less those of shared text, unless nothing else is left."""
+    if not muted:
+        return ids
+    own = ids[[int(c) not in muted for c in ids]]
+    return own if len(own) else ids
 
 
 def link_heat_on(s: Settings, req: RelatedRequest) -> bool:

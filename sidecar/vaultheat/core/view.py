@@ -31,6 +31,7 @@ from vaultheat.core.lru import LRU
 from vaultheat.core.notevec import NoteVectors
 from vaultheat.core.ports import StorePort, VectorIndexPort
 from vaultheat.core.resolve import LinkResolver
+from vaultheat.core.shared_text import SharedText
 from vaultheat.core.titles import TitleIndex
 from vaultheat.core.votes import NoteLinks
 from vaultheat.providers.base import Embedder, Generator, Reranker
@@ -56,6 +57,8 @@ class IndexView:
     notes: NoteVectors | None = None
     # path -> "digest" | "list" for the notes that are not plain notes (core/pagekind.py)
     page_kinds: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    # chunk texts several notes hold word for word (a template's text, core/shared_text.py)
+    shared: SharedText = dataclasses.field(default_factory=SharedText)
     # words' document counts read so far (``related.distinctive_terms``): a generation's own
     term_df: LRU[str, int] = dataclasses.field(default_factory=lambda: LRU(TERM_DF_ENTRIES))
 

@@ -186,6 +186,16 @@ class ChunkTables(Tables):
             )
         ]
 
+    def shared_chunk_texts(self, min_notes: int = 2) -> list[tuple[str, int, list[int]]]:
+        """Chunk texts found word for word in at least ``min_notes`` notes: (text, how many
+        notes, the chunk ids with that text), for ``core/shared_text.py``."""
+        rows = self.db.execute(
+            "SELECT text, COUNT(DISTINCT note_id), group_concat(id) FROM chunks "
+            "GROUP BY text HAVING COUNT(DISTINCT note_id) >= ?",
+            (min_notes,),
+        )
+        return [(str(r[0]), int(r[1]), [int(i) for i in str(r[2]).split(",")]) for r in rows]
+
     def chunks_of_notes(self, note_ids: Sequence[int]) -> dict[int, list[ChunkRow]]:
         """note id -> its chunks by ordinal (``note_chunks`` for many notes; a note without
         chunks is absent)."""

@@ -198,6 +198,7 @@ READS = (
     "note_count",
     "note_paths", "note_stats", "attachments", "chunk_hashes", "chunks", "note_chunks",
     "chunks_of_notes", "chunks_of_paths", "chunk_ids_of_notes", "chunk_positions", "chunk_notes",
+    "shared_chunk_texts",
     "filtered_chunk_ids",
     "all_chunk_vectors_keys", "chunk_count", "note_chunk_count", "cached_vectors",
     "all_cached_vectors", "unembedded_count", "unembedded_notes", "unembedded_hashes",
