@@ -44,7 +44,7 @@ def _related(setup: Setup, notes: int, text: str | None = None) -> list[str]:
 
 
 def test_the_style_block_is_shared_text_of_four_notes(setup: Setup) -> None:
-    shared = setup[0].shared
+    shared = setup[0].shared_text()
     assert shared.is_shared(STYLE, 4) and not shared.is_shared(STYLE, 5)
     assert len(shared.chunk_ids(3)) == 4
     assert shared.chunk_ids(5) == frozenset()

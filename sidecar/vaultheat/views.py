@@ -29,7 +29,6 @@ from vaultheat.config import GraphSettings
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.notevec import note_vectors
 from vaultheat.core.resolve import LinkResolver
-from vaultheat.core.shared_text import SharedText
 from vaultheat.core.titles import TitleIndex
 from vaultheat.core.view import IndexView
 from vaultheat.core.votes import NoteLinks
@@ -201,8 +200,7 @@ class ViewSource:
             links = NoteLinks.from_pairs(snap.note_link_pairs(), graph_view.note_chunks())
         notes = note_vectors(dense, graph_view.chunk_note, graph_view.note_lead)
         view = IndexView(gen, snap, self._vectors, graph_view, dense, links, resolver, titles,
-                         notes, snap.page_kinds(),
-                         SharedText.from_rows(snap.shared_chunk_texts()))  # fmt: skip
+                         notes, snap.page_kinds())  # fmt: skip
         self._view, self._key, self._stale = view, key, False
         return view
 

@@ -21,7 +21,6 @@ from vaultheat.core.models import ChunkRow, NoteRow
 from vaultheat.core.notevec import note_vectors
 from vaultheat.core.pagekind import NOTE, page_kind
 from vaultheat.core.resolve import LinkResolver
-from vaultheat.core.shared_text import SharedText
 from vaultheat.core.titles import TitleIndex
 from vaultheat.core.view import IndexView
 from vaultheat.core.votes import NoteLinks
@@ -73,6 +72,14 @@ class FakeStore:
     ) -> set[int]:
         return {c.id for c in self.chunk_rows.values()
                 if folder is None or c.path.startswith(folder + "/")}  # fmt: skip
+
+    def shared_chunk_texts(self, min_notes: int = 2) -> list[tuple[str, int, list[int]]]:
+        by_text: dict[str, list[ChunkRow]] = {}
+        for row in self.chunk_rows.values():
+            by_text.setdefault(row.text, []).append(row)
+        counts = {t: len({r.note_id for r in rows}) for t, rows in by_text.items()}
+        return [(t, counts[t], [r.id for r in rows])
+                for t, rows in by_text.items() if counts[t] >= min_notes]  # fmt: skip
 
     def linked_paths(self, note_id: int) -> set[str]:
         path = self.note_paths()[note_id]
@@ -192,13 +199,5 @@ def fake_view(
     titles = TitleIndex.build({p: r.title for p, r in rows.items()}, store.note_aliases())
     vecs_of_notes = note_vectors(dense, gv.chunk_note, gv.note_lead)
     kinds = {p: k for p, text, _ in notes if (k := page_kind(p, text)) != NOTE}
-    by_text: dict[str, list[ChunkRow]] = {}
-    for row in chunk_rows.values():
-        by_text.setdefault(row.text, []).append(row)
-    shared = SharedText.from_rows(
-        (text, len({r.note_id for r in rows_}), [r.id for r in rows_])
-        for text, rows_ in by_text.items()
-        if len({r.note_id for r in rows_}) >= 2
-    )
     return IndexView(1, store, vectors, gv, dense, note_links, resolver, titles, vecs_of_notes,
-                     kinds, shared)  # fmt: skip
+                     kinds)  # fmt: skip

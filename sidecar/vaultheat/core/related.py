@@ -158,11 +158,12 @@ def run_related(
     resolves the links of unsaved text (default: the view's)."""
     t0 = time.perf_counter()
     store, vectors, graph = view.store, view.vectors, view.graph
-    note = query_note(models, s, store, vectors, req, resolver or view.resolver, view.shared)
+    shared = view.shared_text() if s.related.shared_text_notes >= 2 else SharedText()
+    note = query_note(models, s, store, vectors, req, resolver or view.resolver, shared)
     backlinks = store.backlinking_paths(req.path)
     if len(note.mat) == 0 or note.mat.shape[1] != vectors.dim:
         return _doc(req, [], t0)
-    result = _retrieve(view, models, s, req, note)
+    result = _retrieve(view, models, s, req, note, shared.chunk_ids(s.related.shared_text_notes))
     damp = damping(view, s.related)
     ranked = note_ranking(result, graph, req, s.related, s.search.files_top_chunks, damp)
     content = {p: sc for p, sc, _ in ranked}
@@ -171,7 +172,7 @@ def run_related(
     unseen: dict[int, float] = {}  # chunks only the graph brought in -> their cosine
     if votes_on(s, req) or link_heat_on(s, req):
         ranked, vote_of, heat_of, unseen = _add_graph(
-            view, s, req, note, result, ranked, content, damp
+            view, s, req, note, result, ranked, content, damp, shared
         )
     rows = store.chunks([cid for _, _, cid in ranked[: max(req.top * 3 + 10, s.related.vote_k)]])
     voting = {v.path for vote in vote_of.values() for v in vote.voters}
@@ -290,10 +291,15 @@ def query_vectors(note: QueryNote, cursor: int | None, window: int) -> list[Quer
 
 
 def _retrieve(
-    view: IndexView, models: Models, s: Settings, req: RelatedRequest, note: QueryNote
+    view: IndexView,
+    models: Models,
+    s: Settings,
+    req: RelatedRequest,
+    note: QueryNote,
+    muted: frozenset[int] = frozenset(),
 ) -> Retrieval:
     """The shared retrieval (``core/plan.py``) with the note's vectors and distinctive words;
-    the note's own chunks are blocked."""
+    the note's own chunks are blocked, ``muted`` ones (shared text) are no candidates."""
     text = f"{note.title}\n{note.body}"
     lexical_query = distinctive_terms(view.store, text, known=view.term_df)
     plan = plan_for_related(
@@ -307,7 +313,7 @@ def _retrieve(
         dense=view.dense,
         notes=view.notes,
         blocked=set(note.own_ids),
-        muted=view.shared.chunk_ids(s.related.shared_text_notes),
+        muted=muted,
     )
     return retrieve(view.store, view.vectors, plan)
 
@@ -387,6 +393,7 @@ def _add_graph(
     ranked: list[NoteScore],
     content: dict[str, float],
     damp: Callable[[str], float],
+    shared: SharedText,
 ) -> tuple[list[NoteScore], dict[str, Vote], dict[str, LinkHeat], dict[int, float]]:
     """Link votes (core/votes.py) and link heat (core/linkheat.py) added to the note scores.
     A note that only the graph found joins with its best chunk's content score (cosine scaled
@@ -423,7 +430,7 @@ def _add_graph(
         return ranked, {}, {}, {}
     seen = {p for p, _, _ in ranked}
     fresh = {
-        t: _own_chunks(links.chunks[t], view.shared.chunk_ids(r.shared_text_notes))
+        t: _own_chunks(links.chunks[t], shared.chunk_ids(r.shared_text_notes))
         for t in bonus
         if t not in seen and t in links.chunks and not _matches(t, r.exclude)
     }
