@@ -21,8 +21,10 @@ def test_a_footer_in_four_notes_is_shared_text_of_four(tmp_path: Path) -> None:
     vault.mkdir()
     topics = ["compost heaps", "raised beds", "tomato blight", "seed saving"]
     for i, topic in enumerate(topics):
-        body = (f"This week we wrote about {topic} at length, with photos from the plots, "
-                "notes on what went wrong and a plan for next season's beds and paths.")
+        body = (
+            f"This week we wrote about {topic} at length, with photos from the plots, "
+            "notes on what went wrong and a plan for next season's beds and paths."
+        )
         (vault / f"week-{i}.md").write_text(f"# Week {i}\n\n{body}\n\n## Thanks\n\n{FOOTER}\n")
     (vault / "other.md").write_text(f"# Other\n\nA note of its own.\n\n{FOOTER[:40]}\n")
     paths = index_paths(vault)
