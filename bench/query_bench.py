@@ -75,15 +75,14 @@ STAGES: list[tuple[str, str, str]] = [
     ("related: distinctive_terms", "core/related.py", "distinctive_terms"),
     ("retrieve (pipeline)", "core/pipeline.py", "retrieve"),
     ("  hnswlib search", "storage/vectors.py", "search"),
-    ("  FTS5 lexical search", "storage/store.py", "lexical_search"),
+    ("  FTS5 lexical search", "storage/chunks.py", "lexical_search"),
     ("  heat propagation", "core/heat.py", "propagate_heat"),
-    ("  graph neighbours (SQL)", "core/pipeline.py", "neighbors"),
-    ("  tag neighbours setup", "core/pipeline.py", "make_tag_neighbors"),
+    ("  graph neighbours", "core/pipeline.py", "neighbors"),
     ("  vectors.get_vectors", "storage/vectors.py", "get_vectors"),
     ("  combine scores", "core/scoring.py", "combine"),
     ("note_scores (files)", "core/search.py", "note_scores"),
-    ("store.chunks (rows)", "storage/store.py", "chunks"),
-    ("engine.view", "vaultheat/engine.py", "view"),
+    ("store.chunks (rows)", "storage/chunks.py", "chunks"),
+    ("view build (per generation)", "vaultheat/views.py", "current"),
 ]
 
 
