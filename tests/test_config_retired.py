@@ -1,14 +1,24 @@
 """Retired config keys (config.RETIRED): an old config file that sets one still loads, says it
-is ignored, and an unknown key is still an error."""
+is ignored, and an unknown key is still an error. Moved keys (config.MOVED) load into their new
+place under [experimental]."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from pathlib import Path
 
 import pytest
 
-from vaultheat.config import RETIRED, Settings, load_settings
+from vaultheat.config import (
+    MOVED,
+    RETIRED,
+    ExperimentalSettings,
+    Settings,
+    load_settings,
+    settings_from_dict,
+    settings_to_dict,
+)
 from vaultheat.errors import ConfigError
 
 
@@ -32,3 +42,35 @@ def test_an_unknown_key_is_still_an_error(tmp_path: Path) -> None:
         load_settings(cfg)
     with pytest.raises(ConfigError):
         Settings().with_value("chunking.reader_text", True)  # not a key to set any more
+
+
+@pytest.mark.parametrize("old", sorted(MOVED))
+def test_a_moved_key_loads_into_its_new_place_with_a_warning(
+    old: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A key that serves only experiments moved under [experimental] (config.MOVED): an old
+    config file that sets it still loads, the value lands on the new key, and the warning names
+    it; ``--set`` and eval overrides with the old name set the new key the same way."""
+    new = MOVED[old]
+    section, name = old.split(".")
+    value = Settings().get(new) + 0.25
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f"[{section}]\n{name} = {value}\n", encoding="utf-8")
+    with caplog.at_level(logging.WARNING, logger="vaultheat.config"):
+        s = load_settings(cfg)
+    assert s.get(new) == value and s.get(old) == value
+    assert not hasattr(getattr(s, section), name)
+    assert any(old in r.getMessage() and new in r.getMessage() for r in caplog.records)
+    assert Settings().with_value(old, str(value)) == s  # --set / overrides, old name
+    assert Settings().with_overrides({old: value}) == s
+    dumped = settings_to_dict(s, only_changed=True)
+    assert dumped == {"experimental": {new.split(".")[1]: value}}  # written under the new name
+    assert settings_from_dict(dumped) == s
+
+
+def test_moved_keys_keep_their_defaults_and_the_rest_is_unchanged() -> None:
+    """Every moved key is a field of [experimental]; nothing else moved."""
+    fields = {f"experimental.{f.name}" for f in dataclasses.fields(ExperimentalSettings)}
+    assert set(MOVED.values()) == fields
+    dotted = {f"{sect}.{k}" for sect, vals in settings_to_dict(Settings()).items() for k in vals}
+    assert fields <= dotted and not set(MOVED) & dotted

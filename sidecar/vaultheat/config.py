@@ -128,8 +128,6 @@ class SearchSettings:
     score_note: float = 0.64  # weight of the query's cosine to the note's vector; 0 = off
     # why: docs/settings.md#searchscore_page (when both match, the note proper wins)
     score_page: float = 1.0  # weight of being a note proper, not a digest or a list page
-    # why: docs/settings.md#searchpointer_credit (measured neutral, so off; core/pointer_credit.py)
-    pointer_credit: float = 0.0  # share of a pointer chunk's score that its linked notes get
     # why: docs/settings.md#searchtitle_partial (partial matches measured neutral, hence 0)
     title_partial: float = 0.0  # note-name score of a partial word match at most; 0 = exact only
     title_weight: float = 1.0
@@ -181,8 +179,6 @@ class RelatedSettings:
     score_fusion: float = 0.1  # weight of the rank-fusion seed score when search.hops = 0
     # why: docs/settings.md#relatedscore_lexical (helps related notes on every vault)
     score_lexical: float = 0.2  # weight of distinctive shared words in related scores
-    # why: docs/settings.md#relatedscore_note (costs help-en link prediction, so off)
-    score_note: float = 0.0  # the note-level part of search (search.score_note); 0 = off
     # why: docs/settings.md#relatedvotes (core/votes.py)
     votes: bool = True  # link votes on: notes your closest notes link to rise
     vote_k: int = 20  # how many of the closest notes vote
@@ -225,6 +221,18 @@ class IndexSettings:
 
 
 @dataclass(frozen=True)
+class ExperimentalSettings:
+    """Keys that serve only experiments: built, measured off or neutral, kept so a run can turn
+    them on (docs/settings.md "experimental" says why each moved here). Each is named after the
+    section it came from; an old config file's key still loads here (``MOVED``)."""
+
+    # why: docs/settings.md#experimentalsearch_pointer_credit (measured neutral, so off)
+    search_pointer_credit: float = 0.0  # share of a pointer chunk's score its linked notes get
+    # why: docs/settings.md#experimentalrelated_score_note (costs help-en link prediction)
+    related_score_note: float = 0.0  # the note-level part of search in related notes; 0 = off
+
+
+@dataclass(frozen=True)
 class Settings:
     vault: VaultSettings = field(default_factory=VaultSettings)
     chunking: ChunkingSettings = field(default_factory=ChunkingSettings)
@@ -236,19 +244,22 @@ class Settings:
     related: RelatedSettings = field(default_factory=RelatedSettings)
     server: ServerSettings = field(default_factory=ServerSettings)
     index: IndexSettings = field(default_factory=IndexSettings)
+    experimental: ExperimentalSettings = field(default_factory=ExperimentalSettings)
     # named configurations for `vaultheat eval`: name -> {"section.key": value}
     eval_configs: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def get(self, key: str) -> Any:
+        """The value of a dotted key; a key that moved (``MOVED``) reads its new place."""
         section, name = _split_key(key)
         return getattr(getattr(self, section), name)
 
     def with_value(self, key: str, value: Any) -> Settings:
-        """A copy with one dotted key changed; the value is validated (strings are parsed)."""
+        """A copy with one dotted key changed; the value is validated (strings are parsed). A key
+        that moved (``MOVED``: ``--set``, eval configs, sweep grids) sets its new place."""
         section, name = _split_key(key)
         sect = getattr(self, section)
         ftype = _field_types(type(sect))[name]
-        coerced = _coerce(key, ftype, value)
+        coerced = _coerce(f"{section}.{name}", ftype, value)
         return dataclasses.replace(self, **{section: dataclasses.replace(sect, **{name: coerced})})
 
     def with_overrides(self, overrides: dict[str, Any]) -> Settings:
@@ -271,7 +282,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
 
 
 def _split_key(key: str) -> tuple[str, str]:
-    parts = key.split(".")
+    parts = MOVED.get(key, key).split(".")
     if len(parts) != 2 or parts[0] not in SECTIONS:
         raise ConfigError(f"unknown config key {key!r}", known_sections=list(SECTIONS))
     section, name = parts
@@ -300,7 +311,7 @@ def _coerce(key: str, ftype: Any, value: Any) -> Any:
         )
     if key == "related.link_heat_alpha" and not 0 < out <= 1:
         raise ConfigError(f"bad value for {key}: {out!r} (a chance: above 0, at most 1)", key=key)
-    if key == "search.pointer_credit" and not 0 <= out <= 1:
+    if key == "experimental.search_pointer_credit" and not 0 <= out <= 1:
         raise ConfigError(f"bad value for {key}: {out!r} (a share: 0 to 1)", key=key)
     if key == "index.nice" and not 0 <= out <= 19:
         raise ConfigError(f"bad value for {key}: {out!r} (niceness: 0 to 19)", key=key)
@@ -351,6 +362,15 @@ RETIRED = {
 }
 
 
+# keys that serve only experiments moved under [experimental] (docs/settings.md "experimental"
+# says why each): an old config file, `--set`, an eval config or a sweep grid that names the old
+# key still sets the new one; a config file doing so logs a warning naming the new key
+MOVED = {
+    "search.pointer_credit": "experimental.search_pointer_credit",
+    "related.score_note": "experimental.related_score_note",
+}
+
+
 def settings_from_dict(data: dict[str, Any]) -> Settings:
     settings = Settings()
     for section, values in data.items():
@@ -369,6 +389,12 @@ def settings_from_dict(data: dict[str, Any]) -> Settings:
             if key in RETIRED:
                 log.warning("config key %s is retired and ignored: %s", key, RETIRED[key])
                 continue
+            if key in MOVED:
+                log.warning(
+                    "config key %s moved to %s (it serves only experiments; docs/settings.md): "
+                    "read as %s, and `vaultheat config set` writes the new name",
+                    key, MOVED[key], MOVED[key],
+                )  # fmt: skip
             settings = settings.with_value(key, value)
     return settings
 

@@ -72,8 +72,6 @@ KEY_HELP: dict[str, str] = {
     " or file name); 0 = off",
     "search.score_note": "weight of the query's similarity to the whole note (its opening and"
     " the mean of its chunks); 0 = off",
-    "search.pointer_credit": "share of a digest's or list page's score that the 1-3 notes its"
-    " matching bullet links receive (0 = off)",
     "search.title_partial": "note-name score of a partial word match at most (0 = exact names"
     " only)",
     "search.title_weight": "RRF weight of the named notes among the candidates",
@@ -104,7 +102,6 @@ KEY_HELP: dict[str, str] = {
     "related.duplicate_sim": "notes this similar collapse into one suggestion",
     "related.score_heat": "weight of graph heat in related scores (only when search.hops > 0)",
     "related.score_fusion": "weight of the rank-fusion seed score when search.hops = 0",
-    "related.score_note": "weight of the similarity to the whole note in related notes (0 = off)",
     "related.score_lexical": "weight of distinctive shared words in related scores",
     "server.host": "address the API listens on (loopback only unless --allow-remote)",
     "server.port": "port of the API",
@@ -118,6 +115,12 @@ KEY_HELP: dict[str, str] = {
     "index.pdf_max_pages": "PDFs with more pages than this are skipped with a reason",
     "index.pdf_timeout_s": "seconds one PDF's text extraction may take before it is skipped",
     "index.pdf_memory_mb": "memory bound (MB) of the process that reads a PDF",
+    "experimental.search_pointer_credit": "experiment, measured neutral (was"
+    " search.pointer_credit): share of a digest's or list page's score that the 1-3 notes its"
+    " matching bullet links receive (0 = off)",
+    "experimental.related_score_note": "experiment, costs link prediction (was"
+    " related.score_note): weight of the similarity to the whole note in related notes"
+    " (0 = off)",
 }
 
 

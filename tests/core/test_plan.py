@@ -97,7 +97,7 @@ def test_a_multilingual_model_keeps_its_weights() -> None:
 def test_related_reads_its_own_heat_fusion_lexical_and_note_weights() -> None:
     settings = Settings().with_overrides({"related.score_heat": 0.9, "related.score_lexical": 0.1,
                                           "related.score_fusion": 0.3,
-                                          "related.score_note": 0.2})  # fmt: skip
+                                          "experimental.related_score_note": 0.2})  # fmt: skip
     plan = related_plan(settings, Maker())
     assert plan.weights == dataclasses.replace(settings.search, score_heat=0.9,
                                                score_lexical=0.1, score_fusion=0.3,

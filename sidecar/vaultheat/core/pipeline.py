@@ -50,7 +50,7 @@ class Retrieval:
     heat: HeatResult | None
     order: list[int] = field(default_factory=list)
     qmat: np.ndarray | None = None  # the query vectors, one per row
-    # search.pointer_credit: the chunks that gave or received pointer credit, and how
+    # experimental.search_pointer_credit: the chunks that gave or received pointer credit, and how
     pointers: dict[int, PointerTrace] = field(default_factory=dict)
 
 

@@ -117,7 +117,7 @@ def plan_for_related(
     fusion = dataclasses.replace(settings.search, score_heat=settings.related.score_heat,
                                  score_fusion=settings.related.score_fusion,
                                  score_lexical=settings.related.score_lexical,
-                                 score_note=settings.related.score_note)  # fmt: skip
+                                 score_note=settings.experimental.related_score_note)  # fmt: skip
     plan = build_plan(settings, fusion, text, queries, lexical,
                       rerank=req.rerank, lexical_stage=req.lexical, graph_stage=req.graph,
                       make_rerank=make_rerank, graph=graph, dense=dense,

@@ -139,7 +139,9 @@ def search_retrieval(
         result = rescore(cands, parts, plan, result.raw["rerank"] or {})
         ranked_by = "words"
     # a digest's bullet that matched hands part of its score to the notes it links
-    result = credit_pointers(view, result, req.query, s.search.pointer_credit, plan.allowed)
+    result = credit_pointers(
+        view, result, req.query, s.experimental.search_pointer_credit, plan.allowed
+    )
     return plan, result, ranked_by
 
 

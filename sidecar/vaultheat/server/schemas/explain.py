@@ -97,7 +97,8 @@ def pointer_credit() -> Schema:
                 nullable(ref("PointerLines")), "the entry whose credit it received (null: none)"
             ),
         },
-        description="search.pointer_credit: components.normalized.pointer == received - gave",
+        description="experimental.search_pointer_credit: "
+        "components.normalized.pointer == received - gave",
     )
 
 

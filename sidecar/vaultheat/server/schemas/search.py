@@ -45,7 +45,8 @@ COMPONENT_HELP = {
     "note": "cosine of the query and the whole note's vector (queries of more than 3 terms)",
     "page": "1 for a note proper, 0 for a digest or a list page (search only)",
     "pointer": "score received from a digest's or list page's bullet that links the note, less "
-    "the score a pointer chunk gave away; weight 1, not scaled (search.pointer_credit > 0)",
+    "the score a pointer chunk gave away; weight 1, not scaled "
+    "(experimental.search_pointer_credit > 0)",
 }
 
 
