@@ -5,6 +5,7 @@ place under [experimental]."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 from pathlib import Path
 
@@ -53,9 +54,10 @@ def test_a_moved_key_loads_into_its_new_place_with_a_warning(
     it; ``--set`` and eval overrides with the old name set the new key the same way."""
     new = MOVED[old]
     section, name = old.split(".")
-    value = Settings().get(new) + 0.25
+    default = Settings().get(new)
+    value = (not default) if isinstance(default, bool) else default + type(default)(1)
     cfg = tmp_path / "config.toml"
-    cfg.write_text(f"[{section}]\n{name} = {value}\n", encoding="utf-8")
+    cfg.write_text(f"[{section}]\n{name} = {json.dumps(value)}\n", encoding="utf-8")
     with caplog.at_level(logging.WARNING, logger="vaultheat.config"):
         s = load_settings(cfg)
     assert s.get(new) == value and s.get(old) == value

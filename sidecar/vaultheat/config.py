@@ -85,7 +85,7 @@ class EmbeddingSettings:
 @dataclass(frozen=True)
 class GraphSettings:
     # why: docs/settings.md#graphknn_k (0: same results, a smaller and faster index)
-    knn_k: int = 0  # similarity edges per chunk, read only by heat (search.hops > 0); 0 = none
+    knn_k: int = 0  # similarity edges per chunk, read only by heat (experimental.search_hops)
     knn_min_sim: float = 0.55
     same_note: bool = False  # similarity edges between chunks of one note
     tag_edges: bool = True
@@ -101,21 +101,9 @@ class SearchSettings:
     rrf_k: int = 60
     vector_weight: float = 1.0  # RRF weights per retriever
     lexical_weight: float = 0.5
-    # why: docs/settings.md#searchhops (hops = 0 was as good or better on every vault)
-    hops: int = 0  # graph hops of heat propagation; 0 = off, 2 turns the graph on
-    decay: float = 0.5
-    query_floor: float = 0.35
-    max_frontier: int = 150
-    weight_similar: float = 1.0
-    weight_link: float = 1.0
-    weight_backlink: float = 0.8
-    weight_tag: float = 0.5
-    hub_degree: int = 20  # nodes with more out-edges than this are hubs: heat / sqrt(deg/hub)
     score_rerank: float = 0.6
-    # why: docs/settings.md#searchscore_heat (heat in the final score costs search precision)
-    score_heat: float = 0.0  # read only when hops > 0 (heat runs)
-    # with hops = 0: the candidates' rank-fusion (RRF) seed score as a part of its own (the
-    # part score_heat weighted before heat ran only when hops > 0); 0 = not a part
+    # the candidates' rank-fusion (RRF) seed score as a part of its own when heat does not run
+    # (experimental.search_hops = 0); 0 = not a part
     score_fusion: float = 0.0
     score_vector: float = 0.8
     # why: docs/settings.md#searchscore_lexical (lexical evidence helps only as a light touch)
@@ -173,10 +161,8 @@ class RelatedSettings:
     duplicate_sim: float = 0.97  # notes whose best chunks are this similar collapse to one
     # why: docs/settings.md#relatedshared_text_notes (template text makes no two notes related)
     shared_text_notes: int = 5  # a chunk whose exact text is in this many notes: no evidence
-    # why: docs/settings.md#relatedscore_heat (related notes gain from heat)
-    score_heat: float = 0.1  # weight of graph heat in related scores (only when search.hops > 0)
     # why: docs/settings.md#relatedscore_fusion (dropping it cost help-en link prediction)
-    score_fusion: float = 0.1  # weight of the rank-fusion seed score when search.hops = 0
+    score_fusion: float = 0.1  # weight of the rank-fusion seed score when heat does not run
     # why: docs/settings.md#relatedscore_lexical (helps related notes on every vault)
     score_lexical: float = 0.2  # weight of distinctive shared words in related scores
     # why: docs/settings.md#relatedvotes (core/votes.py)
@@ -230,6 +216,21 @@ class ExperimentalSettings:
     search_pointer_credit: float = 0.0  # share of a pointer chunk's score its linked notes get
     # why: docs/settings.md#experimentalrelated_score_note (costs help-en link prediction)
     related_score_note: float = 0.0  # the note-level part of search in related notes; 0 = off
+    # heat propagation over the chunk graph (core/heat.py), search and related notes; off
+    # why: docs/settings.md#experimentalsearch_hops (hops = 0 as good or better on every vault)
+    search_hops: int = 0  # graph hops of heat propagation; 0 = off, 2 turns heat on
+    search_decay: float = 0.5  # heat kept per hop
+    search_query_floor: float = 0.35  # a hop needs at least this similarity to the query
+    search_max_frontier: int = 150  # most nodes expanded per hop
+    search_weight_similar: float = 1.0  # heat weight of similarity edges
+    search_weight_link: float = 1.0  # heat weight of link edges
+    search_weight_backlink: float = 0.8  # heat weight of backlink edges
+    search_weight_tag: float = 0.5  # heat weight of tag edges
+    search_hub_degree: int = 20  # nodes with more out-edges than this: heat / sqrt(deg/hub)
+    # why: docs/settings.md#experimentalsearch_score_heat (costs search precision)
+    search_score_heat: float = 0.0  # weight of heat in search scores (when search_hops > 0)
+    # why: docs/settings.md#experimentalrelated_score_heat (read only when search_hops > 0)
+    related_score_heat: float = 0.1  # weight of heat in related scores (when search_hops > 0)
 
 
 @dataclass(frozen=True)
@@ -368,6 +369,17 @@ RETIRED = {
 MOVED = {
     "search.pointer_credit": "experimental.search_pointer_credit",
     "related.score_note": "experimental.related_score_note",
+    "search.hops": "experimental.search_hops",
+    "search.decay": "experimental.search_decay",
+    "search.query_floor": "experimental.search_query_floor",
+    "search.max_frontier": "experimental.search_max_frontier",
+    "search.weight_similar": "experimental.search_weight_similar",
+    "search.weight_link": "experimental.search_weight_link",
+    "search.weight_backlink": "experimental.search_weight_backlink",
+    "search.weight_tag": "experimental.search_weight_tag",
+    "search.hub_degree": "experimental.search_hub_degree",
+    "search.score_heat": "experimental.search_score_heat",
+    "related.score_heat": "experimental.related_score_heat",
 }
 
 

@@ -43,7 +43,7 @@ export interface ErrorBody {
 export interface Components {
 	vector: number | null;
 	lexical: number | null;
-	/** Heat along graph edges: only when the server propagates it (search.hops > 0). */
+	/** Heat along graph edges: only when the server propagates it (experimental.search_hops > 0). */
 	heat: number | null;
 	/** Without heat: how high the meaning and keyword searches ranked it (rank fusion). */
 	fusion: number | null;
@@ -221,7 +221,7 @@ export interface RelatedRequest {
 	explain?: boolean;
 	/** Beyond docs/api.md, accepted by the server (in its OpenAPI document). */
 	lexical?: boolean;
-	/** Heat propagation (only when search.hops > 0). */
+	/** Heat propagation (only when experimental.search_hops > 0). */
 	graph?: boolean;
 	rerank?: boolean | null;
 	/** Link votes (default true). */

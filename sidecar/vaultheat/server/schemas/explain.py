@@ -56,7 +56,7 @@ def explain_hop() -> Schema:
             "heading_path": HEADINGS,
             "text": STR,
         },
-        description="One hop of heat along an edge (only when search.hops > 0)",
+        description="One hop of heat along an edge (only when experimental.search_hops > 0)",
     )
 
 

@@ -38,7 +38,7 @@ COMPONENT_NAMES = (
 COMPONENT_HELP = {
     "vector": "cosine of the query and the chunk",
     "lexical": "BM25 of the query's words in the chunk",
-    "heat": "graph heat (only when search.hops > 0)",
+    "heat": "graph heat (only when experimental.search_hops > 0)",
     "fusion": "rank-fusion score of the seeds",
     "rerank": "the cross-encoder's score (when reranking ran)",
     "title": "the note-name match (core/titles.py)",
