@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from vaultheat.cli import main
 from vaultheat.config import (
     MOVED,
     RETIRED,
@@ -76,3 +77,19 @@ def test_moved_keys_keep_their_defaults_and_the_rest_is_unchanged() -> None:
     assert set(MOVED.values()) == fields
     dotted = {f"{sect}.{k}" for sect, vals in settings_to_dict(Settings()).items() for k in vals}
     assert fields <= dotted and not set(MOVED) & dotted
+
+
+def test_config_set_with_an_old_name_writes_the_new_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "a.md").write_text("# a\n", encoding="utf-8")
+    assert main(["init", str(vault)]) == 0
+    capsys.readouterr()
+    assert main(["config", "set", "search.hops", "2", "--vault", str(vault)]) == 0
+    assert capsys.readouterr()[0].strip() == "experimental.search_hops = 2"
+    s = load_settings(vault / ".vaultheat" / "config.toml")
+    assert s.experimental.search_hops == 2
+    text = (vault / ".vaultheat" / "config.toml").read_text(encoding="utf-8")
+    assert "[experimental]" in text and "[search]" not in text
