@@ -456,6 +456,9 @@ CONFIG_HEADER = """\
 #
 # Remote embeddings (LM Studio, Ollama, OpenAI): provider = "openai", base_url = "...",
 # api_key_env = "NAME_OF_ENV_VAR" (the key itself is never stored in this file).
+#
+# [experimental] holds keys that serve only experiments (heat propagation, pointer credit),
+# off by default; docs/settings.md says why each moved there. Older names still load.
 """
 
 
