@@ -361,7 +361,7 @@ def test_canary_catches_a_leaking_pipeline(
     engine = fake_engine.with_settings(
         fake_engine.settings.with_overrides(
             {
-                "related.score_heat": 1.0,
+                "experimental.related_score_heat": 1.0,
                 "search.score_vector": 0.0,
                 "search.score_lexical": 0.0,
                 "related.vote_weight": 0.0,

@@ -356,13 +356,14 @@ def test_a_known_partner_never_takes_a_rank(
 
 
 def test_heat_propagation_configs_are_refused(tiny_engine: Any) -> None:
-    hops = EvalConfig("hops", {"search.hops": 1})
-    with pytest.raises(InputError, match=r"search\.hops"):
+    hops = EvalConfig("hops", {"experimental.search_hops": 1})
+    with pytest.raises(InputError, match=r"experimental\.search_hops"):
         run_heldout(tiny_engine, [EvalConfig("default"), hops], share=0.3, seeds=1)
     with pytest.raises(InputError, match="propagates heat"):
         run_heldout(tiny_engine, [builtin_configs(False)["graph"]], share=0.3, seeds=1)
     # hops without the graph switch reads no link edges: allowed
-    run_heldout(tiny_engine, [EvalConfig("h", {"search.hops": 1}, graph=False)], share=0.3, seeds=1)
+    no_graph = EvalConfig("h", {"experimental.search_hops": 1}, graph=False)
+    run_heldout(tiny_engine, [no_graph], share=0.3, seeds=1)
 
 
 def test_bad_seeds_and_share_are_input_errors(tiny_engine: Any) -> None:
@@ -418,7 +419,7 @@ def test_cli_heldout_refuses_heat_and_bad_shares(
 ) -> None:
     vault = str(tiny_engine.paths.vault)
     rc, _ = _cli(["eval", "--vault", vault, "--heldout-links", "0.3", "--configs", "graph"])
-    assert rc != 0 and "search.hops" in capsys.readouterr().err
+    assert rc != 0 and "experimental.search_hops" in capsys.readouterr().err
     rc, _ = _cli(["eval", "--vault", vault, "--heldout-links", "1.5"])
     assert rc != 0 and "between 0 and 1" in capsys.readouterr().err
 

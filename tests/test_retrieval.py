@@ -28,7 +28,7 @@ def test_search_finds_the_note_and_carries_exact_ranges(fake_engine: Engine) -> 
 
 def test_explain_trace_recomputes_the_score(fake_engine: Engine) -> None:
     engine = fake_engine.with_settings(
-        fake_engine.settings.with_value("search.hops", 2)
+        fake_engine.settings.with_value("experimental.search_hops", 2)
     )  # graph on
     doc = search_doc(engine, SearchRequest(query="coffee grounds in the compost", top=100,
                                            explain=True))  # fmt: skip
@@ -47,7 +47,8 @@ def test_explain_trace_recomputes_the_score(fake_engine: Engine) -> None:
 
 
 def test_stage_switches_change_components(fake_engine: Engine) -> None:
-    engine = fake_engine.with_settings(fake_engine.settings.with_value("search.hops", 2))  # heat
+    hot = fake_engine.settings.with_value("experimental.search_hops", 2)  # heat
+    engine = fake_engine.with_settings(hot)
     base = search_doc(engine, SearchRequest(query="roasting first crack", top=5))
     plain = search_doc(engine, SearchRequest(query="roasting first crack", top=5, graph=False,
                                              lexical=False))  # fmt: skip
@@ -57,11 +58,11 @@ def test_stage_switches_change_components(fake_engine: Engine) -> None:
 
 
 def test_no_heat_part_without_hops(fake_engine: Engine) -> None:
-    """With search.hops = 0 (the default) nothing propagates: no "heat" part is reported (it
-    was the seeds' fusion score under another name); search, whose weight for it was 0, ranks
-    as before, and related notes weigh it as the "fusion" part (golden documents: the same
-    scores, the value moved from "heat" to "fusion")."""
-    assert fake_engine.settings.search.hops == 0
+    """With experimental.search_hops = 0 (the default) nothing propagates: no "heat" part is
+    reported (it was the seeds' fusion score under another name); search, whose weight for it
+    was 0, ranks as before, and related notes weigh it as the "fusion" part (golden documents:
+    the same scores, the value moved from "heat" to "fusion")."""
+    assert fake_engine.settings.experimental.search_hops == 0
     req = SearchRequest(query="roasting first crack", top=8)
     doc = search_doc(fake_engine, req)
     assert doc["results"] and all(r["components"]["heat"] is None for r in doc["results"])

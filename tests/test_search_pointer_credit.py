@@ -1,7 +1,7 @@
-"""Pointer credit in search (search.pointer_credit, core/pointer_credit.py): a digest's bullet that
-matches the query hands part of its score to the note it links, explain says so and still adds
-up. The page part is off here (score_page 0) so the pointer credit alone moves the digest.
-Fake embedder, in-memory view; scores compare at abs 1e-9."""
+"""Pointer credit in search (experimental.search_pointer_credit, core/pointer_credit.py): a
+digest's bullet that matches the query hands part of its score to the note it links, explain
+says so and still adds up. The page part is off here (score_page 0) so the pointer credit alone
+moves the digest. Fake embedder, in-memory view; scores compare at abs 1e-9."""
 
 from __future__ import annotations
 
@@ -39,7 +39,8 @@ def setup() -> Setup:
 
 
 def _settings(share: float, **more: object) -> Settings:
-    s = Settings().with_value("search.score_page", 0.0).with_value("search.pointer_credit", share)
+    s = Settings().with_value("search.score_page", 0.0)
+    s = s.with_value("experimental.search_pointer_credit", share)
     return s.with_overrides(dict(more))
 
 
@@ -64,7 +65,7 @@ def test_off_the_digest_leads_on_the_note_it_points_at_does(setup: Setup) -> Non
 
 
 def test_off_by_default_and_the_part_is_null_when_off(setup: Setup) -> None:
-    assert Settings().search.pointer_credit == 0.0
+    assert Settings().experimental.search_pointer_credit == 0.0
     for h in _search(setup, 0.0, files_only=False):
         assert h.components["pointer"] is None
         assert h.explain.pointer is None
@@ -139,7 +140,7 @@ def test_a_filter_that_leaves_the_target_out_moves_nothing(setup: Setup) -> None
 
 def test_the_share_is_a_share(setup: Setup) -> None:
     with pytest.raises(Exception, match="pointer_credit"):
-        Settings().with_value("search.pointer_credit", 1.5)
+        Settings().with_value("experimental.search_pointer_credit", 1.5)
 
 
 def test_several_pointers_at_one_note_credit_the_largest_once() -> None:

@@ -41,11 +41,18 @@ def _grid(body: str, mode: str = "one-at-a-time") -> str:
 
 def test_parse_grid_coerces_and_dedupes() -> None:
     grid = parse_grid(
-        _grid('"search.decay" = [0.5, 0.7, 0.70]\n"graph.knn_k" = [5, 10]\n"search.hops" = ["3"]'),
+        _grid(
+            '"experimental.search_decay" = [0.5, 0.7, 0.70]\n"graph.knn_k" = [5, 10]\n'
+            '"experimental.search_hops" = ["3"]'
+        ),
         BASE,
     )
     assert grid.mode == "one-at-a-time"
-    assert grid.keys == {"search.decay": (0.5, 0.7), "graph.knn_k": (5, 10), "search.hops": (3,)}
+    assert grid.keys == {
+        "experimental.search_decay": (0.5, 0.7),
+        "graph.knn_k": (5, 10),
+        "experimental.search_hops": (3,),
+    }
 
 
 @pytest.mark.parametrize(
@@ -54,15 +61,19 @@ def test_parse_grid_coerces_and_dedupes() -> None:
         (_grid('"search.nope" = [1]'), ConfigError, "unknown config key"),
         (_grid('"bogus.key" = [1]'), ConfigError, "unknown config key"),
         (_grid('"graph.knn_k" = ["many"]'), ConfigError, "bad value for graph.knn_k"),
-        (_grid('"search.decay" = [-0.5]'), ConfigError, "must not be negative"),
+        (_grid('"experimental.search_decay" = [-0.5]'), ConfigError, "must not be negative"),
         (_grid('"embeddings.model" = ["x"]'), InputError, "cannot be swept: another embedding"),
         (_grid('"server.port" = [1]'), InputError, "cannot be swept; sweepable"),
-        (_grid('"search.decay" = []'), InputError, "non-empty list"),
-        (_grid('"search.decay" = 0.5'), InputError, "non-empty list"),
+        (_grid('"experimental.search_decay" = []'), InputError, "non-empty list"),
+        (_grid('"experimental.search_decay" = 0.5'), InputError, "non-empty list"),
         (_grid("search.decay = [0.5]"), InputError, "quote dotted keys"),
-        (_grid('"search.decay" = [0.5]', mode="random"), InputError, "unknown mode"),
+        (_grid('"experimental.search_decay" = [0.5]', mode="random"), InputError, "unknown mode"),
         ('mode = "product"\n', InputError, r"needs a \[grid\] table"),
-        ('colour = "red"\n[grid]\n"search.decay" = [1]', InputError, "unknown top-level"),
+        (
+            'colour = "red"\n[grid]\n"experimental.search_decay" = [1]',
+            InputError,
+            "unknown top-level",
+        ),
         ("[grid\n", InputError, "cannot parse"),
     ],
     ids=[
@@ -87,27 +98,29 @@ def test_parse_grid_refuses(text: str, error: type[VaultheatError], match: str) 
 
 
 def test_one_at_a_time_vs_product_point_counts() -> None:
-    body = '"search.decay" = [0.3, 0.5, 0.7]\n"graph.knn_k" = [4, 12]'  # 0.5 is the default
+    # 0.5 is the default
+    body = '"experimental.search_decay" = [0.3, 0.5, 0.7]\n"graph.knn_k" = [4, 12]'
     one = grid_points(parse_grid(_grid(body), BASE), BASE)
     # the baseline, then each non-default value alone
     assert [p.label for p in one] == [
         "defaults",
-        "search.decay=0.3",
-        "search.decay=0.7",
+        "experimental.search_decay=0.3",
+        "experimental.search_decay=0.7",
         "graph.knn_k=4",
         "graph.knn_k=12",
     ]
     prod = grid_points(parse_grid(_grid(body, "product"), BASE), BASE)
     assert len(prod) == 1 + 3 * 2  # no combination equals the baseline (knn_k 8 not listed)
     assert len({tuple(sorted(p.overrides.items())) for p in prod}) == len(prod)
-    assert {"search.decay": 0.3, "graph.knn_k": 12} in [p.overrides for p in prod]
+    assert {"experimental.search_decay": 0.3, "graph.knn_k": 12} in [p.overrides for p in prod]
     # the default decay (0.5) appears as "not overridden"
     assert {"graph.knn_k": 4} in [p.overrides for p in prod]
 
 
 def test_product_over_the_limit_is_refused() -> None:
     values = ", ".join(str(i) for i in range(1, 9))
-    body = "\n".join(f'"{k}" = [{values}]' for k in ("search.hops", "graph.knn_k", "search.top"))
+    keys = ("experimental.search_hops", "graph.knn_k", "search.top")
+    body = "\n".join(f'"{k}" = [{values}]' for k in keys)
     assert MAX_POINTS < 8**3
     with pytest.raises(InputError, match=f"512 points .*at most {MAX_POINTS}"):
         grid_points(parse_grid(_grid(body, "product"), BASE), BASE)
@@ -143,8 +156,8 @@ def test_knn_variants_change_the_similar_edges_in_memory_only(fake_engine: Any) 
         {
             "graph.knn_min_sim": 0.0,
             "search.vector_top": 2,
-            "search.query_floor": 0.0,
-            "search.hops": 2,
+            "experimental.search_query_floor": 0.0,
+            "experimental.search_hops": 2,
         }
     )
     grid = parse_grid(_grid('"graph.knn_k" = [1, 30]\n"graph.knn_min_sim" = [0.0]'), base)
@@ -240,9 +253,12 @@ def test_points_reuse_the_query_embeddings(fake_engine: Any) -> None:
     items = load_search_set(QUERIES)
     queries = _link_queries(fake_engine)
     emb = fake_engine.models.embedder
-    one = parse_grid(_grid('"search.decay" = [0.5]'), fake_engine.settings)
+    one = parse_grid(_grid('"experimental.search_decay" = [0.5]'), fake_engine.settings)
     many = parse_grid(
-        _grid('"search.decay" = [0.3, 0.9]\n"related.score_heat" = [0.0, 0.4]'),
+        _grid(
+            '"experimental.search_decay" = [0.3, 0.9]\n'
+            '"experimental.related_score_heat" = [0.0, 0.4]'
+        ),
         fake_engine.settings,
     )
 
@@ -279,7 +295,8 @@ def test_chunking_variant_uses_a_temporary_index(fake_engine: Any, tmp_path: Pat
             seen.append("dirs:" + ",".join(p.name for p in work.iterdir()))
 
     items = load_search_set(QUERIES)
-    grid = parse_grid(_grid('"chunking.max_tokens" = [48]\n"search.decay" = [0.8]'), BASE)
+    body = '"chunking.max_tokens" = [48]\n"experimental.search_decay" = [0.8]'
+    grid = parse_grid(_grid(body), BASE)
     report = run_sweep(fake_engine, items, [], grid, log=log, tmp_parent=work)
     assert any(m.startswith("dirs:vaultheat-sweep-") for m in seen)
     assert list(work.iterdir()) == []  # removed afterwards
@@ -291,7 +308,7 @@ def test_chunking_variant_uses_a_temporary_index(fake_engine: Any, tmp_path: Pat
     assert temp["chunks"] > stored_chunks  # smaller chunks: more of them
     assert 0 < temp["embedded"] <= temp["chunks"]
     labels = {r["label"] for r in report.rows}
-    assert labels == {"defaults", "chunking.max_tokens=48", "search.decay=0.8"}
+    assert labels == {"defaults", "chunking.max_tokens=48", "experimental.search_decay=0.8"}
 
 
 # -- the command -------------------------------------------------------------------------------
@@ -317,7 +334,8 @@ def test_sweep_command_json_and_table(fake_engine: Any, tmp_path: Path) -> None:
     grid = tmp_path / "grid.toml"
     grid.write_text(
         _grid(
-            '"search.decay" = [0.2, 0.9]\n"related.score_heat" = [0.0, 0.5]\n'
+            '"experimental.search_decay" = [0.2, 0.9]\n'
+            '"experimental.related_score_heat" = [0.0, 0.5]\n'
             '"graph.knn_k" = [2]\n"graph.tag_edges" = [false]'
         )
     )
@@ -364,7 +382,7 @@ def test_sweep_command_json_and_table(fake_engine: Any, tmp_path: Path) -> None:
 
 def test_sweep_refuses_clashing_flags(fake_engine: Any, tmp_path: Path) -> None:
     grid = tmp_path / "grid.toml"
-    grid.write_text(_grid('"search.decay" = [0.2]'))
+    grid.write_text(_grid('"experimental.search_decay" = [0.2]'))
     rc, _, err = _run_cli(
         [
             "eval",

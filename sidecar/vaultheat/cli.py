@@ -57,9 +57,9 @@ def _search_description() -> str:
 
     s = Settings()
     graph = (
-        f"graph heat propagation ({s.search.hops} hops)"
-        if s.search.hops
-        else "graph heat propagation is off (search.hops = 0)"
+        f"graph heat propagation ({s.experimental.search_hops} hops)"
+        if s.experimental.search_hops
+        else "graph heat propagation is off (experimental.search_hops = 0)"
     )
     rerank = "on" if s.rerank.enabled else "off"
     expand = "on" if s.expansion.enabled else "off"
@@ -123,7 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--explain", action="store_true", help="attach each result's score trace")
     p.add_argument("--no-lexical", action="store_true", help="skip the BM25 stage")
     p.add_argument("--no-graph", action="store_true",
-                   help="skip heat propagation (runs only when search.hops > 0)")  # fmt: skip
+                   help="skip heat propagation, an experiment (runs only when "
+                   "experimental.search_hops > 0)")  # fmt: skip
     p.add_argument("--no-rerank", action="store_true", help="do not rerank even if configured")
     p.add_argument("--rerank", action="store_true", help="rerank even if off in the config")
     p.add_argument("--no-expand", action="store_true", help="no query expansion even if on")
@@ -148,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--explain", action="store_true", help="attach each result's score trace")
     p.add_argument("--no-graph", action="store_true",
                    help="skip link heat (notes near the note's own links rise) and heat "
-                   "propagation (search.hops > 0)")  # fmt: skip
+                   "propagation (experimental.search_hops > 0)")  # fmt: skip
     p.add_argument("--no-lexical", action="store_true", help="skip the shared-words stage")
     p.add_argument("--no-votes", action="store_true",
                    help="skip link votes (notes your closest notes link to rise)")  # fmt: skip

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from vaultheat import index_status
-from vaultheat.config import Settings, load_settings, save_settings, settings_to_dict
+from vaultheat.config import MOVED, Settings, load_settings, save_settings, settings_to_dict
 from vaultheat.console import (
     EXIT_EMPTY,
     EXIT_ERROR,
@@ -328,6 +328,7 @@ def cmd_config(args: argparse.Namespace) -> int:
         return EXIT_OK
     if not args.key:
         raise InputError("config get/set needs a KEY like search.top")
+    args.key = MOVED.get(args.key, args.key)  # a moved key answers under its new name
     if args.action == "get":
         value = settings.get(args.key)
         value = list(value) if isinstance(value, tuple) else value

@@ -85,7 +85,7 @@ class EmbeddingSettings:
 @dataclass(frozen=True)
 class GraphSettings:
     # why: docs/settings.md#graphknn_k (0: same results, a smaller and faster index)
-    knn_k: int = 0  # similarity edges per chunk, read only by heat (search.hops > 0); 0 = none
+    knn_k: int = 0  # similarity edges per chunk, read only by heat (experimental.search_hops)
     knn_min_sim: float = 0.55
     same_note: bool = False  # similarity edges between chunks of one note
     tag_edges: bool = True
@@ -101,21 +101,9 @@ class SearchSettings:
     rrf_k: int = 60
     vector_weight: float = 1.0  # RRF weights per retriever
     lexical_weight: float = 0.5
-    # why: docs/settings.md#searchhops (hops = 0 was as good or better on every vault)
-    hops: int = 0  # graph hops of heat propagation; 0 = off, 2 turns the graph on
-    decay: float = 0.5
-    query_floor: float = 0.35
-    max_frontier: int = 150
-    weight_similar: float = 1.0
-    weight_link: float = 1.0
-    weight_backlink: float = 0.8
-    weight_tag: float = 0.5
-    hub_degree: int = 20  # nodes with more out-edges than this are hubs: heat / sqrt(deg/hub)
     score_rerank: float = 0.6
-    # why: docs/settings.md#searchscore_heat (heat in the final score costs search precision)
-    score_heat: float = 0.0  # read only when hops > 0 (heat runs)
-    # with hops = 0: the candidates' rank-fusion (RRF) seed score as a part of its own (the
-    # part score_heat weighted before heat ran only when hops > 0); 0 = not a part
+    # the candidates' rank-fusion (RRF) seed score as a part of its own when heat does not run
+    # (experimental.search_hops = 0); 0 = not a part
     score_fusion: float = 0.0
     score_vector: float = 0.8
     # why: docs/settings.md#searchscore_lexical (lexical evidence helps only as a light touch)
@@ -128,8 +116,6 @@ class SearchSettings:
     score_note: float = 0.64  # weight of the query's cosine to the note's vector; 0 = off
     # why: docs/settings.md#searchscore_page (when both match, the note proper wins)
     score_page: float = 1.0  # weight of being a note proper, not a digest or a list page
-    # why: docs/settings.md#searchpointer_credit (measured neutral, so off; core/pointer_credit.py)
-    pointer_credit: float = 0.0  # share of a pointer chunk's score that its linked notes get
     # why: docs/settings.md#searchtitle_partial (partial matches measured neutral, hence 0)
     title_partial: float = 0.0  # note-name score of a partial word match at most; 0 = exact only
     title_weight: float = 1.0
@@ -175,14 +161,10 @@ class RelatedSettings:
     duplicate_sim: float = 0.97  # notes whose best chunks are this similar collapse to one
     # why: docs/settings.md#relatedshared_text_notes (template text makes no two notes related)
     shared_text_notes: int = 5  # a chunk whose exact text is in this many notes: no evidence
-    # why: docs/settings.md#relatedscore_heat (related notes gain from heat)
-    score_heat: float = 0.1  # weight of graph heat in related scores (only when search.hops > 0)
     # why: docs/settings.md#relatedscore_fusion (dropping it cost help-en link prediction)
-    score_fusion: float = 0.1  # weight of the rank-fusion seed score when search.hops = 0
+    score_fusion: float = 0.1  # weight of the rank-fusion seed score when heat does not run
     # why: docs/settings.md#relatedscore_lexical (helps related notes on every vault)
     score_lexical: float = 0.2  # weight of distinctive shared words in related scores
-    # why: docs/settings.md#relatedscore_note (costs help-en link prediction, so off)
-    score_note: float = 0.0  # the note-level part of search (search.score_note); 0 = off
     # why: docs/settings.md#relatedvotes (core/votes.py)
     votes: bool = True  # link votes on: notes your closest notes link to rise
     vote_k: int = 20  # how many of the closest notes vote
@@ -225,6 +207,33 @@ class IndexSettings:
 
 
 @dataclass(frozen=True)
+class ExperimentalSettings:
+    """Keys that serve only experiments: built, measured off or neutral, kept so a run can turn
+    them on (docs/settings.md "experimental" says why each moved here). Each is named after the
+    section it came from; an old config file's key still loads here (``MOVED``)."""
+
+    # why: docs/settings.md#experimentalsearch_pointer_credit (measured neutral, so off)
+    search_pointer_credit: float = 0.0  # share of a pointer chunk's score its linked notes get
+    # why: docs/settings.md#experimentalrelated_score_note (costs help-en link prediction)
+    related_score_note: float = 0.0  # the note-level part of search in related notes; 0 = off
+    # heat propagation over the chunk graph (core/heat.py), search and related notes; off
+    # why: docs/settings.md#experimentalsearch_hops (hops = 0 as good or better on every vault)
+    search_hops: int = 0  # graph hops of heat propagation; 0 = off, 2 turns heat on
+    search_decay: float = 0.5  # heat kept per hop
+    search_query_floor: float = 0.35  # a hop needs at least this similarity to the query
+    search_max_frontier: int = 150  # most nodes expanded per hop
+    search_weight_similar: float = 1.0  # heat weight of similarity edges
+    search_weight_link: float = 1.0  # heat weight of link edges
+    search_weight_backlink: float = 0.8  # heat weight of backlink edges
+    search_weight_tag: float = 0.5  # heat weight of tag edges
+    search_hub_degree: int = 20  # nodes with more out-edges than this: heat / sqrt(deg/hub)
+    # why: docs/settings.md#experimentalsearch_score_heat (costs search precision)
+    search_score_heat: float = 0.0  # weight of heat in search scores (when search_hops > 0)
+    # why: docs/settings.md#experimentalrelated_score_heat (read only when search_hops > 0)
+    related_score_heat: float = 0.1  # weight of heat in related scores (when search_hops > 0)
+
+
+@dataclass(frozen=True)
 class Settings:
     vault: VaultSettings = field(default_factory=VaultSettings)
     chunking: ChunkingSettings = field(default_factory=ChunkingSettings)
@@ -236,19 +245,22 @@ class Settings:
     related: RelatedSettings = field(default_factory=RelatedSettings)
     server: ServerSettings = field(default_factory=ServerSettings)
     index: IndexSettings = field(default_factory=IndexSettings)
+    experimental: ExperimentalSettings = field(default_factory=ExperimentalSettings)
     # named configurations for `vaultheat eval`: name -> {"section.key": value}
     eval_configs: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def get(self, key: str) -> Any:
+        """The value of a dotted key; a key that moved (``MOVED``) reads its new place."""
         section, name = _split_key(key)
         return getattr(getattr(self, section), name)
 
     def with_value(self, key: str, value: Any) -> Settings:
-        """A copy with one dotted key changed; the value is validated (strings are parsed)."""
+        """A copy with one dotted key changed; the value is validated (strings are parsed). A key
+        that moved (``MOVED``: ``--set``, eval configs, sweep grids) sets its new place."""
         section, name = _split_key(key)
         sect = getattr(self, section)
         ftype = _field_types(type(sect))[name]
-        coerced = _coerce(key, ftype, value)
+        coerced = _coerce(f"{section}.{name}", ftype, value)
         return dataclasses.replace(self, **{section: dataclasses.replace(sect, **{name: coerced})})
 
     def with_overrides(self, overrides: dict[str, Any]) -> Settings:
@@ -271,7 +283,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
 
 
 def _split_key(key: str) -> tuple[str, str]:
-    parts = key.split(".")
+    parts = MOVED.get(key, key).split(".")
     if len(parts) != 2 or parts[0] not in SECTIONS:
         raise ConfigError(f"unknown config key {key!r}", known_sections=list(SECTIONS))
     section, name = parts
@@ -300,7 +312,7 @@ def _coerce(key: str, ftype: Any, value: Any) -> Any:
         )
     if key == "related.link_heat_alpha" and not 0 < out <= 1:
         raise ConfigError(f"bad value for {key}: {out!r} (a chance: above 0, at most 1)", key=key)
-    if key == "search.pointer_credit" and not 0 <= out <= 1:
+    if key == "experimental.search_pointer_credit" and not 0 <= out <= 1:
         raise ConfigError(f"bad value for {key}: {out!r} (a share: 0 to 1)", key=key)
     if key == "index.nice" and not 0 <= out <= 19:
         raise ConfigError(f"bad value for {key}: {out!r} (niceness: 0 to 19)", key=key)
@@ -351,6 +363,26 @@ RETIRED = {
 }
 
 
+# keys that serve only experiments moved under [experimental] (docs/settings.md "experimental"
+# says why each): an old config file, `--set`, an eval config or a sweep grid that names the old
+# key still sets the new one; a config file doing so logs a warning naming the new key
+MOVED = {
+    "search.pointer_credit": "experimental.search_pointer_credit",
+    "related.score_note": "experimental.related_score_note",
+    "search.hops": "experimental.search_hops",
+    "search.decay": "experimental.search_decay",
+    "search.query_floor": "experimental.search_query_floor",
+    "search.max_frontier": "experimental.search_max_frontier",
+    "search.weight_similar": "experimental.search_weight_similar",
+    "search.weight_link": "experimental.search_weight_link",
+    "search.weight_backlink": "experimental.search_weight_backlink",
+    "search.weight_tag": "experimental.search_weight_tag",
+    "search.hub_degree": "experimental.search_hub_degree",
+    "search.score_heat": "experimental.search_score_heat",
+    "related.score_heat": "experimental.related_score_heat",
+}
+
+
 def settings_from_dict(data: dict[str, Any]) -> Settings:
     settings = Settings()
     for section, values in data.items():
@@ -369,6 +401,12 @@ def settings_from_dict(data: dict[str, Any]) -> Settings:
             if key in RETIRED:
                 log.warning("config key %s is retired and ignored: %s", key, RETIRED[key])
                 continue
+            if key in MOVED:
+                log.warning(
+                    "config key %s moved to %s (it serves only experiments; docs/settings.md): "
+                    "read as %s, and `vaultheat config set` writes the new name",
+                    key, MOVED[key], MOVED[key],
+                )  # fmt: skip
             settings = settings.with_value(key, value)
     return settings
 
@@ -418,6 +456,9 @@ CONFIG_HEADER = """\
 #
 # Remote embeddings (LM Studio, Ollama, OpenAI): provider = "openai", base_url = "...",
 # api_key_env = "NAME_OF_ENV_VAR" (the key itself is never stored in this file).
+#
+# [experimental] holds keys that serve only experiments (heat propagation, pointer credit),
+# off by default; docs/settings.md says why each moved there. Older names still load.
 """
 
 

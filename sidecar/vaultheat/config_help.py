@@ -38,8 +38,8 @@ KEY_HELP: dict[str, str] = {
     "embeddings.max_input_tokens": "remote models: their input window; 0 = 512",
     "embeddings.timeout_s": "remote calls: seconds before giving up",
     "embeddings.retries": "remote calls: retries after a failure",
-    "graph.knn_k": "similarity edges per chunk, read only by heat (search.hops > 0); 0 = none "
-    "(the default); with heat on, 8 and then `index --full`",
+    "graph.knn_k": "similarity edges per chunk, read only by heat (experimental.search_hops >"
+    " 0); 0 = none (the default); with heat on, 8 and then `index --full`",
     "graph.knn_min_sim": "minimum cosine for a similarity edge",
     "graph.same_note": "allow similarity edges between chunks of one note",
     "graph.tag_edges": "connect notes that share a rare tag",
@@ -51,19 +51,8 @@ KEY_HELP: dict[str, str] = {
     "search.rrf_k": "reciprocal rank fusion constant",
     "search.vector_weight": "fusion weight of the vector candidates",
     "search.lexical_weight": "fusion weight of the lexical candidates",
-    "search.hops": "graph hops of heat propagation; 0 = the graph stage is off (2 turns it on; "
-    "similarity edges need graph.knn_k too)",
-    "search.decay": "heat kept per hop",
-    "search.query_floor": "a hop needs at least this similarity to the query",
-    "search.max_frontier": "most nodes expanded per hop",
-    "search.weight_similar": "heat weight of similarity edges",
-    "search.weight_link": "heat weight of link edges",
-    "search.weight_backlink": "heat weight of backlink edges",
-    "search.weight_tag": "heat weight of tag edges",
-    "search.hub_degree": "nodes with more edges than this pass on less heat",
     "search.score_rerank": "weight of the reranker in the final score",
-    "search.score_heat": "weight of graph heat in the final score (only when search.hops > 0)",
-    "search.score_fusion": "weight of the rank-fusion seed score when search.hops = 0 (0 = off)",
+    "search.score_fusion": "weight of the rank-fusion seed score when heat does not run (0 = off)",
     "search.score_vector": "weight of the vector similarity in the final score",
     "search.score_lexical": "weight of the lexical score in the final score",
     "search.score_lexical_weak": "weight of the lexical score when the best vector match is weak"
@@ -72,8 +61,6 @@ KEY_HELP: dict[str, str] = {
     " or file name); 0 = off",
     "search.score_note": "weight of the query's similarity to the whole note (its opening and"
     " the mean of its chunks); 0 = off",
-    "search.pointer_credit": "share of a digest's or list page's score that the 1-3 notes its"
-    " matching bullet links receive (0 = off)",
     "search.title_partial": "note-name score of a partial word match at most (0 = exact names"
     " only)",
     "search.title_weight": "RRF weight of the named notes among the candidates",
@@ -102,9 +89,7 @@ KEY_HELP: dict[str, str] = {
     "related.damp_factor": "multiplier for damped notes",
     "related.cursor_window_chars": "text around the cursor that weighs most",
     "related.duplicate_sim": "notes this similar collapse into one suggestion",
-    "related.score_heat": "weight of graph heat in related scores (only when search.hops > 0)",
-    "related.score_fusion": "weight of the rank-fusion seed score when search.hops = 0",
-    "related.score_note": "weight of the similarity to the whole note in related notes (0 = off)",
+    "related.score_fusion": "weight of the rank-fusion seed score when heat does not run",
     "related.score_lexical": "weight of distinctive shared words in related scores",
     "server.host": "address the API listens on (loopback only unless --allow-remote)",
     "server.port": "port of the API",
@@ -118,6 +103,32 @@ KEY_HELP: dict[str, str] = {
     "index.pdf_max_pages": "PDFs with more pages than this are skipped with a reason",
     "index.pdf_timeout_s": "seconds one PDF's text extraction may take before it is skipped",
     "index.pdf_memory_mb": "memory bound (MB) of the process that reads a PDF",
+    "experimental.search_pointer_credit": "experiment, measured neutral (was"
+    " search.pointer_credit): share of a digest's or list page's score that the 1-3 notes its"
+    " matching bullet links receive (0 = off)",
+    "experimental.related_score_note": "experiment, costs link prediction (was"
+    " related.score_note): weight of the similarity to the whole note in related notes"
+    " (0 = off)",
+    "experimental.search_hops": "experiment, neutral to harmful (was search.hops): graph hops of"
+    " heat propagation in search and related notes; 0 = off (2 turns it on; similarity edges"
+    " need graph.knn_k too)",
+    "experimental.search_decay": "heat propagation: heat kept per hop (was search.decay)",
+    "experimental.search_query_floor": "heat propagation: a hop needs at least this similarity"
+    " to the query (was search.query_floor)",
+    "experimental.search_max_frontier": "heat propagation: most nodes expanded per hop (was"
+    " search.max_frontier)",
+    "experimental.search_weight_similar": "heat weight of similarity edges (was"
+    " search.weight_similar)",
+    "experimental.search_weight_link": "heat weight of link edges (was search.weight_link)",
+    "experimental.search_weight_backlink": "heat weight of backlink edges (was"
+    " search.weight_backlink)",
+    "experimental.search_weight_tag": "heat weight of tag edges (was search.weight_tag)",
+    "experimental.search_hub_degree": "heat propagation: nodes with more edges than this pass"
+    " on less heat (was search.hub_degree)",
+    "experimental.search_score_heat": "weight of heat in search scores, when"
+    " experimental.search_hops > 0 (was search.score_heat)",
+    "experimental.related_score_heat": "weight of heat in related scores, when"
+    " experimental.search_hops > 0 (was related.score_heat)",
 }
 
 

@@ -121,7 +121,7 @@ def trace_lines(doc: Mapping[str, Any]) -> list[str]:
     comp = doc.get("components")
     if comp:
         lines.append(score_line(comp))
-    if doc.get("pointer"):  # search.pointer_credit: where the pointer part came from
+    if doc.get("pointer"):  # experimental.search_pointer_credit: where the pointer part came from
         lines.append("pointer: " + doc["pointer"]["text"])
     if "content_score" in doc:
         votes, heat = doc.get("votes"), doc.get("link_heat")

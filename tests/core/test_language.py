@@ -67,7 +67,7 @@ def test_even_weights_only_moves_toward_lexical() -> None:
     even = even_weights(base)
     assert (even.vector_weight, even.lexical_weight) == (EVEN["vector_weight"], 1.0)
     assert (even.score_vector, even.score_lexical) == (0.5, 0.5)
-    assert (even.hops, even.decay, even.score_heat) == (base.hops, base.decay, base.score_heat)
+    assert (even.score_fusion, even.score_note) == (base.score_fusion, base.score_note)
     # a lexical-only configuration stays lexical-only; a lexical-heavy one is not weakened
     lexical_only = SearchSettings(vector_weight=0.0, score_vector=0.0, score_lexical=0.9)
     kept = even_weights(lexical_only)

@@ -95,7 +95,7 @@ def test_related_notes_have_no_note_part_by_default() -> None:
 def test_related_notes_read_their_own_note_weight() -> None:
     models = FakeModels()
     view = fake_view(NOTES, models)
-    s = Settings().with_value("related.score_note", 0.5)
+    s = Settings().with_value("experimental.related_score_note", 0.5)
     res = run_related(view, models, s, RelatedRequest(path=TIL, top=3))
     assert res.results
     assert all(h.components["note"] is not None for h in res.results)

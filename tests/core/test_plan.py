@@ -12,7 +12,13 @@ import pytest
 from vaultheat.config import Settings
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.language import even_weights
-from vaultheat.core.plan import QueryVector, RetrievalPlan, plan_for_related, plan_for_search
+from vaultheat.core.plan import (
+    HeatParams,
+    QueryVector,
+    RetrievalPlan,
+    plan_for_related,
+    plan_for_search,
+)
 from vaultheat.core.requests import RelatedRequest, SearchRequest
 
 GRAPH: Any = object.__new__(GraphView)  # never read by the builder: only passed on
@@ -95,14 +101,17 @@ def test_a_multilingual_model_keeps_its_weights() -> None:
 
 
 def test_related_reads_its_own_heat_fusion_lexical_and_note_weights() -> None:
-    settings = Settings().with_overrides({"related.score_heat": 0.9, "related.score_lexical": 0.1,
+    settings = Settings().with_overrides({"experimental.related_score_heat": 0.9,
+                                          "experimental.search_score_heat": 0.4,
+                                          "related.score_lexical": 0.1,
                                           "related.score_fusion": 0.3,
-                                          "related.score_note": 0.2})  # fmt: skip
+                                          "experimental.related_score_note": 0.2})  # fmt: skip
     plan = related_plan(settings, Maker())
-    assert plan.weights == dataclasses.replace(settings.search, score_heat=0.9,
-                                               score_lexical=0.1, score_fusion=0.3,
-                                               score_note=0.2)  # fmt: skip
+    assert plan.weights == dataclasses.replace(settings.search, score_lexical=0.1,
+                                               score_fusion=0.3, score_note=0.2)  # fmt: skip
+    assert plan.heat == HeatParams.of(settings.experimental, 0.9)
     assert search_plan(settings, Maker()).weights == settings.search
+    assert search_plan(settings, Maker()).heat == HeatParams.of(settings.experimental, 0.4)
 
 
 @pytest.mark.parametrize(("graph", "lexical"), [(True, True), (False, True), (True, False)])

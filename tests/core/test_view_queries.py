@@ -67,7 +67,9 @@ def test_files_only_gives_each_note_once(models: FakeModels) -> None:
 
 def test_search_explain_adds_up_with_and_without_heat(models: FakeModels) -> None:
     for hops in (0, 2):
-        s = S.with_value("search.hops", hops).with_value("search.score_heat", 0.2)
+        s = S.with_overrides(
+            {"experimental.search_hops": hops, "experimental.search_score_heat": 0.2}
+        )
         view = fake_view(NOTES, models, graph=s.graph)
         res = run_search(view, models, s, SearchRequest("coffee grinders", top=20, explain=True))
         heat = []
@@ -109,7 +111,7 @@ def test_without_heat_the_seed_score_is_the_fusion_part(models: FakeModels) -> N
         assert h.explain.components.raw["fusion"] == h.explain.seed.seed_score
     res = run_search(view, models, S, SearchRequest("coffee grinders", top=5))
     assert all(h.components["fusion"] is None for h in res.results)
-    hot = S.with_value("search.hops", 2)
+    hot = S.with_value("experimental.search_hops", 2)
     rel2 = run_related(fake_view(NOTES, models, graph=hot.graph), models, hot,
                        RelatedRequest("Notes/Espresso.md", top=6))  # fmt: skip
     assert all(h.components["fusion"] is None for h in rel2.results)

@@ -43,7 +43,7 @@ export interface ErrorBody {
 export interface Components {
 	vector: number | null;
 	lexical: number | null;
-	/** Heat along graph edges: only when the server propagates it (search.hops > 0). */
+	/** Heat along graph edges: only when the server propagates it (experimental.search_hops > 0). */
 	heat: number | null;
 	/** Without heat: how high the meaning and keyword searches ranked it (rank fusion). */
 	fusion: number | null;
@@ -54,7 +54,7 @@ export interface Components {
 	note: number | null;
 	/** 1 for a note proper, 0 for a digest or a list page (search only; null in related notes). */
 	page: number | null;
-	/** Score moved by a digest's or list page's bullet that links the note: received less given (weight 1, not scaled; null when search.pointer_credit is 0). */
+	/** Score moved by a digest's or list page's bullet that links the note: received less given (weight 1, not scaled; null when experimental.search_pointer_credit is 0). */
 	pointer: number | null;
 }
 export type ComponentName = keyof Components;
@@ -221,7 +221,7 @@ export interface RelatedRequest {
 	explain?: boolean;
 	/** Beyond docs/api.md, accepted by the server (in its OpenAPI document). */
 	lexical?: boolean;
-	/** Heat propagation (only when search.hops > 0). */
+	/** Heat propagation (only when experimental.search_hops > 0). */
 	graph?: boolean;
 	rerank?: boolean | null;
 	/** Link votes (default true). */
@@ -363,7 +363,7 @@ export interface PointerLines {
 	line_end: number;
 }
 
-/** search.pointer_credit: what a chunk gave or received (components.normalized.pointer == received - gave). */
+/** experimental.search_pointer_credit: what a chunk gave or received (components.normalized.pointer == received - gave). */
 export interface PointerCredit {
 	/** The credit in words. */
 	text: string;

@@ -145,7 +145,7 @@ def explain_missing(
     if found is not None:
         _, score, cid = ranking[found]
         rank = found + 1
-        trace = explain_chunk(r, cid, store, snippet, s.decay)
+        trace = explain_chunk(r, cid, store, snippet, plan.heat.decay)
         base = _with_label(base, curve, (r.raw["vector"] or {}).get(cid, sims.get(cid, 0.0)))
         shown = rank <= req.top
         rival = _rival(ranking, min(req.top, rank - 1)) if rank > 1 else None
@@ -338,6 +338,6 @@ def _why_not(plan: RetrievalPlan, places: Sequence[RetrieverPlace], pool: int, c
             )
     if not plan.stages.lexical:
         parts.append("the lexical stage was off")
-    if plan.graph is not None and plan.weights.hops > 0:
-        parts.append(f"no graph path of {plan.weights.hops} hops from the seeds reached it")
+    if plan.graph is not None and plan.heat.hops > 0:
+        parts.append(f"no graph path of {plan.heat.hops} hops from the seeds reached it")
     return f"not among the {pool} candidate chunks: " + "; ".join(parts)

@@ -28,7 +28,7 @@ from vaultheat.core.fusion import rrf
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.heat import HeatResult, propagate_heat, trace_path
 from vaultheat.core.models import ChunkRow
-from vaultheat.core.plan import NameMatch, RetrievalPlan
+from vaultheat.core.plan import HeatParams, NameMatch, RetrievalPlan
 from vaultheat.core.ports import StorePort, VectorIndexPort
 from vaultheat.core.results import HopTrace, PointerTrace, ScoreParts, SeedTrace, Trace
 from vaultheat.core.scoring import CombineResult, combine
@@ -50,7 +50,7 @@ class Retrieval:
     heat: HeatResult | None
     order: list[int] = field(default_factory=list)
     qmat: np.ndarray | None = None  # the query vectors, one per row
-    # search.pointer_credit: the chunks that gave or received pointer credit, and how
+    # experimental.search_pointer_credit: the chunks that gave or received pointer credit, and how
     pointers: dict[int, PointerTrace] = field(default_factory=dict)
 
 
@@ -90,6 +90,7 @@ class Candidates:
     names: dict[int, float] | None  # named notes' best chunks -> name score; None: no stage
     qmat: np.ndarray  # the query vectors, one per row
     weights: SearchSettings  # the settings the candidates were found with
+    heat_params: HeatParams = field(default_factory=HeatParams)  # the heat stage's, the same
 
 
 @dataclass(frozen=True)
@@ -102,11 +103,12 @@ class Parts:
     scored: CombineResult
 
 
-# the plan's score weights: the only settings ``rescore`` may change
+# the plan's score weights, in the order explain lists them: the only settings ``rescore`` may
+# change; the heat part's weight is the heat stage's own (``plan.heat.score``), not a field
 SCORE_WEIGHTS = {
     "vector": "score_vector",
     "lexical": "score_lexical",
-    "heat": "score_heat",
+    "heat": "",
     "fusion": "score_fusion",
     "rerank": "score_rerank",
     "title": "score_title",
@@ -131,8 +133,9 @@ def rescore(
     reranker scores each (query, chunk) pair on its own, so ``reranked`` (the earlier
     retrieval's ``raw["rerank"]``) is reused and only the chunks new to the shortlist are
     sent to the reranker."""
-    kept = {f: getattr(cands.weights, f) for f in SCORE_WEIGHTS.values()}
-    if dataclasses.replace(plan.weights, **kept) != cands.weights:
+    kept = {f: getattr(cands.weights, f) for f in SCORE_WEIGHTS.values() if f}
+    heat = dataclasses.replace(plan.heat, score=cands.heat_params.score)
+    if dataclasses.replace(plan.weights, **kept) != cands.weights or heat != cands.heat_params:
         raise ValueError("rescore changes score weights only: this plan retrieves differently")
     return ranked(cands, rerank(score_parts(cands, plan, known=parts.raw), plan, reranked))
 
@@ -166,7 +169,7 @@ def find_candidates(store: StorePort, vectors: VectorIndexPort, plan: RetrievalP
     heat = _heat(seeds, plan, ok, query_sim)
     ids = sorted(cid for cid in heat.heat if ok(cid)) if heat is not None else sorted(seeds)
     return Candidates(ids, seeds, seed_stage, heat, query_sim(ids), lexical_raw, names_raw,
-                      qmat, settings)  # fmt: skip
+                      qmat, settings, plan.heat)  # fmt: skip
 
 
 def score_parts(
@@ -185,7 +188,7 @@ def score_parts(
         return dict(prior) if prior is not None else fn()
 
     # without heat (hops = 0) the seeds' fusion score is a part of its own, named for what it is
-    fusion = heat is None and settings.hops <= 0 and settings.score_fusion > 0
+    fusion = heat is None and plan.heat.hops <= 0 and settings.score_fusion > 0
     notes, pages = plan.notes, plan.pages
     raw: dict[str, dict[int, float] | None] = {
         "vector": dict(cands.sims),
@@ -204,11 +207,13 @@ def score_parts(
         # ranking (core/pointer_credit.py); off here
         "pointer": None,
     }  # fmt: skip
-    return Parts(ids, raw, combine(ids, raw, score_weights(settings), ABSOLUTE))
+    return Parts(ids, raw, combine(ids, raw, score_weights(plan), ABSOLUTE))
 
 
-def score_weights(settings: SearchSettings) -> dict[str, float]:
-    return {part: getattr(settings, name) for part, name in SCORE_WEIGHTS.items()}
+def score_weights(plan: RetrievalPlan) -> dict[str, float]:
+    """Each part's weight under ``plan``, in the order explain lists them."""
+    w = plan.weights
+    return {part: getattr(w, f) if f else plan.heat.score for part, f in SCORE_WEIGHTS.items()}
 
 
 def rerank(parts: Parts, plan: RetrievalPlan, known: Mapping[int, float] | None = None) -> Parts:
@@ -226,7 +231,7 @@ def rerank(parts: Parts, plan: RetrievalPlan, known: Mapping[int, float] | None 
     raw = {k: ({c: v[c] for c in shortlist} if v is not None else None)
            for k, v in parts.raw.items()}  # fmt: skip
     raw["rerank"] = {c: scores.get(c, 0.0) for c in shortlist}
-    return Parts(shortlist, raw, combine(shortlist, raw, score_weights(plan.weights), ABSOLUTE))
+    return Parts(shortlist, raw, combine(shortlist, raw, score_weights(plan), ABSOLUTE))
 
 
 def ranked(cands: Candidates, parts: Parts) -> Retrieval:
@@ -317,24 +322,19 @@ def _heat(
     """Heat from the seeds over the graph. It runs only when it can move something: with
     hops = 0 (the default) it would hand back the seeds' fusion scores under the name "heat";
     then no heat part is reported at all."""
-    settings, graph = plan.weights, plan.graph
-    if not (plan.stages.graph and seeds and graph is not None and settings.hops > 0):
+    h, graph = plan.heat, plan.graph
+    if not (plan.stages.graph and seeds and graph is not None and h.hops > 0):
         return None
     return propagate_heat(
         seeds,
         make_neighbors(graph, plan.blocked),
         lambda ids: query_sim([i for i in ids if ok(i)]) | {i: -1.0 for i in ids if not ok(i)},
-        hops=settings.hops,
-        decay=settings.decay,
-        query_floor=settings.query_floor,
-        max_frontier=settings.max_frontier,
-        type_weights={
-            "similar": settings.weight_similar,
-            "link": settings.weight_link,
-            "backlink": settings.weight_backlink,
-            "tag": settings.weight_tag,
-        },
-        hub_degree=settings.hub_degree,
+        hops=h.hops,
+        decay=h.decay,
+        query_floor=h.query_floor,
+        max_frontier=h.max_frontier,
+        type_weights=dict(h.type_weights),
+        hub_degree=h.hub_degree,
     )
 
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from vaultheat.config import SearchSettings, Settings
+from vaultheat.config import ExperimentalSettings, SearchSettings, Settings
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.language import even_weights, model_misses_script
 from vaultheat.core.notevec import NoteVectors
@@ -43,6 +43,40 @@ class NameMatch:
 
 
 @dataclass(frozen=True)
+class HeatParams:
+    """Heat propagation from the seeds over the chunk graph (``core/heat.py``), an experiment
+    (the ``experimental.search_*`` keys): it runs when ``hops`` > 0 and the plan has a graph;
+    ``score`` weighs its part (search: ``search_score_heat``, related: ``related_score_heat``)."""
+
+    hops: int = 0
+    decay: float = 0.5
+    query_floor: float = 0.35
+    max_frontier: int = 150
+    type_weights: tuple[tuple[str, float], ...] = (
+        ("similar", 1.0), ("link", 1.0), ("backlink", 0.8), ("tag", 0.5),
+    )  # fmt: skip
+    hub_degree: int = 20
+    score: float = 0.0
+
+    @classmethod
+    def of(cls, e: ExperimentalSettings, score: float) -> HeatParams:
+        return cls(
+            hops=e.search_hops,
+            decay=e.search_decay,
+            query_floor=e.search_query_floor,
+            max_frontier=e.search_max_frontier,
+            type_weights=(
+                ("similar", e.search_weight_similar),
+                ("link", e.search_weight_link),
+                ("backlink", e.search_weight_backlink),
+                ("tag", e.search_weight_tag),
+            ),
+            hub_degree=e.search_hub_degree,
+            score=score,
+        )
+
+
+@dataclass(frozen=True)
 class Stages:
     lexical: bool = True
     graph: bool = True
@@ -53,7 +87,7 @@ class Stages:
 class RetrievalPlan:
     queries: tuple[QueryVector, ...]
     lexical: tuple[LexicalQuery, ...]
-    weights: SearchSettings  # retrieval depths, fusion and score weights, heat parameters
+    weights: SearchSettings  # retrieval depths, fusion and score weights
     stages: Stages
     allowed: frozenset[int] | None = None  # only these chunks (folder / tag / property filters)
     blocked: frozenset[int] = frozenset()  # never these (the query note's own chunks)
@@ -62,6 +96,7 @@ class RetrievalPlan:
     rerank: RerankFn | None = None
     rerank_shortlist: int = 30
     graph: GraphView | None = None  # None: no heat stage
+    heat: HeatParams = field(default_factory=HeatParams)  # heat propagation (runs when hops > 0)
     dense: np.ndarray | None = None  # chunk id -> vector, for scoring (else the vector index)
     names: tuple[NameMatch, ...] | None = None  # None: no note-name stage (related notes)
     notes: NoteVectors | None = None  # None: no note part (weights.score_note 0, no vectors)
@@ -88,6 +123,7 @@ def plan_for_search(
     ``search.score_title`` is above 0. ``notes``: the note vectors, for the ``note`` part;
     ``pages``: each chunk's page value, for the ``page`` part (``search.score_page`` > 0)."""
     plan = build_plan(settings, settings.search, req.query, queries, lexical,
+                      heat_score=settings.experimental.search_score_heat,
                       rerank=req.rerank, lexical_stage=req.lexical, graph_stage=req.graph,
                       make_rerank=make_rerank, graph=graph, dense=dense,
                       allowed=allowed, notes=notes)  # fmt: skip
@@ -114,11 +150,11 @@ def plan_for_related(
 ) -> RetrievalPlan:
     """``text`` is the note's title and body (its script decides the fallback); ``muted``:
     chunks that are no candidates either (text shared word for word by many notes)."""
-    fusion = dataclasses.replace(settings.search, score_heat=settings.related.score_heat,
-                                 score_fusion=settings.related.score_fusion,
+    fusion = dataclasses.replace(settings.search, score_fusion=settings.related.score_fusion,
                                  score_lexical=settings.related.score_lexical,
-                                 score_note=settings.related.score_note)  # fmt: skip
+                                 score_note=settings.experimental.related_score_note)  # fmt: skip
     plan = build_plan(settings, fusion, text, queries, lexical,
+                      heat_score=settings.experimental.related_score_heat,
                       rerank=req.rerank, lexical_stage=req.lexical, graph_stage=req.graph,
                       make_rerank=make_rerank, graph=graph, dense=dense,
                       blocked=blocked, notes=notes)  # fmt: skip
@@ -132,6 +168,7 @@ def build_plan(
     queries: Sequence[QueryVector],
     lexical: Sequence[LexicalQuery],
     *,
+    heat_score: float,
     rerank: bool | None,
     lexical_stage: bool,
     graph_stage: bool,
@@ -158,6 +195,7 @@ def build_plan(
         rerank=rerank_fn,
         rerank_shortlist=settings.rerank.shortlist,
         graph=graph if graph_stage else None,
+        heat=HeatParams.of(settings.experimental, heat_score),
         dense=dense,
         notes=notes if fusion.score_note > 0 else None,
     )

@@ -1,8 +1,8 @@
 """Pointer credit in search: a digest's bullet that matched the query hands part of its score to
 the notes it links.
 
-``search.pointer_credit`` = s in [0, 1] (0: off, the ranking is untouched). Among the first
-``POINTER_TOP`` chunks of the ranking, each chunk of a digest or a list page
+``experimental.search_pointer_credit`` = s in [0, 1] (0: off, the ranking is untouched). Among
+the first ``POINTER_TOP`` chunks of the ranking, each chunk of a digest or a list page
 (``IndexView.page_kinds``) whose entry holds the query's evidence and links 1 to 3 notes
 (``core/pointers.py``) is a *pointer*:
 

@@ -3,9 +3,10 @@ it points at.
 
 A weekly newsletter holds "- [[Kanban]] turns a Markdown list into a board"; a query for a
 board of Markdown lists matches that one line and ranks the newsletter, while the answer is the
-note the line links. Search (``search.pointer_credit``, ``core/pointer_credit.py``) moves a
-share of such a chunk's score to the notes its matching entry links. This module only reads a
-chunk's text: which entry holds the query's evidence, and where it points.
+note the line links. Search (``experimental.search_pointer_credit``,
+``core/pointer_credit.py``) moves a share of such a chunk's score to the notes its matching
+entry links. This module only reads a chunk's text: which entry holds the query's evidence,
+and where it points.
 
 The rules, each chosen to be plain to check:
 

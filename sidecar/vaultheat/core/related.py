@@ -192,7 +192,7 @@ def run_related(
             trace = (
                 explain_unseen(unseen_parts(result, unseen[k.cid]), k.cid, store, snippet)
                 if k.cid in unseen
-                else explain_chunk(result, k.cid, store, snippet, s.search.decay)
+                else explain_chunk(result, k.cid, store, snippet, s.experimental.search_decay)
             )
             trace = dataclasses.replace(trace, content_score=content[k.path], score=k.score)
         row = rows[k.cid]

@@ -54,7 +54,7 @@ class RelatedRequest:
     top: int = 10
     unlinked_only: bool = False
     explain: bool = False
-    graph: bool = True  # heat propagation (when search.hops > 0)
+    graph: bool = True  # heat propagation (experimental.search_hops > 0)
     lexical: bool = True
     rerank: bool | None = None
     votes: bool = True  # link votes (when related.votes is on)

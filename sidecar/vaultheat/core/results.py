@@ -88,12 +88,12 @@ class ScoreParts:
 
 @dataclass(frozen=True, slots=True)
 class PointerTrace:
-    """A chunk's pointer credit (``search.pointer_credit``, ``core/pointer_credit.py``): its
-    ``pointer`` score part is ``received - gave``. A pointer chunk (a digest's or a list
-    page's, whose entry at ``lines`` of its note links the notes ``to``) gave ``gave``, the
-    share of its score before the credit; the best chunk of a note such an entry links
-    received ``received`` from the entry at ``source_lines`` of ``source``. ``text`` says it
-    in words."""
+    """A chunk's pointer credit (``experimental.search_pointer_credit``,
+    ``core/pointer_credit.py``): its ``pointer`` score part is ``received - gave``. A pointer
+    chunk (a digest's or a list page's, whose entry at ``lines`` of its note links the notes
+    ``to``) gave ``gave``, the share of its score before the credit; the best chunk of a note
+    such an entry links received ``received`` from the entry at ``source_lines`` of
+    ``source``. ``text`` says it in words."""
 
     text: str
     gave: float = 0.0

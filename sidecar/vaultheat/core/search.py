@@ -139,7 +139,9 @@ def search_retrieval(
         result = rescore(cands, parts, plan, result.raw["rerank"] or {})
         ranked_by = "words"
     # a digest's bullet that matched hands part of its score to the notes it links
-    result = credit_pointers(view, result, req.query, s.search.pointer_credit, plan.allowed)
+    result = credit_pointers(
+        view, result, req.query, s.experimental.search_pointer_credit, plan.allowed
+    )
     return plan, result, ranked_by
 
 
@@ -171,8 +173,8 @@ def run_search(view: IndexView, models: Models, s: Settings, req: SearchRequest)
         rows = store.chunks(ids)
         present = [cid for cid in ids if cid in rows]  # ranks stay 1..n if a chunk went
         results = [
-            chunk_result(rank, rows[cid], result, store, snippet, req.explain, s.search.decay,
-                         query=req.query)
+            chunk_result(rank, rows[cid], result, store, snippet, req.explain,
+                         s.experimental.search_decay, query=req.query)
             for rank, cid in enumerate(present, start=1)
         ]  # fmt: skip
     took_ms = round((time.perf_counter() - t0) * 1000, 2)

@@ -85,7 +85,7 @@ def builtin_configs(rerank_available: bool) -> dict[str, EvalConfig]:
     lexical_only = {
         "search.vector_weight": 0.0,
         "search.score_vector": 0.0,
-        "search.score_heat": 0.0,
+        "experimental.search_score_heat": 0.0,
         "search.files_top_chunks": 1,
         "related.score_fusion": 0.0,
         "search.score_title": 0.0,
@@ -121,7 +121,7 @@ def builtin_configs(rerank_available: bool) -> dict[str, EvalConfig]:
         ),
         "graph": EvalConfig(
             "graph",
-            {"search.hops": GRAPH_HOPS, "related.votes": False},
+            {"experimental.search_hops": GRAPH_HOPS, "related.votes": False},
             lexical=True,
             graph=True,
             rerank=False,
@@ -129,7 +129,7 @@ def builtin_configs(rerank_available: bool) -> dict[str, EvalConfig]:
         ),
         "full": EvalConfig(
             "full",
-            {"search.hops": GRAPH_HOPS},
+            {"experimental.search_hops": GRAPH_HOPS},
             lexical=True,
             graph=True,
             rerank=True,
@@ -378,9 +378,10 @@ def canary(
     copy_paths = IndexPaths(vault=engine.paths.vault, root=copy_root)
     # heat propagation, link votes and link heat on, even when the defaults have them off:
     # edges and stored links are the paths a leak would take, so the canary must exercise them
-    hops = max(engine.settings.search.hops, GRAPH_HOPS)
+    hops = max(engine.settings.experimental.search_hops, GRAPH_HOPS)
     heat = engine.settings.related.link_heat
-    cfg = EvalConfig("default+graph+votes", {"search.hops": hops, "related.votes": True,
+    cfg = EvalConfig("default+graph+votes", {"experimental.search_hops": hops,
+                     "related.votes": True,
                      "related.link_heat": "ppr" if heat == "off" else heat})  # fmt: skip
     base = engine.settings
     rises: list[int] = []

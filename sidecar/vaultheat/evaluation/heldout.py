@@ -23,8 +23,8 @@ The protocol the best published peer uses (Smart Related Notes: held-out link re
    index run would fit on the seed's visible links (``core/calibration.py``, when
    ``related.fit_labels`` is on), and again from the model's curve (``labels_model_curve``).
 
-Heat propagation (``search.hops`` > 0) reads the chunk graph's link edges, which this protocol
-does not mask: such configurations are refused rather than measured with a leak.
+Heat propagation (``experimental.search_hops`` > 0) reads the chunk graph's link edges, which
+this protocol does not mask: such configurations are refused rather than measured with a leak.
 """
 
 from __future__ import annotations
@@ -126,10 +126,11 @@ def run_heldout(
         raise InputError("--seeds must be at least 1")
     base = engine.settings
     for cfg in configs:
-        if base.with_overrides(cfg.overrides).search.hops > 0 and cfg.graph:
+        if base.with_overrides(cfg.overrides).experimental.search_hops > 0 and cfg.graph:
             raise InputError(
-                f"configuration {cfg.name!r} propagates heat (search.hops > 0), which reads link "
-                "edges held-out links cannot hide; measure it with search.hops = 0"
+                f"configuration {cfg.name!r} propagates heat (experimental.search_hops > 0), "
+                "which reads link edges held-out links cannot hide; measure it with "
+                "experimental.search_hops = 0"
             )
     view = engine.index_view()
     store = view.store

@@ -65,7 +65,7 @@ from vaultheat.storage.store import Store
 
 MODES = ("one-at-a-time", "product")
 MAX_POINTS = 500
-SWEEPABLE = ("search", "related", "graph", "chunking")
+SWEEPABLE = ("search", "related", "graph", "chunking", "experimental")
 SWEEPABLE_KEYS = ("rerank.enabled", "rerank.shortlist")
 KNN_KEYS = ("graph.knn_k", "graph.knn_min_sim", "graph.same_note")
 ROW_METRICS = ("ndcg_at_10", "mrr", "hit_at_1", "recall_at_10")

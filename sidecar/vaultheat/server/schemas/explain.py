@@ -56,7 +56,7 @@ def explain_hop() -> Schema:
             "heading_path": HEADINGS,
             "text": STR,
         },
-        description="One hop of heat along an edge (only when search.hops > 0)",
+        description="One hop of heat along an edge (only when experimental.search_hops > 0)",
     )
 
 
@@ -97,7 +97,8 @@ def pointer_credit() -> Schema:
                 nullable(ref("PointerLines")), "the entry whose credit it received (null: none)"
             ),
         },
-        description="search.pointer_credit: components.normalized.pointer == received - gave",
+        description="experimental.search_pointer_credit: "
+        "components.normalized.pointer == received - gave",
     )
 
 

@@ -50,7 +50,7 @@ def search_options() -> dict[str, Schema]:
         "files_only": _api("files_only", BOOL),
         "explain": d(BOOL, "add each result's trace (`explain`)"),
         "lexical": d(BOOL, "use the keyword (BM25) retriever (default true)"),
-        "graph": d(BOOL, "heat propagation, when search.hops > 0 (default true)"),
+        "graph": d(BOOL, "heat propagation, when experimental.search_hops > 0 (default true)"),
         "rerank": d({"type": ["boolean", "null"]}, "rerank the shortlist (null: as configured)"),
         "expand": d({"type": ["boolean", "null"]}, "query expansion (null: as configured)"),
         "folder": _api("folder", or_null(FOLDER)),
@@ -70,7 +70,7 @@ def related_options() -> dict[str, Schema]:
         "graph": d(
             BOOL,
             "link heat from the note's own links (related.link_heat) and heat propagation "
-            "(when search.hops > 0); default true, the CLI's --no-graph",
+            "(when experimental.search_hops > 0); default true, the CLI's --no-graph",
         ),
         "lexical": d(BOOL, "use the keyword (BM25) retriever (default true)"),
         "rerank": d({"type": ["boolean", "null"]}, "rerank the shortlist (null: as configured)"),

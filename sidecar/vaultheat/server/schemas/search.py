@@ -38,14 +38,15 @@ COMPONENT_NAMES = (
 COMPONENT_HELP = {
     "vector": "cosine of the query and the chunk",
     "lexical": "BM25 of the query's words in the chunk",
-    "heat": "graph heat (only when search.hops > 0)",
+    "heat": "graph heat (only when experimental.search_hops > 0)",
     "fusion": "rank-fusion score of the seeds",
     "rerank": "the cross-encoder's score (when reranking ran)",
     "title": "the note-name match (core/titles.py)",
     "note": "cosine of the query and the whole note's vector (queries of more than 3 terms)",
     "page": "1 for a note proper, 0 for a digest or a list page (search only)",
     "pointer": "score received from a digest's or list page's bullet that links the note, less "
-    "the score a pointer chunk gave away; weight 1, not scaled (search.pointer_credit > 0)",
+    "the score a pointer chunk gave away; weight 1, not scaled "
+    "(experimental.search_pointer_credit > 0)",
 }
 
 
