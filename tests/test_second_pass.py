@@ -192,3 +192,30 @@ def test_another_second_model_starts_the_space_again(paths: IndexPaths) -> None:
         assert other.embedded == store.chunk_count()
     finally:
         store.close()
+
+
+def test_status_says_how_far_the_pass_is(
+    paths: IndexPaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vaultheat.commands import spaces_line
+    from vaultheat.engine import Engine
+    from vaultheat.index_status import status
+
+    def space_status() -> tuple[str, int, int]:
+        engine = Engine(paths, settings(True))
+        try:
+            m = status(engine).multilingual
+            assert m is not None
+            return m.state, m.vectors, m.chunks
+        finally:
+            engine.close()
+
+    monkeypatch.setattr(indexer_mod, "EMBED_BATCH", 2)
+    factory = Factory()
+    index(paths, True, factory, should_stop=lambda: factory.embedded > 0)
+    state, vectors, chunks = space_status()
+    assert state == "filling" and 0 < vectors < chunks
+    line = spaces_line({"multilingual": {"state": state, "vectors": vectors}}, chunks)
+    assert line == f"multilingual vectors: {vectors} of {chunks} chunks"
+    index(paths, True, Factory())
+    assert space_status() == ("done", chunks, chunks)
