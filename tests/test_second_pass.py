@@ -4,8 +4,12 @@ resumable; off, no second model is ever built and a space filled before is clear
 
 from __future__ import annotations
 
+import os
+import sys
+from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from vaultheat import indexer as indexer_mod
@@ -219,3 +223,25 @@ def test_status_says_how_far_the_pass_is(
     assert line == f"multilingual vectors: {vectors} of {chunks} chunks"
     index(paths, True, Factory())
     assert space_status() == ("done", chunks, chunks)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread niceness: Linux")
+def test_the_second_model_runs_at_low_priority(paths: IndexPaths) -> None:
+    seen: list[int] = []
+
+    class Niceness(Factory):
+        def __call__(self, e: EmbeddingSettings) -> Embedder:
+            emb = super().__call__(e)
+            embed = emb.embed_documents
+
+            def recording(texts: Sequence[str]) -> np.ndarray:
+                seen.append(os.nice(0))
+                return embed(texts)
+
+            emb.embed_documents = recording  # type: ignore[method-assign]
+            return emb
+
+    before = os.nice(0)
+    index(paths, True, Niceness())
+    assert seen and min(seen) >= max(before, indexer_mod.SECOND_PASS_NICE)
+    assert os.nice(0) == before  # the indexing thread keeps its priority

@@ -18,6 +18,11 @@ stored content hash, chunked): memory stays bounded on a huge vault, and a run t
 after a crash does what a fresh one does. A note edited since it was stored is left for the
 next run, which re-indexes it anyway.
 
+**Second pass** (``embeddings.second_space = "multilingual"``, off by default; issue #40): last
+in the run, once the English index is complete and saved, every chunk (English ones too) gets
+the multilingual model's vector in the second space (storage/vectorsync.py), in batches, each
+one transaction, resumable as the meaning phase is; the model runs in a low-priority thread.
+
 Crash safety: every batch of either phase is one transaction that also queues graph work
 (pending_knn / pending_links). The hnswlib file is saved atomically with the store's generation
 (after the words phase, now and then during the meaning phase, and at the end); a process killed
@@ -31,8 +36,11 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -99,6 +107,22 @@ HOLD_BYTES = 64_000_000
 # a stop request is honoured within seconds.
 EMBED_BATCH = 512
 SAVE_EVERY_S = 60.0
+# The second pass's model runs in a thread of its own at least this nice (Linux, where niceness
+# is per thread and the threads it starts, the model's, inherit it): the English index, queries
+# and the user's other work come first. Elsewhere it runs at the process's priority.
+SECOND_PASS_NICE = 10
+
+
+def _lower_thread_priority() -> None:
+    """Raise the calling thread's niceness to ``SECOND_PASS_NICE`` (Linux only: elsewhere
+    ``os.nice`` would nice the whole process, for good)."""
+    if sys.platform.startswith("linux"):
+        try:
+            current = os.nice(0)
+            if current < SECOND_PASS_NICE:
+                os.nice(SECOND_PASS_NICE - current)
+        except OSError:
+            pass
 
 
 def note_batches(
@@ -815,10 +839,11 @@ class Indexer:
         modified first, one model call and one transaction per batch (the vectors cached under
         the second model's fingerprint, the space's generation bumped), the space's file saved
         now and then and at the end. A stop or a crash keeps the committed batches; the next
-        run embeds the rest. Off: a space filled before is cleared (its record and file; its
-        cached vectors stay until the cache's garbage collection drops them). Another model:
-        the space starts again (``start_space``). A run that changed nothing since the space
-        was last complete reads one manifest entry and loads no model."""
+        run embeds the rest. The pass comes last in the run and its model runs at low priority
+        (``SECOND_PASS_NICE``, Linux). Off: a space filled before is cleared (its record and
+        file; its cached vectors stay until the cache's garbage collection drops them).
+        Another model: the space starts again (``start_space``). A run that changed nothing
+        since the space was last complete reads one manifest entry and loads no model."""
         path = self.paths.space_vectors(MULTILINGUAL)
         state = space_state(store.manifest(), MULTILINGUAL)
         if self._second_settings is None:
@@ -845,9 +870,43 @@ class Indexer:
         dirty = reconcile(vectors, store, fp) != (0, 0) or vector_file_generation(path) != gen
         notes = store.unembedded_notes(fp)
         total = sum(n for *_, n in notes)
+        self.progress(MULTILINGUAL, 0, total)
+        if notes:  # the model loads and runs in one low-priority thread (SECOND_PASS_NICE)
+            pool = ThreadPoolExecutor(1, "second-pass", initializer=_lower_thread_priority)
+            try:
+                gen, dirty = self._fill_space(
+                    store, model, vectors, notes, pool, report, gen=gen, dirty=dirty, total=total
+                )
+            finally:
+                pool.shutdown()
+        if dirty:
+            if vector_file_generation(path) == gen:  # reconciled only: a new generation
+                with store.transaction():
+                    gen = bump_space_generation(store, MULTILINGUAL)
+            save_vectors(vectors, path, gen)
+        if not self.should_stop() and not store.unembedded_count(fp):
+            with store.transaction():
+                mark_space_synced(store, MULTILINGUAL, store.generation())
+
+    def _fill_space(
+        self,
+        store: Store,
+        model: Embedder,
+        vectors: VectorIndex,
+        notes: list[tuple[int, str, str, int]],
+        pool: ThreadPoolExecutor,
+        report: IndexReport,
+        *,
+        gen: int,
+        dirty: bool,
+        total: int,
+    ) -> tuple[int, bool]:
+        """The second pass's batches (see ``_second_pass``); returns the space's generation
+        and whether its file must be saved."""
+        fp = model.fingerprint
+        path = self.paths.space_vectors(MULTILINGUAL)
         done = 0
         last_save = time.perf_counter()
-        self.progress(MULTILINGUAL, 0, total)
         for group in _note_groups(notes, EMBED_BATCH):
             if self.should_stop():
                 break
@@ -855,7 +914,7 @@ class Indexer:
             if not inputs:
                 continue
             keys = list(inputs)
-            vecs = model.embed_documents([inputs[k] for k in keys])
+            vecs = pool.submit(model.embed_documents, [inputs[k] for k in keys]).result()
             fresh = {k: np.asarray(v, dtype=np.float32) for k, v in zip(keys, vecs, strict=True)}
             chunks = store.chunks_with_hashes(keys)
             with store.transaction():
@@ -871,14 +930,7 @@ class Indexer:
             if time.perf_counter() - last_save > SAVE_EVERY_S:
                 save_vectors(vectors, path, gen)
                 last_save = time.perf_counter()
-        if dirty:
-            if vector_file_generation(path) == gen:  # reconciled only: a new generation
-                with store.transaction():
-                    gen = bump_space_generation(store, MULTILINGUAL)
-            save_vectors(vectors, path, gen)
-        if not self.should_stop() and not store.unembedded_count(fp):
-            with store.transaction():
-                mark_space_synced(store, MULTILINGUAL, store.generation())
+        return gen, dirty
 
     def _detect_languages(self, store: Store) -> None:
         """Give a language to the chunks the meaning phase did not embed: those whose vector
