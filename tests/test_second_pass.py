@@ -245,3 +245,12 @@ def test_the_second_model_runs_at_low_priority(paths: IndexPaths) -> None:
     index(paths, True, Niceness())
     assert seen and min(seen) >= max(before, indexer_mod.SECOND_PASS_NICE)
     assert os.nice(0) == before  # the indexing thread keeps its priority
+
+
+def test_a_full_rebuild_refills_the_space_from_the_cache(paths: IndexPaths) -> None:
+    index(paths, True, Factory())
+    factory = Factory()
+    Indexer(paths, settings(True), FakeEmbedder(), make_second=factory).run(full=True)
+    assert factory.embedded == 0
+    chunks, have, vectors, _ = space(paths)
+    assert have == chunks and vectors is not None and len(vectors.labels()) == chunks
