@@ -254,3 +254,20 @@ def test_a_full_rebuild_refills_the_space_from_the_cache(paths: IndexPaths) -> N
     assert factory.embedded == 0
     chunks, have, vectors, _ = space(paths)
     assert have == chunks and vectors is not None and len(vectors.labels()) == chunks
+
+
+def test_check_finds_the_filled_space_consistent(paths: IndexPaths) -> None:
+    from vaultheat.check import check_index
+    from vaultheat.engine import Engine
+
+    index(paths, True, Factory())
+    (paths.vault / "tea.md").unlink()  # a deleted note: its vectors leave the space's file
+    (paths.vault / "bread.md").write_text(note("bread", "Sourdough needs a starter."))
+    index(paths, True, Factory())
+    engine = Engine(paths, settings(True))
+    try:
+        report = check_index(engine)
+    finally:
+        engine.close()
+    assert report["state"] == "clean", report
+    assert report["spaces"][MULTILINGUAL] == {"vectors": report["chunks"], "vectors_ok": True}
