@@ -69,6 +69,8 @@ class EmbeddingSettings:
     # languages the model was trained on: auto (English-only for known English families such
     # as the default model, else multilingual) | en | multi; see core/language.py
     languages: str = "auto"
+    # why: docs/settings.md#embeddingssecond_space (off until slice 5 chooses its model)
+    second_space: str = ""  # "" = off | multilingual: a second pass fills multilingual vectors
     batch_size: int = 32
     threads: int = 0  # 0 = library default
     query_prefix: str = (
@@ -277,6 +279,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "embeddings.precision": ("fp32", "int8"),
     "embeddings.device": ("auto", "cpu", "cuda", "mps"),
     "embeddings.languages": ("auto", "en", "multi"),
+    "embeddings.second_space": ("", "multilingual"),  # storage/vectorsync.py MULTILINGUAL
     "rerank.device": ("auto", "cpu", "cuda", "mps"),
     "related.link_heat": ("off", "ppr", "ra"),  # core/linkheat.py KINDS
 }

@@ -29,6 +29,7 @@ KEY_HELP: dict[str, str] = {
     "embeddings.precision": "int8 | fp32 for the onnx backend",
     "embeddings.device": "auto | cpu | cuda | mps (torch backend)",
     "embeddings.languages": "auto | en | multi: languages the model understands",
+    "embeddings.second_space": "'' (off) | multilingual: a second pass adds multilingual vectors",
     "embeddings.batch_size": "texts per embedding call",
     "embeddings.threads": "CPU threads for the model; 0 = the library's default",
     "embeddings.query_prefix": "text put before every query (e5: 'query: ')",

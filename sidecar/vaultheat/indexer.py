@@ -18,6 +18,11 @@ stored content hash, chunked): memory stays bounded on a huge vault, and a run t
 after a crash does what a fresh one does. A note edited since it was stored is left for the
 next run, which re-indexes it anyway.
 
+**Second pass** (``embeddings.second_space = "multilingual"``, off by default; issue #40): last
+in the run, once the English index is complete and saved, every chunk (English ones too) gets
+the multilingual model's vector in the second space (storage/vectorsync.py), in batches, each
+one transaction, resumable as the meaning phase is; the model runs in a low-priority thread.
+
 Crash safety: every batch of either phase is one transaction that also queues graph work
 (pending_knn / pending_links). The hnswlib file is saved atomically with the store's generation
 (after the words phase, now and then during the meaning phase, and at the end); a process killed
@@ -31,8 +36,11 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,7 +48,7 @@ from typing import Any
 import numpy as np
 import xxhash
 
-from vaultheat.config import Settings
+from vaultheat.config import EmbeddingSettings, Settings
 from vaultheat.core.binary import binary_reason
 from vaultheat.core.chunking import context_header
 from vaultheat.core.derived_notes import (
@@ -61,14 +69,22 @@ from vaultheat.core.sizing import chunk_for
 from vaultheat.errors import IndexMismatchError
 from vaultheat.paths import IndexPaths
 from vaultheat.providers.base import Embedder
+from vaultheat.providers.registry import make_embedder, second_space_settings
 from vaultheat.storage.lock import WriterLock
 from vaultheat.storage.store import Store, name_key
 from vaultheat.storage.vectors import VectorIndex
 from vaultheat.storage.vectorsync import (
     MULTILINGUAL,
     SPACES_KEY,
+    bump_space_generation,
+    clear_space,
+    mark_space_synced,
+    open_space,
     open_vectors,
+    reconcile,
     save_vectors,
+    space_state,
+    start_space,
     vector_file_generation,
 )
 
@@ -91,6 +107,22 @@ HOLD_BYTES = 64_000_000
 # a stop request is honoured within seconds.
 EMBED_BATCH = 512
 SAVE_EVERY_S = 60.0
+# The second pass's model runs in a thread of its own at least this nice (Linux, where niceness
+# is per thread and the threads it starts, the model's, inherit it): the English index, queries
+# and the user's other work come first. Elsewhere it runs at the process's priority.
+SECOND_PASS_NICE = 10
+
+
+def _lower_thread_priority() -> None:
+    """Raise the calling thread's niceness to ``SECOND_PASS_NICE`` (Linux only: elsewhere
+    ``os.nice`` would nice the whole process, for good)."""
+    if sys.platform.startswith("linux"):
+        try:
+            current = os.nice(0)
+            if current < SECOND_PASS_NICE:
+                os.nice(SECOND_PASS_NICE - current)
+        except OSError:
+            pass
 
 
 def note_batches(
@@ -237,14 +269,20 @@ class Indexer:
         *,
         progress: ProgressFn | None = None,
         should_stop: Callable[[], bool] | None = None,
+        make_second: Callable[[EmbeddingSettings], Embedder] = make_embedder,
     ) -> None:
         self.paths = paths
         self.settings = settings
         self.embedder = embedder
+        # the second space's model (embeddings.second_space), built only when the pass runs
+        self._second_settings = second_space_settings(settings.embeddings)
+        self._make_second = make_second
         self.progress = progress or (lambda stage, done, total: None)
         self.should_stop = should_stop or (lambda: False)
         # embedding inputs the words phase stored without a vector, up to HOLD_BYTES of text
         self._held: dict[str, str] = {}
+        # with a second pass, the meaning phase leaves them held for it (popped there)
+        self._keep_held = self._second_settings is not None
         self._held_bytes = 0
         self._awaiting: set[int] = set()  # notes this run stored with a chunk lacking a vector
         self._scan_all = True
@@ -353,6 +391,12 @@ class Indexer:
         if self.settings.related.fit_labels and not self.should_stop():
             self._fit_labels(store)
         report.timings["labels"] = time.perf_counter() - t7
+
+        t9 = time.perf_counter()
+        if not self.should_stop():  # last: the English index is complete and saved before it
+            self._second_pass(store, report)
+        self._held.clear()
+        report.timings["second_space"] = time.perf_counter() - t9
         report.timings["total"] = time.perf_counter() - t0
 
     # -- the steps of a run -------------------------------------------------------------------
@@ -760,7 +804,7 @@ class Indexer:
             if self.should_stop():
                 break
             want = store.unembedded_hashes(fp, [g[0] for g in group])
-            inputs = self._inputs_of(group, want)
+            inputs = self._inputs_of(group, want, keep=self._keep_held)
             if not inputs:
                 continue
             keys = list(inputs)
@@ -788,6 +832,106 @@ class Indexer:
                 save_vectors(vectors, self.paths.vectors, store.generation())
                 last_save = time.perf_counter()
 
+    def _second_pass(self, store: Store, report: IndexReport) -> None:
+        """Fill the second vector space (``embeddings.second_space``: multilingual vectors of
+        every chunk, English ones too) after the English index is complete: the chunks whose
+        input the cache holds no vector of the second model for, note by note, most recently
+        modified first, one model call and one transaction per batch (the vectors cached under
+        the second model's fingerprint, the space's generation bumped), the space's file saved
+        now and then and at the end. A stop or a crash keeps the committed batches; the next
+        run embeds the rest. The pass comes last in the run and its model runs at low priority
+        (``SECOND_PASS_NICE``, Linux). Off: a space filled before is cleared (its record and
+        file; its cached vectors stay until the cache's garbage collection drops them).
+        Another model: the space starts again (``start_space``). A run that changed nothing
+        since the space was last complete reads one manifest entry and loads no model."""
+        path = self.paths.space_vectors(MULTILINGUAL)
+        state = space_state(store.manifest(), MULTILINGUAL)
+        if self._second_settings is None:
+            if state is not None:
+                with store.transaction():
+                    clear_space(store, path, MULTILINGUAL)
+            return
+        if "dimension" not in store.manifest():
+            return  # nothing indexed yet
+        model = self._make_second(self._second_settings)  # cheap: models load on first use
+        fp = model.fingerprint
+        if (
+            state is not None
+            and state["fingerprint"] == fp
+            and state.get("synced") == store.generation()
+        ):
+            return  # complete with this model, and no chunk changed since
+        with store.transaction():
+            state = start_space(store, path, MULTILINGUAL, fp, model.dimension)
+        vectors = open_space(store, path, MULTILINGUAL)
+        assert vectors is not None
+        gen = int(state["generation"])
+        # chunks deleted or re-chunked since the file was saved leave it; cached ones join it
+        dirty = reconcile(vectors, store, fp) != (0, 0) or vector_file_generation(path) != gen
+        notes = store.unembedded_notes(fp)
+        total = sum(n for *_, n in notes)
+        self.progress(MULTILINGUAL, 0, total)
+        if notes:  # the model loads and runs in one low-priority thread (SECOND_PASS_NICE)
+            pool = ThreadPoolExecutor(1, "second-pass", initializer=_lower_thread_priority)
+            try:
+                gen, dirty = self._fill_space(
+                    store, model, vectors, notes, pool, report, gen=gen, dirty=dirty, total=total
+                )
+            finally:
+                pool.shutdown()
+        if dirty:
+            if vector_file_generation(path) == gen:  # reconciled only: a new generation
+                with store.transaction():
+                    gen = bump_space_generation(store, MULTILINGUAL)
+            save_vectors(vectors, path, gen)
+        if not self.should_stop() and not store.unembedded_count(fp):
+            with store.transaction():
+                mark_space_synced(store, MULTILINGUAL, store.generation())
+
+    def _fill_space(
+        self,
+        store: Store,
+        model: Embedder,
+        vectors: VectorIndex,
+        notes: list[tuple[int, str, str, int]],
+        pool: ThreadPoolExecutor,
+        report: IndexReport,
+        *,
+        gen: int,
+        dirty: bool,
+        total: int,
+    ) -> tuple[int, bool]:
+        """The second pass's batches (see ``_second_pass``); returns the space's generation
+        and whether its file must be saved."""
+        fp = model.fingerprint
+        path = self.paths.space_vectors(MULTILINGUAL)
+        done = 0
+        last_save = time.perf_counter()
+        for group in _note_groups(notes, EMBED_BATCH):
+            if self.should_stop():
+                break
+            inputs = self._inputs_of(group, store.unembedded_hashes(fp, [g[0] for g in group]))
+            if not inputs:
+                continue
+            keys = list(inputs)
+            vecs = pool.submit(model.embed_documents, [inputs[k] for k in keys]).result()
+            fresh = {k: np.asarray(v, dtype=np.float32) for k, v in zip(keys, vecs, strict=True)}
+            chunks = store.chunks_with_hashes(keys)
+            with store.transaction():
+                store.put_vectors(fp, fresh)
+                gen = bump_space_generation(store, MULTILINGUAL)
+            live = [(cid, h) for cid, h in chunks if cid not in vectors]
+            if live:
+                vectors.add([cid for cid, _ in live], np.stack([fresh[h] for _, h in live]))
+            dirty = True
+            done += len(chunks)
+            report.chunks["second_space"] = report.chunks.get("second_space", 0) + len(keys)
+            self.progress(MULTILINGUAL, min(done, total), total)
+            if time.perf_counter() - last_save > SAVE_EVERY_S:
+                save_vectors(vectors, path, gen)
+                last_save = time.perf_counter()
+        return gen, dirty
+
     def _detect_languages(self, store: Store) -> None:
         """Give a language to the chunks the meaning phase did not embed: those whose vector
         came from the embedding cache, and every chunk of an index from before languages
@@ -800,7 +944,8 @@ class Indexer:
         for group in _note_groups(todo, EMBED_BATCH):
             if self.should_stop():
                 break
-            inputs = self._inputs_of(group, store.hashes_without_language([g[0] for g in group]))
+            want = store.hashes_without_language([g[0] for g in group])
+            inputs = self._inputs_of(group, want, keep=self._keep_held)
             languages = {h: detect(text).code for h, text in inputs.items()}
             if languages:
                 with store.transaction():
@@ -809,19 +954,23 @@ class Indexer:
             self.progress("languages", min(done, total), total)
 
     def _inputs_of(
-        self, group: list[tuple[int, str, str, int]], want: dict[int, set[str]]
+        self,
+        group: list[tuple[int, str, str, int]],
+        want: dict[int, set[str]],
+        *,
+        keep: bool = False,
     ) -> dict[str, str]:
         """input hash -> embedding input of the group's chunks whose input hash ``want`` lists
         (note id -> hashes), derived from each note on disk as the words phase did; a note
         changed or gone since (its stored content hash no longer matches) is left for the next
-        run, which re-indexes it."""
+        run, which re-indexes it. Held inputs are taken (``keep``: read, left for a later pass)."""
         out: dict[str, str] = {}
         for note_id, path, digest, _n in group:
             hashes = want.get(note_id)
             if not hashes:
                 continue  # embedded meanwhile through a chunk of another note
             if hashes <= self._held.keys():  # stored by this run's words phase: no disk read
-                out.update((h, self._held.pop(h)) for h in hashes)
+                out.update((h, self._held[h] if keep else self._held.pop(h)) for h in hashes)
                 continue
             try:
                 raw = (self.paths.vault / path).read_bytes()

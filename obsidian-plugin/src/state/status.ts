@@ -218,6 +218,18 @@ export function stateWords(doc: StatusDoc): string {
 }
 
 /**
+ * How far the second pass is (multilingual vectors of every passage, `embeddings.second_space`):
+ * "" while the space is empty (the pass is off, or from an older server),
+ * "1,200 of 3,400 passages, filling" while it runs or was stopped, "3,400 of 3,400 passages" once done.
+ */
+export function spaceWords(doc: StatusDoc): string {
+	const m = doc.spaces?.multilingual;
+	if (!m || m.state === "empty") return "";
+	const count = `${m.vectors.toLocaleString("en-US")} of ${doc.chunks.toLocaleString("en-US")} passages`;
+	return m.state === "filling" ? `${count}, filling` : count;
+}
+
+/**
  * The two phases in words while meaning is not done ("" once it is, or from an older server):
  * "Words: done. Meaning: 41% (1,234 of 3,000 passages), about 2 min left".
  */

@@ -7,6 +7,7 @@ import {
 	parseServerEvent,
 	phaseWords,
 	progressFraction,
+	spaceWords,
 	stateWords,
 	statusBarText,
 } from "../../src/state/status";
@@ -96,6 +97,16 @@ describe("phaseWords", () => {
 		expect(stateWords(doc)).toBe(
 			"Indexing: an index run is in progress. Words: done (every note is searchable by its words). Meaning: 25% (1 of 4 passages)",
 		);
+	});
+});
+
+describe("spaceWords", () => {
+	it("says how far the second pass is, nothing while the space is empty", () => {
+		const space = (state: "empty" | "filling" | "done", vectors: number) => statusDoc({ chunks: 3400, spaces: { multilingual: { state, vectors } } });
+		expect(spaceWords(space("filling", 1200))).toBe("1,200 of 3,400 passages, filling");
+		expect(spaceWords(space("done", 3400))).toBe("3,400 of 3,400 passages");
+		expect(spaceWords(space("empty", 0))).toBe("");
+		expect(spaceWords(statusDoc({}))).toBe("");
 	});
 });
 

@@ -51,10 +51,11 @@ def embed_text(text: str, dimension: int) -> np.ndarray:
 class FakeEmbedder:
     """Embedder protocol over ``embed_text``; ``embedded_count`` counts embedded texts."""
 
-    def __init__(self, dimension: int = 64, max_tokens: int = 128) -> None:
+    def __init__(self, dimension: int = 64, max_tokens: int = 128, *, tag: str = "") -> None:
         if dimension < 2:
             raise ValueError("dimension must be at least 2")
         self._dimension = dimension
+        self._tag = tag  # another model's stand-in: in the fingerprint
         self._max_tokens = max_tokens
         self._lock = threading.Lock()
         self.embedded_count = 0
@@ -78,7 +79,8 @@ class FakeEmbedder:
 
     @property
     def fingerprint(self) -> str:
-        return f"fake:dim:{self._dimension}:max:{self._max_tokens}"
+        tag = f":{self._tag}" if self._tag else ""
+        return f"fake:dim:{self._dimension}:max:{self._max_tokens}{tag}"
 
     @property
     def max_tokens(self) -> int:

@@ -11,7 +11,13 @@ import dataclasses
 import importlib
 import logging
 
-from vaultheat.config import EmbeddingSettings, ExpansionSettings, RerankSettings
+from vaultheat.config import (
+    MULTILINGUAL_MODEL,
+    EmbeddingSettings,
+    ExpansionSettings,
+    RerankSettings,
+)
+from vaultheat.config import canonical_model as preset_model
 from vaultheat.errors import ConfigError
 from vaultheat.providers.base import Embedder, Generator, Reranker
 from vaultheat.providers.fake import FakeEmbedder
@@ -61,10 +67,26 @@ def make_embedder(settings: EmbeddingSettings) -> Embedder:
 
         return OpenAIEmbedder(settings)
     if settings.provider == "fake":
-        return FakeEmbedder(FAKE_DIMENSION, settings.max_input_tokens or FAKE_MAX_TOKENS)
+        # the multilingual model's stand-in has a fingerprint of its own, as a second space's
+        # model must (its vectors sit in the same cache as the first model's)
+        tag = "multilingual" if preset_model(settings.model) == MULTILINGUAL_MODEL else ""
+        return FakeEmbedder(FAKE_DIMENSION, settings.max_input_tokens or FAKE_MAX_TOKENS, tag=tag)
     raise ConfigError(
         f"unknown embeddings.provider {settings.provider!r}", known=["local", "openai", "fake"]
     )
+
+
+def second_space_settings(settings: EmbeddingSettings) -> EmbeddingSettings | None:
+    """The settings of the second vector space's model (``embeddings.second_space``), or None
+    while it is off: ``config.MULTILINGUAL_MODEL`` on this machine (a remote provider's first
+    model still gets the local one; ``fake`` stays fake, for tests), its own window and the
+    e5 prefixes it applies itself, the backend, precision, device and threads of the first."""
+    if not settings.second_space:
+        return None
+    provider = "fake" if settings.provider == "fake" else "local"
+    return dataclasses.replace(settings, provider=provider, model=MULTILINGUAL_MODEL,
+                               languages="multi", query_prefix="", document_prefix="",
+                               max_input_tokens=0, second_space="")  # fmt: skip
 
 
 def _make_onnx_embedder(settings: EmbeddingSettings) -> Embedder:

@@ -32,7 +32,7 @@ log = logging.getLogger("vaultheat.vectors")
 
 
 MULTILINGUAL = "multilingual"  # the second space (filled from issue #40's slice 2 on)
-SPACES_KEY = "spaces"  # manifest: space -> {"fingerprint", "dimension", "generation"}
+SPACES_KEY = "spaces"  # manifest: space -> {"fingerprint", "dimension", "generation", "synced"}
 
 
 def open_vectors(
@@ -108,6 +108,24 @@ def bump_space_generation(store: Store, space: str) -> int:
     spaces[space] = state
     store.set_manifest(**{SPACES_KEY: spaces})
     return int(state["generation"])
+
+
+def mark_space_synced(store: Store, space: str, store_generation: int) -> None:
+    """Record that every chunk of the store at ``store_generation`` has its vector in the space
+    (inside a transaction): until the store moves on, an index run has nothing to do for it."""
+    spaces = dict(store.manifest().get(SPACES_KEY) or {})
+    spaces[space] = {**spaces[space], "synced": int(store_generation)}
+    store.set_manifest(**{SPACES_KEY: spaces})
+
+
+def clear_space(store: Store, path: Path, space: str) -> None:
+    """Empty ``space`` (inside a transaction): its record and its file go; its model's cached
+    vectors are no longer kept by the cache's garbage collection."""
+    spaces = dict(store.manifest().get(SPACES_KEY) or {})
+    spaces.pop(space, None)
+    store.set_manifest(**{SPACES_KEY: spaces})
+    for p in (path, meta_path_for(path)):
+        p.unlink(missing_ok=True)
 
 
 def open_space(store: Store, path: Path, space: str) -> VectorIndex | None:
