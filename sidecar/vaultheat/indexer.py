@@ -70,6 +70,7 @@ from vaultheat.errors import IndexMismatchError
 from vaultheat.paths import IndexPaths
 from vaultheat.providers.base import Embedder
 from vaultheat.providers.registry import make_embedder, second_space_settings
+from vaultheat.storage.embedcache import as_stored
 from vaultheat.storage.lock import WriterLock
 from vaultheat.storage.store import Store, name_key
 from vaultheat.storage.vectors import VectorIndex
@@ -810,7 +811,9 @@ class Indexer:
             keys = list(inputs)
             report.model_loaded = True
             vecs = self.embedder.embed_documents([inputs[k] for k in keys])
-            fresh = {k: np.asarray(v, dtype=np.float32) for k, v in zip(keys, vecs, strict=True)}
+            # float16-rounded as the cache stores them: the vector file, the dense copy and a
+            # file rebuilt from the cache later all hold the same vector for a chunk
+            fresh = {k: as_stored(v) for k, v in zip(keys, vecs, strict=True)}
             report.chunks["embedded"] += len(keys)
             # the language of each input, where it costs least (about 0.6 ms a chunk against
             # tens of ms for its vector; the words phase stays model-free and fast)
@@ -915,7 +918,7 @@ class Indexer:
                 continue
             keys = list(inputs)
             vecs = pool.submit(model.embed_documents, [inputs[k] for k in keys]).result()
-            fresh = {k: np.asarray(v, dtype=np.float32) for k, v in zip(keys, vecs, strict=True)}
+            fresh = {k: as_stored(v) for k, v in zip(keys, vecs, strict=True)}
             chunks = store.chunks_with_hashes(keys)
             with store.transaction():
                 store.put_vectors(fp, fresh)

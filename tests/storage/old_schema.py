@@ -34,3 +34,12 @@ def before_languages(con: sqlite3.Connection) -> None:
         ALTER TABLE chunks DROP COLUMN language;
         """
     )
+
+
+def float32_cache(con: sqlite3.Connection) -> None:
+    """Turn the embedding cache's vectors back into float32 blobs (before m007)."""
+    from vaultheat.storage.embedcache import decode
+
+    con.create_function("to_f32", 1, lambda blob: decode(blob).tobytes(), deterministic=True)
+    con.execute("UPDATE embeddings SET vector = to_f32(vector)")
+    con.commit()

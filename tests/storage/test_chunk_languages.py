@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.storage.old_schema import before_languages
+from tests.storage.old_schema import before_languages, float32_cache
 from vaultheat.config import Settings, save_settings
 from vaultheat.indexer import Indexer, IndexReport
 from vaultheat.paths import IndexPaths, index_paths
@@ -109,7 +109,8 @@ def test_an_index_from_before_languages_is_migrated_and_filled_by_the_next_run(
     index(paths)
     con = sqlite3.connect(paths.db)
     before_languages(con)
-    con.execute(f"PRAGMA user_version = {dbmod.SCHEMA_VERSION - 1}")
+    float32_cache(con)
+    con.execute("PRAGMA user_version = 5")  # before m006
     con.commit()
     ids = sorted(r[0] for r in con.execute("SELECT id FROM chunks"))
     con.close()

@@ -1,5 +1,6 @@
-"""The embedding cache (storage/embedcache.py): vectors come back bit for bit under their own
-model, a newer vector replaces an older one, and garbage collection and a rebuild with another
+"""The embedding cache (storage/embedcache.py): vectors come back as float16 rounds them, bit
+for bit once rounded (``as_stored``), under their own model; a float32 blob from before m007
+still reads; a newer vector replaces an older one, and garbage collection and a rebuild with another
 model drop only what they should, fingerprints included."""
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ import pytest
 
 from vaultheat.engine import Engine
 from vaultheat.providers.fake import FakeEmbedder
+from vaultheat.storage.embedcache import as_stored, decode, encode
 from vaultheat.storage.store import Store
 
 
 def vec(seed: int) -> np.ndarray:
-    return np.random.default_rng(seed).standard_normal(384).astype(np.float32)
+    """A vector as the cache stores it (float16-rounded), so it comes back bit for bit."""
+    return as_stored(np.random.default_rng(seed).standard_normal(384).astype(np.float32))
 
 
 def fingerprints(store: Store) -> list[str]:
@@ -55,6 +58,25 @@ def test_vectors_come_back_bit_for_bit_under_their_model(store: Store) -> None:
     assert store.all_cached_vectors("model-a")["h1"].tobytes() == vec(4).tobytes()
     assert sorted(store.all_cached_vectors("model-a")) == ["h1", "h2"]
     assert fingerprints(store) == ["model-a", "model-b"]  # each stored once
+
+
+def test_float16_on_disk_float32_back_and_old_float32_blobs_still_read(store: Store) -> None:
+    raw = np.random.default_rng(7).standard_normal(384).astype(np.float32)
+    raw /= np.linalg.norm(raw)
+    assert len(encode(raw)) == 2 * 384 + 1  # odd: never taken for a float32 blob
+    with store.transaction():
+        store.put_vectors("model-a", {"h": raw})
+    (blob,) = store.db.execute("SELECT vector FROM embeddings").fetchone()
+    assert len(blob) == 769
+    got = store.cached_vectors("model-a", ["h"])["h"]
+    assert got.dtype == np.float32 and got.shape == (384,)
+    assert got.tobytes() == as_stored(raw).tobytes()
+    assert np.abs(got - raw).max() < 1e-3 and abs(float(got @ raw) - 1.0) < 1e-3
+    with store.transaction():  # a row written before m007: float32, read as it is
+        store.db.execute("UPDATE embeddings SET vector = ?", (raw.tobytes(),))
+    assert store.all_cached_vectors("model-a")["h"].tobytes() == raw.tobytes()
+    assert decode(raw.tobytes()).tobytes() == raw.tobytes()
+    assert decode(encode(raw)).tobytes() == as_stored(raw).tobytes()
 
 
 def test_gc_drops_dead_entries_and_other_models_once_they_outnumber_the_live(

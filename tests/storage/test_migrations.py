@@ -4,7 +4,8 @@ its data; a failed migration leaves the old version; a newer index is refused.
 The upgrade is exercised with one more migration added for the test, run over a real index
 built by the indexer at the current schema, and with the real ``m002_locators`` over an index
 built at schema 1 (which readers keep answering from until a writer upgrades it), and with
-the real ``m005_compact_embeddings`` over an index whose embedding cache has m001's layout.
+the real ``m005_compact_embeddings`` over an index whose embedding cache has m001's layout,
+and with the real ``m007_float16_vectors`` over an index whose cache holds float32 vectors.
 """
 
 from __future__ import annotations
@@ -18,13 +19,14 @@ import numpy as np
 import pytest
 
 from tests.conftest import status_doc
-from tests.storage.old_schema import before_languages, old_cache_layout
+from tests.storage.old_schema import before_languages, float32_cache, old_cache_layout
 from vaultheat.check import check_index
 from vaultheat.engine import Engine
 from vaultheat.errors import IndexCorruptError
 from vaultheat.providers.fake import FakeEmbedder
 from vaultheat.storage import chunks as chunks_mod
 from vaultheat.storage import db as dbmod
+from vaultheat.storage.embedcache import decode
 from vaultheat.storage.store import Store
 
 TABLES = ("notes", "chunks", "links", "tags", "edges", "embeddings", "manifest", "attachments")
@@ -196,6 +198,7 @@ def test_m005_compacts_the_embedding_cache_in_place_bit_for_bit(old_index: Path)
     con.execute("INSERT INTO embeddings VALUES ('other-model', 'h', ?)", (other.tobytes(),))
     con.execute("PRAGMA user_version = 4")
     con.commit()
+    float32_cache(con)  # and, as before m007, float32 vectors
     con.close()
     before = cache_rows(old_index)
     hashes = sorted({h for f, h, _ in before if f == fp})
@@ -207,7 +210,11 @@ def test_m005_compacts_the_embedding_cache_in_place_bit_for_bit(old_index: Path)
     store = Store(old_index)  # the writer converts the cache in place
     store.close()
     assert version(old_index) == dbmod.SCHEMA_VERSION
-    assert cache_rows(old_index) == before  # every vector bit for bit, under its fingerprint
+    after = cache_rows(old_index)  # every vector under its fingerprint, float16 since m007
+    assert [(f, h) for f, h, _ in after] == [(f, h) for f, h, _ in before]
+    for (_, _, new), (_, _, old) in zip(after, before, strict=True):
+        assert len(new) == len(old) // 2 + 1
+        assert np.abs(decode(new) - decode(old)).max() < 1e-3
     con = sqlite3.connect(old_index)
     try:
         sql = con.execute("SELECT sql FROM sqlite_master WHERE name = 'embeddings'").fetchone()[0]
@@ -219,15 +226,58 @@ def test_m005_compacts_the_embedding_cache_in_place_bit_for_bit(old_index: Path)
     assert free_pages == 0  # the old table's pages given back (VACUUM_AFTER)
     try:  # the reader opened before the upgrade reads the new layout now
         new_vectors = reader.cached_vectors(fp, hashes)
-        assert {h: v.tobytes() for h, v in new_vectors.items()} == {
-            h: v.tobytes() for h, v in old_vectors.items()
-        }
-        assert reader.cached_vectors("other-model", ["h"])["h"].tobytes() == other.tobytes()
+        assert set(new_vectors) == set(old_vectors)
+        for h, v in new_vectors.items():
+            assert v.dtype == np.float32 and np.abs(v - old_vectors[h]).max() < 1e-3
+        assert np.abs(reader.cached_vectors("other-model", ["h"])["h"] - other).max() < 1e-3
         assert reader.unembedded_count(fp) == 0
     finally:
         reader.close()
     engine = Engine.open(old_index.parent.parent, embedder=FakeEmbedder())
     try:  # and the index answers and indexes, embedding nothing again
+        report = engine.index(full=True)
+        assert report.chunks["embedded"] == 0 and report.chunks["reused"] > 0
+        assert check_index(engine)["ok"], check_index(engine)["problems"]
+    finally:
+        engine.close()
+
+
+def test_m007_stores_the_cache_as_float16_and_a_reader_reads_either(old_index: Path) -> None:
+    fp = FakeEmbedder().fingerprint
+    con = sqlite3.connect(old_index)
+    float32_cache(con)
+    con.execute("PRAGMA user_version = 6")
+    con.commit()
+    con.close()
+    before = {h: decode(v) for f, h, v in cache_rows(old_index) if f == fp}
+    assert len(before) > 10
+    assert {len(v) for _, _, v in cache_rows(old_index)} == {4 * FakeEmbedder().dimension}
+    reader = Store(old_index, readonly=True)  # cannot migrate: reads the float32 vectors
+    try:
+        old_vectors = reader.cached_vectors(fp, list(before))
+        assert {h: v.tobytes() for h, v in old_vectors.items()} == {
+            h: v.tobytes() for h, v in before.items()
+        }
+        assert version(old_index) == 6
+        store = Store(old_index)  # the writer converts the cache, then compacts the file
+        store.close()
+        assert version(old_index) == dbmod.SCHEMA_VERSION
+        rows = cache_rows(old_index)
+        assert {len(v) for _, _, v in rows} == {2 * FakeEmbedder().dimension + 1}
+        for _, h, v in rows:
+            assert np.abs(decode(v) - before[h]).max() < 1e-3
+        con = sqlite3.connect(old_index)
+        try:
+            assert con.execute("PRAGMA freelist_count").fetchone()[0] == 0  # VACUUM_AFTER
+        finally:
+            con.close()
+        new_vectors = reader.cached_vectors(fp, list(before))  # the same reader, after
+        for h, v in new_vectors.items():
+            assert v.dtype == np.float32 and np.abs(v - before[h]).max() < 1e-3
+    finally:
+        reader.close()
+    engine = Engine.open(old_index.parent.parent, embedder=FakeEmbedder())
+    try:  # the index answers and indexes, embedding nothing again
         report = engine.index(full=True)
         assert report.chunks["embedded"] == 0 and report.chunks["reused"] > 0
         assert check_index(engine)["ok"], check_index(engine)["problems"]

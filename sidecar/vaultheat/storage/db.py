@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from vaultheat.errors import IndexCorruptError
+from vaultheat.storage.embedcache import f32_blob_to_f16
 
 log = logging.getLogger("vaultheat.storage")
 
@@ -170,6 +171,17 @@ def m006_chunk_language() -> str:
         """
 
 
+def m007_float16_vectors() -> str:
+    """The embedding cache's vectors as float16 (storage/embedcache.py ``encode``): 769 bytes
+    for 384 dimensions instead of 1,536, about five rows to a 4 KiB page instead of two. The
+    rows are rewritten in place by ``vh_f16`` (a Python function each writer registers,
+    ``_functions``); the pages they leave half empty are given back by ``VACUUM_AFTER``. A
+    reader that cannot migrate reads either form (``decode`` tells them apart by length)."""
+    return """
+        UPDATE embeddings SET vector = vh_f16(vector) WHERE length(vector) % 2 = 0;
+        """
+
+
 MIGRATIONS: list[Callable[[], str]] = [
     m001_initial,
     m002_locators,
@@ -177,17 +189,19 @@ MIGRATIONS: list[Callable[[], str]] = [
     m004_page_starts,
     m005_compact_embeddings,
     m006_chunk_language,
+    m007_float16_vectors,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 # Migrations that leave most of an existing file free: the writer rewrites it (VACUUM) once
 # after them, a step of its own. A crash or a full disk during the VACUUM leaves the migrated
 # index as it was, with its free pages, which later writes reuse.
-VACUUM_AFTER = frozenset({"m005_compact_embeddings"})
+VACUUM_AFTER = frozenset({"m005_compact_embeddings", "m007_float16_vectors"})
 # The oldest schema a read-only opener still answers from (it cannot migrate): a schema-1 index
 # has no chunk locators, which read as NULL (Markdown chunks have none), until a writer (the
 # next `vaultheat index`) upgrades it in place; an index before schema 5 has its embedding cache
 # in m001's layout, which storage/embedcache.py reads too; before schema 6 every chunk's language
-# reads as not detected yet (storage/chunks.py).
+# reads as not detected yet (storage/chunks.py); before schema 7 the cache holds float32 vectors,
+# which embedcache.py ``decode`` reads as well.
 READABLE_SCHEMA = 1
 
 
@@ -245,6 +259,7 @@ def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
             path=str(path),
         )
     if version < SCHEMA_VERSION and not readonly:
+        _functions(db)
         for number in range(version, SCHEMA_VERSION):
             # one script = one transaction: a crash mid-migration leaves the old version
             script = MIGRATIONS[number]()
@@ -267,6 +282,11 @@ def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
                 db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 db.execute("PRAGMA busy_timeout = 30000")
     return db
+
+
+def _functions(db: sqlite3.Connection) -> None:
+    """The SQL functions the migrations call."""
+    db.create_function("vh_f16", 1, f32_blob_to_f16, deterministic=True)
 
 
 def check_integrity(db: sqlite3.Connection) -> str | None:

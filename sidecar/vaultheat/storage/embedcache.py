@@ -4,10 +4,18 @@ awaiting their vector.
 An unchanged embedding input is never embedded twice, even after a note moves or a paragraph
 travels to another note; the hnswlib file is rebuilt or reconciled from here (vectorsync.py).
 
-The cache is a rowid table, whose leaf pages hold a whole 1,536-byte vector, with each model's
-fingerprint stored once in ``fingerprints`` (db.py ``m005_compact_embeddings``). A reader of an
-older index, which cannot migrate it, reads the ``WITHOUT ROWID`` table keyed by the
-fingerprint text until a writer has converted it (``_of_model``).
+The cache is a rowid table, whose leaf pages hold a whole vector (769 bytes for 384
+dimensions), with each model's fingerprint stored once in ``fingerprints`` (db.py
+``m005_compact_embeddings``). A reader of an older index, which cannot migrate it, reads the
+``WITHOUT ROWID`` table keyed by the fingerprint text until a writer has converted it
+(``_of_model``).
+
+Vectors are stored as float16 (``encode``; db.py ``m007_float16_vectors``): half the bytes of
+float32, and for unit-norm embeddings a cosine off by about 1e-3 at most. A float16 blob carries
+one tag byte after its 2×dim bytes, so its length is odd and it never reads as a float32 blob
+(always a multiple of 4): ``decode`` tells the two apart by length alone, without the model's
+dimension, and an index from before m007 (read by a reader that cannot migrate it) still reads.
+Every read returns float32.
 """
 
 from __future__ import annotations
@@ -21,6 +29,32 @@ from vaultheat.storage.tables import Tables, batches
 # the rows of one model, in the cache ``e``; one ``?``, the fingerprint
 _OF_MODEL = "e.fp_id = (SELECT id FROM fingerprints WHERE fingerprint = ?)"
 _OF_MODEL_V4 = "e.fingerprint = ?"  # schemas 1-4: the fingerprint on every row
+F16_TAG = b"\x10"  # after a float16 vector's bytes: an odd length, never a float32 blob's
+
+
+def encode(vector: np.ndarray) -> bytes:
+    """The cache's bytes of ``vector``: float16 and its tag byte."""
+    return np.asarray(vector, dtype=np.float16).tobytes() + F16_TAG
+
+
+def decode(blob: bytes) -> np.ndarray:
+    """A cached vector as float32, from a float16 blob (odd length) or a float32 one (before
+    m007)."""
+    if len(blob) % 2:
+        return np.frombuffer(blob, dtype=np.float16, count=len(blob) // 2).astype(np.float32)
+    return np.frombuffer(blob, dtype=np.float32)
+
+
+def as_stored(vector: np.ndarray) -> np.ndarray:
+    """``vector`` as the cache gives it back (float16-rounded, as float32): what a vector just
+    embedded is used as, so the vector files and scores are the same whether it came from the
+    model or, later, from the cache."""
+    return np.asarray(vector, dtype=np.float16).astype(np.float32)
+
+
+def f32_blob_to_f16(blob: bytes) -> bytes:
+    """A cached blob in the float16 form (the SQL function ``m007`` uses)."""
+    return blob if len(blob) % 2 else encode(np.frombuffer(blob, dtype=np.float32))
 
 
 class EmbeddingTables(Tables):
@@ -54,13 +88,13 @@ class EmbeddingTables(Tables):
                 f"AND e.input_hash IN ({marks})",
                 (fingerprint, *part),
             ):
-                out[r[0]] = np.frombuffer(r[1], dtype=np.float32)
+                out[r[0]] = decode(r[1])
         return out
 
     def all_cached_vectors(self, fingerprint: str) -> dict[str, np.ndarray]:
         """input hash -> vector, the whole embedding cache of one model."""
         return {
-            r[0]: np.frombuffer(r[1], dtype=np.float32)
+            r[0]: decode(r[1])
             for r in self.db.execute(
                 f"SELECT e.input_hash, e.vector FROM embeddings e WHERE {self._of_model()}",
                 (fingerprint,),
@@ -145,7 +179,7 @@ class EmbeddingTables(Tables):
         self.db.executemany(
             "INSERT INTO embeddings(fp_id, input_hash, vector) VALUES (?,?,?) "
             "ON CONFLICT(fp_id, input_hash) DO UPDATE SET vector = excluded.vector",
-            [(fp_id, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items.items()],
+            [(fp_id, h, encode(v)) for h, v in items.items()],
         )
 
     def gc_embeddings(self, fingerprint: str, also: Sequence[str] = ()) -> int:

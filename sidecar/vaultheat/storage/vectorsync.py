@@ -5,7 +5,10 @@ between a committed batch and the save, or a reader opening mid-index) the index
 reconciled from the database: vectors of chunks it lacks are added from the embedding cache,
 labels of chunks that no longer exist are marked deleted. A damaged or missing file is rebuilt
 the same way, so the vectors can never disagree with the chunks for long. Chunks still awaiting
-their vector (stored by the words phase, not embedded yet) simply have no label.
+their vector (stored by the words phase, not embedded yet) simply have no label. The cache
+holds float16 vectors (embedcache.py); the indexer adds a vector just embedded rounded the same
+way (``as_stored``), so a file rebuilt or reconciled from the cache holds what the file written
+after embedding held.
 
 A second vector space (issue #40: the multilingual model's vectors of the same chunks) has a
 file of its own (``IndexPaths.space_vectors``) and a generation of its own, kept with its
