@@ -123,3 +123,16 @@ def test_the_cosine_map_is_the_identity_on_one_curve_and_monotone_between_two() 
     for c in (0.80, 0.83, 0.845, 0.86, 0.88):
         m = float(CosineMap.between(english, second)(np.array([c]))[0])
         assert english(m) == pytest.approx(second(c), abs=0.01)
+
+
+def test_explain_missing_reads_the_cosine_of_the_space_that_scored_the_note() -> None:
+    from vaultheat.core.missing import explain_missing
+
+    models = FakeModels(second_model=second_model())
+    view = with_second_space(fake_view(NOTES, models), second_model(), {GERMAN_CHUNK: "de"})
+    req = SearchRequest(DE_QUERY, top=1, explain=True)
+    res = run_search(view, models, ROUTED, dataclasses.replace(req, top=10))
+    hit = next(h for h in chunk_hits(res) if h.path == "Garden/Tomatoes.md")
+    missing = explain_missing(view, models, ROUTED, req, "Garden/Tomatoes.md")
+    vector = next(p for p in missing.retrievers if p.stage == "vector")
+    assert vector.score == pytest.approx(hit.components["vector"], abs=1e-5)

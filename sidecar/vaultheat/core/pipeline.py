@@ -167,10 +167,7 @@ def find_candidates(store: StorePort, vectors: VectorIndexPort, plan: RetrievalP
             weights.append(weight)
             stage_of.append(stage)
     qmat = np.stack([q.vector for q in plan.queries]).astype(np.float32)
-    routing, second = plan.routing, None
-    if routing is not None and all(q.second is not None for q in plan.queries):
-        second = np.stack([q.second for q in plan.queries]).astype(np.float32)  # type: ignore[misc]
-    query_sim = _query_sims(qmat, plan.dense, vectors, routing, second)
+    query_sim = plan_sims(plan, qmat, vectors)
     names_raw: dict[int, float] | None = None
     if plan.names is not None:
         names_raw, ranking = name_chunks(plan.names, ok, query_sim)
@@ -182,7 +179,7 @@ def find_candidates(store: StorePort, vectors: VectorIndexPort, plan: RetrievalP
     heat = _heat(seeds, plan, ok, query_sim)
     ids = sorted(cid for cid in heat.heat if ok(cid)) if heat is not None else sorted(seeds)
     return Candidates(ids, seeds, seed_stage, heat, query_sim(ids), lexical_raw, names_raw,
-                      qmat, settings, plan.heat, routing)  # fmt: skip
+                      qmat, settings, plan.heat, plan.routing)  # fmt: skip
 
 
 def score_parts(
@@ -310,13 +307,12 @@ def _routed_ranking(
     scored: list[tuple[float, int]] = []
     space = routing.space
     if not routing.everything:
-        away = len(space.languages)
+        away = len(routing.routed)  # the chunks read in the second space instead
         hits = vectors.search(q.vector, top + extra + away, filter_ids=filter_ids)[0]
         scored += [(s, c) for c, s in hits if ok(c) and not routing.second(c)]
     second_ids = filter_ids
     if not routing.everything:
-        routed = {c for c in space.languages if c in space.vectors}
-        second_ids = routed if filter_ids is None else routed & filter_ids
+        second_ids = set(routing.routed if filter_ids is None else routing.routed & filter_ids)
     if second_ids is None or second_ids:
         hits = space.vectors.search(q.second, top + (extra if second_ids is None else 0),
                                     filter_ids=second_ids)[0]  # fmt: skip
@@ -344,6 +340,22 @@ def _lexical_rankings(
             best[cid] = max(best.get(cid, 0.0), s)
         out.append(([cid for cid, _ in ranked_hits], settings.lexical_weight * weight, stage))
     return out
+
+
+def second_qmat(plan: RetrievalPlan) -> np.ndarray | None:
+    """The query vectors in the second space, one per row; None without routing."""
+    if plan.routing is None or any(q.second is None for q in plan.queries):
+        return None
+    return np.stack([q.second for q in plan.queries]).astype(np.float32)  # type: ignore[misc]
+
+
+def plan_sims(
+    plan: RetrievalPlan, qmat: np.ndarray, vectors: VectorIndexPort
+) -> Callable[[Sequence[int]], dict[int, float]]:
+    """Chunk ids -> their best cosine to ``plan``'s query vectors, each in its routed space."""
+    second = second_qmat(plan)
+    return _query_sims(qmat, plan.dense, vectors, plan.routing if second is not None else None,
+                       second)  # fmt: skip
 
 
 def _query_sims(

@@ -86,10 +86,12 @@ class Routing:
     query_language: str
     everything: bool  # the query is not in English: every chunk goes to the second space
     to_english: CosineMap
+    # the chunks not in English that have a vector in the second space (read there always)
+    routed: frozenset[int] = frozenset()
 
     def second(self, cid: int) -> bool:
         """Whether chunk ``cid`` is scored in the second space."""
-        return (self.everything or cid in self.space.languages) and cid in self.space.vectors
+        return cid in self.routed or (self.everything and cid in self.space.vectors)
 
     def space_of(self, cid: int) -> str:
         return MULTILINGUAL if self.second(cid) else ENGLISH
@@ -125,4 +127,6 @@ def route_query(
     if not len(space.vectors):
         return None
     code = detect(query).code
-    return Routing(space, code, code not in ENGLISH_CODES, CosineMap.between(english, second))
+    routed = frozenset(c for c in space.languages if c in space.vectors)
+    return Routing(space, code, code not in ENGLISH_CODES, CosineMap.between(english, second),
+                   routed)  # fmt: skip
