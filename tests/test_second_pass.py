@@ -291,12 +291,21 @@ def test_search_reads_a_german_chunk_in_the_filled_space(paths: IndexPaths) -> N
         res = engine.search(SearchRequest("about coffee and how coffee is made", top=20,
                                           explain=True))  # fmt: skip
         spaces = {}
+        ids = {}
         for h in res.results:
             assert isinstance(h, ChunkHit) and h.explain is not None
             assert h.explain.space is not None
             spaces[h.path] = h.explain.space.space
+            ids.setdefault(h.path, h.chunk_id)
         assert spaces.get("kaffee.md") == "multilingual"
         assert spaces.get("coffee.md") == "english"
         assert not res.partial_space
+        # explain of one result (POST /v1/explain) says the same
+        from vaultheat.documents import explain_document
+
+        doc = explain_document(engine.explain(SearchRequest("about coffee and how coffee is made",
+                                                            top=20), ids["kaffee.md"]))  # fmt: skip
+        assert doc["space"]["space"] == "multilingual"
+        assert doc["space"]["chunk_language"] == "de"
     finally:
         engine.close()
