@@ -271,3 +271,41 @@ def test_check_finds_the_filled_space_consistent(paths: IndexPaths) -> None:
         engine.close()
     assert report["state"] == "clean", report
     assert report["spaces"][MULTILINGUAL] == {"vectors": report["chunks"], "vectors_ok": True}
+
+
+def test_search_reads_a_german_chunk_in_the_filled_space(paths: IndexPaths) -> None:
+    """Slice 3: once the space is filled, an English query reads the German note's chunks in
+    it (the languages come from the index) and the English notes' in the English space."""
+    from vaultheat.core.requests import SearchRequest
+    from vaultheat.core.results import ChunkHit
+    from vaultheat.engine import Engine
+
+    (paths.vault / "kaffee.md").write_text(
+        "# Über Kaffee\n\nAlles, was man über Kaffee wissen muss: wie er geröstet, gelagert "
+        "und zu Hause zubereitet wird. Die Bohnen werden frisch gemahlen und mit heißem "
+        "Wasser aufgegossen.\n"
+    )
+    index(paths, True, Factory())
+    engine = Engine.open(paths.vault, embedder=FakeEmbedder())
+    try:
+        res = engine.search(SearchRequest("about coffee and how coffee is made", top=20,
+                                          explain=True))  # fmt: skip
+        spaces = {}
+        ids = {}
+        for h in res.results:
+            assert isinstance(h, ChunkHit) and h.explain is not None
+            assert h.explain.space is not None
+            spaces[h.path] = h.explain.space.space
+            ids.setdefault(h.path, h.chunk_id)
+        assert spaces.get("kaffee.md") == "multilingual"
+        assert spaces.get("coffee.md") == "english"
+        assert not res.partial_space
+        # explain of one result (POST /v1/explain) says the same
+        from vaultheat.documents import explain_document
+
+        doc = explain_document(engine.explain(SearchRequest("about coffee and how coffee is made",
+                                                            top=20), ids["kaffee.md"]))  # fmt: skip
+        assert doc["space"]["space"] == "multilingual"
+        assert doc["space"]["chunk_language"] == "de"
+    finally:
+        engine.close()

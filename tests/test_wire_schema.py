@@ -12,8 +12,16 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from vaultheat.agents.tools import BY_NAME
-from vaultheat.core.results import Explanation, HopTrace, ScoreParts, SeedTrace, Trace
-from vaultheat.documents import explain_document
+from vaultheat.core.results import (
+    Explanation,
+    HopTrace,
+    ScoreParts,
+    SearchResults,
+    SeedTrace,
+    SpaceTrace,
+    Trace,
+)
+from vaultheat.documents import explain_document, search_document
 from vaultheat.server import schemas, wire_docs
 from vaultheat.server.openapi import openapi_document
 
@@ -175,3 +183,22 @@ def test_a_heat_hop_sends_only_declared_fields() -> None:
     Draft202012Validator(schema).validate(doc)
     assert undeclared(doc, schema) == []
     assert set(doc["hops"][0]) == set(schemas.component_schemas()["ExplainHop"]["required"])
+
+
+def test_a_routed_search_sends_only_declared_fields() -> None:
+    """No golden index has a second vector space: build a routed trace and a search document
+    read in a space still being filled (issue #40 slice 3)."""
+    seed = SeedTrace(40, "B.md", (), "seed", "vector", 0.032)
+    parts = {k: 0.5 for k in schemas.COMPONENT_NAMES}
+    space = SpaceTrace("multilingual", "en", "de", "the chunk is in de", True)
+    trace = Trace(seed, (), ScoreParts(parts, parts, parts, 0.91), space=space)
+    doc = explain_document(Explanation("q", 42, "A.md", 0.91, trace))
+    schema = schemas.document_schema("vaultheat.explain.v1")
+    Draft202012Validator(schema).validate(doc)
+    assert undeclared(doc, schema) == []
+    assert doc["space"]["space"] == "multilingual"
+    res = search_document(SearchResults("q", 1.5, False, (), partial_space=True))
+    schema = schemas.document_schema("vaultheat.search.v1")
+    Draft202012Validator(schema).validate(res)
+    assert undeclared(res, schema) == [] and res["partial_space"] is True
+    assert "partial_space" not in search_document(SearchResults("q", 1.5, False, ()))

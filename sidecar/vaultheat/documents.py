@@ -40,6 +40,7 @@ from vaultheat.core.results import (
     ScoreParts,
     SearchResults,
     SeedTrace,
+    SpaceTrace,
     Trace,
 )
 from vaultheat.core.status import ModelInfo, NoteStatus, Phases, Status
@@ -68,7 +69,7 @@ def search_document(res: SearchResults) -> Doc:
         "ranked_by": res.ranked_by,
         "per_note": res.per_note,
         "results": [chunk_hit(h) if isinstance(h, ChunkHit) else note_hit(h) for h in res.results],
-    }
+    } | ({"partial_space": True} if res.partial_space else {})
 
 
 def related_document(res: RelatedResults) -> Doc:
@@ -106,6 +107,8 @@ def explain_document(e: Explanation) -> Doc:
     }
     if t is not None and t.pointer is not None:
         doc["pointer"] = pointer_doc(t.pointer)
+    if t is not None and t.space is not None:
+        doc["space"] = space_doc(t.space)
     if t is not None and t.content_score is not None:
         doc["content_score"] = t.content_score
         doc["votes"] = vote_document(e.votes, e.voter_titles)
@@ -281,12 +284,21 @@ def trace_doc(t: Trace, votes: Doc | None = None, heat: Doc | None = None) -> Do
     }
     if t.pointer is not None:
         doc["pointer"] = pointer_doc(t.pointer)
+    if t.space is not None:
+        doc["space"] = space_doc(t.space)
     if t.content_score is not None:
         doc["content_score"] = t.content_score
         doc["votes"] = votes
         doc["link_heat"] = heat
         doc["score"] = t.score
     return doc
+
+
+def space_doc(s: SpaceTrace) -> Doc:
+    """A chunk's ``space`` object: the vector space that scored it and why."""
+    return {"space": s.space, "query_language": s.query_language,
+            "chunk_language": s.chunk_language, "reason": s.reason,
+            "partial": s.partial}  # fmt: skip
 
 
 def pointer_doc(p: PointerTrace) -> Doc:

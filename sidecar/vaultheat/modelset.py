@@ -15,10 +15,15 @@ import threading
 
 import numpy as np
 
-from vaultheat.config import ExpansionSettings, RerankSettings
+from vaultheat.config import EmbeddingSettings, ExpansionSettings, RerankSettings
 from vaultheat.core.lru import LRU
 from vaultheat.providers.base import Embedder, Generator, Reranker
-from vaultheat.providers.registry import make_generator, make_reranker
+from vaultheat.providers.registry import (
+    make_embedder,
+    make_generator,
+    make_reranker,
+    second_space_settings,
+)
 
 # query and unsaved-text chunk vectors kept by their text (about 1.5 KB each at 384 dimensions):
 # bounded, so a server that only feeds the sidebar does not grow for the whole session
@@ -43,6 +48,8 @@ class ModelSet:
         self._reranker_key: object = None if reranker is not None else _UNMADE
         self._generator = generator
         self._generator_key: object = None if generator is not None else _UNMADE
+        self._second: Embedder | None = None
+        self._second_key: object = _UNMADE
         self._lock = threading.Lock()  # two query threads never make the same model twice
 
     def derive(self) -> ModelSet:
@@ -54,6 +61,7 @@ class ModelSet:
             other.cache = self.cache
             other._reranker, other._reranker_key = self._reranker, self._reranker_key
             other._generator, other._generator_key = self._generator, self._generator_key
+            other._second, other._second_key = self._second, self._second_key
         return other
 
     def reranker(self, settings: RerankSettings) -> Reranker | None:
@@ -62,6 +70,16 @@ class ModelSet:
                 self._reranker = make_reranker(settings)
                 self._reranker_key = settings
             return self._reranker
+
+    def second_embedder(self, settings: EmbeddingSettings) -> Embedder | None:
+        """The second vector space's model (``second_space_settings``: e5 applies its own
+        "query: " prefix), made on first use for these settings; None while it is off."""
+        second = second_space_settings(settings)
+        with self._lock:
+            if self._second_key != second:
+                self._second = make_embedder(second) if second is not None else None
+                self._second_key = second
+            return self._second
 
     def generator(self, settings: ExpansionSettings) -> Generator | None:
         with self._lock:

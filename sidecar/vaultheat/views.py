@@ -29,15 +29,22 @@ from vaultheat.config import GraphSettings
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.notevec import note_vectors
 from vaultheat.core.resolve import LinkResolver
+from vaultheat.core.routing import SecondSpace
 from vaultheat.core.titles import TitleIndex
 from vaultheat.core.view import IndexView
 from vaultheat.core.votes import NoteLinks
-from vaultheat.errors import IndexMismatchError, IndexMissingError
+from vaultheat.errors import IndexCorruptError, IndexMismatchError, IndexMissingError
 from vaultheat.paths import IndexPaths
 from vaultheat.storage.snapshots import Snapshots
 from vaultheat.storage.store import Store
 from vaultheat.storage.vectors import VectorIndex
-from vaultheat.storage.vectorsync import open_vectors, reconcile
+from vaultheat.storage.vectorsync import (
+    MULTILINGUAL,
+    open_space,
+    open_vectors,
+    reconcile,
+    space_state,
+)
 
 log = logging.getLogger("vaultheat.engine")
 T = TypeVar("T")
@@ -109,6 +116,9 @@ class ViewSource:
         self._stored: Any = None  # the manifest's stored settings at the view's generation
         self._similar: Similar | None = None
         self._similar_version = 0
+        self._space: VectorIndex | None = None  # the second vector space (issue #40)
+        self._space_key: tuple[str, int] | None = None
+        self._space_gen = -1
 
     # -- the engine's own connection ---------------------------------------------------------
     def store(self) -> Store:
@@ -200,9 +210,37 @@ class ViewSource:
             links = NoteLinks.from_pairs(snap.note_link_pairs(), graph_view.note_chunks())
         notes = note_vectors(dense, graph_view.chunk_note, graph_view.note_lead)
         view = IndexView(gen, snap, self._vectors, graph_view, dense, links, resolver, titles,
-                         notes, snap.page_kinds())  # fmt: skip
+                         notes, snap.page_kinds(), second=self._second_space(snap))  # fmt: skip
         self._view, self._key, self._stale = view, key, False
         return view
+
+    def _second_space(self, snap: Store) -> SecondSpace | None:
+        """The second vector space at ``snap``'s generation (issue #40): its vectors (kept
+        between views, reconciled when its generation moved on) and the chunks' languages;
+        None while it is empty, or when its file cannot be read (search then uses one space)."""
+        state = space_state(snap.manifest(), MULTILINGUAL)
+        if state is None:
+            self._space, self._space_key = None, None
+            return None
+        key = (state["fingerprint"], int(state["dimension"]))
+        gen = int(state["generation"])
+        try:
+            if self._space is None or self._space_key != key:
+                self._space = open_space(snap, self.paths.space_vectors(MULTILINGUAL),
+                                         MULTILINGUAL)  # fmt: skip
+                self._space_key = key if self._space is not None else None
+            elif gen != self._space_gen:
+                reconcile(self._space, snap, state["fingerprint"])
+            self._space_gen = gen
+            if self._space is None or not len(self._space):
+                return None
+            languages = snap.chunk_languages()
+            partial = len(self._space) < snap.chunk_count()
+        except (OSError, ValueError, IndexCorruptError) as exc:
+            log.warning("the second vector space is unreadable (%s); searching one space", exc)
+            self._space, self._space_key = None, None
+            return None
+        return SecondSpace(self._space, state["fingerprint"], languages, partial)
 
     # -- changes ------------------------------------------------------------------------------
     def use_similar_edges(self, lists: Similar | None) -> None:
@@ -222,6 +260,7 @@ class ViewSource:
         with self._rw.exclusive(), self._lock:
             self.close()
             self._vectors, self._vectors_gen = None, -1
+            self._space, self._space_key, self._space_gen = None, None, -1
             self._view, self._key = None, None
 
     def close(self) -> None:

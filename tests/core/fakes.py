@@ -6,6 +6,7 @@ from the honest fake embedder and nearest neighbours are exact (brute force)."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -13,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from vaultheat.config import ExpansionSettings, GraphSettings, RerankSettings
+from vaultheat.config import EmbeddingSettings, ExpansionSettings, GraphSettings, RerankSettings
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.lexical import query_terms
 from vaultheat.core.lru import LRU
@@ -21,10 +22,11 @@ from vaultheat.core.models import ChunkRow, NoteRow
 from vaultheat.core.notevec import note_vectors
 from vaultheat.core.pagekind import NOTE, page_kind
 from vaultheat.core.resolve import LinkResolver
+from vaultheat.core.routing import SecondSpace
 from vaultheat.core.titles import TitleIndex
 from vaultheat.core.view import IndexView
 from vaultheat.core.votes import NoteLinks
-from vaultheat.providers.base import Generator, Reranker
+from vaultheat.providers.base import Embedder, Generator, Reranker
 from vaultheat.providers.fake import FakeEmbedder
 
 Note = tuple[str, str, Sequence[str]]  # (path, text, paths it links to)
@@ -156,6 +158,11 @@ class FakeModels:
     cache: LRU[str, np.ndarray] = field(default_factory=lambda: LRU(64))
     rerank_model: Reranker | None = None
     expansion_model: Generator | None = None
+    # the second vector space's query model (core/routing.py); None: no second space
+    second_model: Embedder | None = None
+
+    def second_embedder(self, settings: EmbeddingSettings) -> Embedder | None:
+        return self.second_model
 
     def reranker(self, settings: RerankSettings) -> Reranker | None:
         return self.rerank_model
@@ -201,3 +208,22 @@ def fake_view(
     kinds = {p: k for p, text, _ in notes if (k := page_kind(p, text)) != NOTE}
     return IndexView(1, store, vectors, gv, dense, note_links, resolver, titles, vecs_of_notes,
                      kinds)  # fmt: skip
+
+
+def with_second_space(
+    view: IndexView,
+    embedder: FakeEmbedder,
+    languages: Mapping[int, str],
+    *,
+    missing: Sequence[int] = (),
+) -> IndexView:
+    """``view`` with a second vector space of ``embedder``'s vectors of every chunk but
+    ``missing`` (a pass still filling it), and ``languages`` for the chunks not in English."""
+    store = view.store
+    assert isinstance(store, FakeStore)
+    ids = sorted(i for i in store.embed_inputs if i not in set(missing))
+    vecs = embedder.embed_documents([store.embed_inputs[i] for i in ids])
+    vectors = FakeVectors(dict(zip(ids, vecs, strict=True)), embedder.dimension)
+    space = SecondSpace(vectors, embedder.fingerprint, dict(languages),
+                        partial=len(ids) < len(store.embed_inputs))  # fmt: skip
+    return dataclasses.replace(view, second=space)

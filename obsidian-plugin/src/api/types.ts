@@ -195,6 +195,8 @@ export interface SearchDoc {
 	/** Chunk results: at most this many chunks of one note came before every other note's (0: plain score order). */
 	per_note: number;
 	results: SearchHit[];
+	/** Present (true) when the query was read in the multilingual space while it is still being filled. */
+	partial_space?: boolean;
 }
 
 export interface BestChunk {
@@ -374,6 +376,20 @@ export interface PointerCredit {
 	from: PointerLines | null;
 }
 
+/** Search with a second vector space (embeddings.second_space): which space scored the passage and why. */
+export interface VectorSpace {
+	/** The space whose cosine is the vector part (on the English scale). */
+	space: "english" | "multilingual";
+	/** The query's language (ISO 639-1; "und": not known). */
+	query_language: string;
+	/** The passage's language as the index has it. */
+	chunk_language: string;
+	/** The routing rule that applied, in words. */
+	reason: string;
+	/** The multilingual space is still being filled. */
+	partial: boolean;
+}
+
 export interface ExplainDoc {
 	schema: "vaultheat.explain.v1";
 	query: string;
@@ -386,6 +402,8 @@ export interface ExplainDoc {
 	components: ScoreBreakdown;
 	/** Search: the pointer credit the passage gave or received; absent when it had none. */
 	pointer?: PointerCredit;
+	/** Search with a second vector space: which one scored the passage, and why; absent with one space. */
+	space?: VectorSpace;
 	/** A related result's score before its link votes and link heat (score = content_score + votes.bonus + link_heat.bonus). */
 	content_score?: number;
 	/** The related result's link votes (contract "votes"); absent for search. */

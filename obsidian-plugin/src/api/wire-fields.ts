@@ -30,6 +30,7 @@ import type {
 	SearchHit,
 	SearchRequest,
 	StatusDoc,
+	VectorSpace,
 } from "./types";
 
 /**
@@ -66,7 +67,7 @@ export const WIRE_FIELDS = {
 		components: R, explain: R, relevance: P, relevance_label: P, page: O, page_end: O, card_id: O,
 		open_page: O,
 	} satisfies Fields<SearchHit>,
-	SearchDoc: { schema: R, query: R, took_ms: R, files_only: R, ranked_by: R, per_note: R, results: R } satisfies Fields<SearchDoc>,
+	SearchDoc: { schema: R, query: R, took_ms: R, files_only: R, ranked_by: R, per_note: R, results: R, partial_space: O } satisfies Fields<SearchDoc>,
 	RelatedRequest: {
 		path: R, text: O, cursor: O, top: O, unlinked_only: O, explain: O, lexical: O, graph: O, rerank: O,
 		votes: O,
@@ -96,10 +97,13 @@ export const WIRE_FIELDS = {
 	ScoreBreakdown: { raw: R, normalized: R, weights: R, final: R } satisfies Fields<ScoreBreakdown>,
 	ExplainDoc: {
 		schema: R, query: R, chunk_id: R, path: R, score: R, seed: R, hops: R, components: R,
-		pointer: O, content_score: O, votes: P, link_heat: O,
+		pointer: O, space: O, content_score: O, votes: P, link_heat: O,
 	} satisfies Fields<ExplainDoc>,
 	PointerLines: { path: R, line_start: R, line_end: R } satisfies Fields<PointerLines>,
 	PointerCredit: { text: R, gave: R, to: R, entry: R, received: R, from: R } satisfies Fields<PointerCredit>,
+	VectorSpace: {
+		space: R, query_language: R, chunk_language: R, reason: R, partial: R,
+	} satisfies Fields<VectorSpace>,
 	MissingRequest: {
 		query: R, path: R, top: O, files_only: O, explain: O, lexical: O, graph: O, rerank: O, expand: O,
 		folder: O, tag: O, property: O,

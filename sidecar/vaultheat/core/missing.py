@@ -28,7 +28,13 @@ import numpy as np
 
 from vaultheat.config import SearchSettings, Settings
 from vaultheat.core.graphview import GraphView
-from vaultheat.core.pipeline import Retrieval, explain_chunk, score_unseen, unseen_parts
+from vaultheat.core.pipeline import (
+    Retrieval,
+    explain_chunk,
+    plan_sims,
+    score_unseen,
+    unseen_parts,
+)
 from vaultheat.core.plan import RetrievalPlan
 from vaultheat.core.ports import StorePort, VectorIndexPort
 from vaultheat.core.relevance import Curve, label
@@ -222,8 +228,11 @@ def _filters(req: SearchRequest) -> str:
 def _sims(
     r: Retrieval, plan: RetrievalPlan, vectors: VectorIndexPort, ids: Sequence[int]
 ) -> dict[int, float]:
-    """Each chunk's best cosine to the query vectors, as ``retrieve`` computes it."""
+    """Each chunk's best cosine to the query vectors, as ``retrieve`` computes it (in the
+    space each is routed to, ``core/routing.py``)."""
     assert r.qmat is not None
+    if plan.routing is not None:
+        return plan_sims(plan, r.qmat, vectors)(list(ids))
     dense = plan.dense
     if dense is not None and len(dense) > max(ids):
         mat = dense[list(ids)]
@@ -257,7 +266,17 @@ def _places(
         mat = vectors.get_vectors(live.tolist()) if len(live) else np.zeros((0, vectors.dim))
         has = np.ones(len(live), dtype=bool)
     assert r.qmat is not None
-    all_sims = np.sort((mat[has] @ r.qmat.T).max(axis=1))[::-1] if has.any() else np.zeros(0)
+    if plan.routing is not None:  # each chunk's cosine in its routed space
+        sims_of = plan_sims(plan, r.qmat, vectors)(live.tolist())
+        routed = plan.routing.second
+        flags = [bool(h) for h in np.atleast_1d(has)]
+        keep = [c for c, h in zip(live.tolist(), flags, strict=True) if h or routed(c)]
+        found = np.array([sims_of[c] for c in keep], dtype=np.float64)
+        all_sims = np.sort(found)[::-1]
+    elif has.any():
+        all_sims = np.sort((mat[has] @ r.qmat.T).max(axis=1))[::-1]
+    else:
+        all_sims = np.zeros(0)
     vrank = int(np.sum(all_sims > best)) + 1
     cutoff = float(all_sims[s.vector_top - 1]) if len(all_sims) >= s.vector_top else None
     places = [RetrieverPlace("vector", vrank, best, s.vector_top, cutoff)]

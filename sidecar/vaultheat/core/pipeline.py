@@ -28,9 +28,17 @@ from vaultheat.core.fusion import rrf
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.heat import HeatResult, propagate_heat, trace_path
 from vaultheat.core.models import ChunkRow
-from vaultheat.core.plan import HeatParams, NameMatch, RetrievalPlan
+from vaultheat.core.plan import HeatParams, NameMatch, QueryVector, RetrievalPlan
 from vaultheat.core.ports import StorePort, VectorIndexPort
-from vaultheat.core.results import HopTrace, PointerTrace, ScoreParts, SeedTrace, Trace
+from vaultheat.core.results import (
+    HopTrace,
+    PointerTrace,
+    ScoreParts,
+    SeedTrace,
+    SpaceTrace,
+    Trace,
+)
+from vaultheat.core.routing import Routing
 from vaultheat.core.scoring import CombineResult, combine
 
 ABSOLUTE = ("title", "page")  # score parts already on an absolute [0, 1] scale (core/titles.py)
@@ -52,6 +60,7 @@ class Retrieval:
     qmat: np.ndarray | None = None  # the query vectors, one per row
     # experimental.search_pointer_credit: the chunks that gave or received pointer credit, and how
     pointers: dict[int, PointerTrace] = field(default_factory=dict)
+    routing: Routing | None = None  # a second vector space: which one scored each chunk
 
 
 def make_neighbors(
@@ -91,6 +100,7 @@ class Candidates:
     qmat: np.ndarray  # the query vectors, one per row
     weights: SearchSettings  # the settings the candidates were found with
     heat_params: HeatParams = field(default_factory=HeatParams)  # the heat stage's, the same
+    routing: Routing | None = None  # the plan's (core/routing.py)
 
 
 @dataclass(frozen=True)
@@ -157,7 +167,7 @@ def find_candidates(store: StorePort, vectors: VectorIndexPort, plan: RetrievalP
             weights.append(weight)
             stage_of.append(stage)
     qmat = np.stack([q.vector for q in plan.queries]).astype(np.float32)
-    query_sim = _query_sims(qmat, plan.dense, vectors)
+    query_sim = plan_sims(plan, qmat, vectors)
     names_raw: dict[int, float] | None = None
     if plan.names is not None:
         names_raw, ranking = name_chunks(plan.names, ok, query_sim)
@@ -169,7 +179,7 @@ def find_candidates(store: StorePort, vectors: VectorIndexPort, plan: RetrievalP
     heat = _heat(seeds, plan, ok, query_sim)
     ids = sorted(cid for cid in heat.heat if ok(cid)) if heat is not None else sorted(seeds)
     return Candidates(ids, seeds, seed_stage, heat, query_sim(ids), lexical_raw, names_raw,
-                      qmat, settings, plan.heat)  # fmt: skip
+                      qmat, settings, plan.heat, plan.routing)  # fmt: skip
 
 
 def score_parts(
@@ -247,6 +257,7 @@ def ranked(cands: Candidates, parts: Parts) -> Retrieval:
         heat=cands.heat,
         order=sorted(parts.ids, key=lambda c: (-result.final[c], c)),
         qmat=cands.qmat,
+        routing=cands.routing,
     )
 
 
@@ -256,7 +267,7 @@ Rankings = tuple[list[list[int]], list[float], list[str]]  # (rankings, RRF weig
 def _vector_rankings(
     vectors: VectorIndexPort, plan: RetrievalPlan, ok: Callable[[int], bool]
 ) -> Rankings:
-    """One hnswlib top-N per query vector."""
+    """One hnswlib top-N per query vector (with a second space, one per space, merged)."""
     settings, allowed, blocked = plan.weights, plan.allowed, plan.blocked
     # a filter makes hnswlib call back into Python per visited node: only for real filters;
     # the note's own chunks (related notes) are simply asked for extra and dropped
@@ -265,12 +276,52 @@ def _vector_rankings(
     rankings: list[list[int]] = []
     weights: list[float] = []
     stage_of: list[str] = []
+    routing = plan.routing
     for q in plan.queries:
-        hits = vectors.search(q.vector, settings.vector_top + extra, filter_ids=filter_ids)[0]
-        rankings.append([cid for cid, _ in hits if ok(cid)][: settings.vector_top])
+        if routing is not None and q.second is not None:
+            ranking = _routed_ranking(vectors, routing, q, settings.vector_top, filter_ids,
+                                      extra, ok)  # fmt: skip
+        else:
+            hits = vectors.search(q.vector, settings.vector_top + extra, filter_ids=filter_ids)[0]
+            ranking = [cid for cid, _ in hits if ok(cid)][: settings.vector_top]
+        rankings.append(ranking)
         weights.append(settings.vector_weight * q.weight)
         stage_of.append(q.stage)
     return rankings, weights, stage_of
+
+
+def _routed_ranking(
+    vectors: VectorIndexPort,
+    routing: Routing,
+    q: QueryVector,
+    top: int,
+    filter_ids: set[int] | None,
+    extra: int,
+    ok: Callable[[int], bool],
+) -> list[int]:
+    """The top-N of both spaces, each chunk from the space it is routed to, merged by the
+    English-scale cosine (``core/routing.py``). The English space is asked for extra (the
+    chunks routed away from it are dropped); the second space, which holds every chunk, is
+    filtered to the chunks routed to it unless the query sends every chunk there."""
+    assert q.second is not None
+    scored: list[tuple[float, int]] = []
+    space = routing.space
+    if not routing.everything:
+        away = len(routing.routed)  # the chunks read in the second space instead
+        hits = vectors.search(q.vector, top + extra + away, filter_ids=filter_ids)[0]
+        scored += [(s, c) for c, s in hits if ok(c) and not routing.second(c)]
+    second_ids = filter_ids
+    if not routing.everything:
+        second_ids = set(routing.routed if filter_ids is None else routing.routed & filter_ids)
+    if second_ids is None or second_ids:
+        hits = space.vectors.search(q.second, top + (extra if second_ids is None else 0),
+                                    filter_ids=second_ids)[0]  # fmt: skip
+        kept = [(c, s) for c, s in hits if ok(c)]
+        if kept:
+            mapped = routing.to_english(np.array([s for _, s in kept]))
+            scored += [(float(m), c) for (c, _), m in zip(kept, mapped, strict=True)]
+    scored.sort(key=lambda x: (-x[0], x[1]))
+    return [c for _, c in scored][:top]
 
 
 def _lexical_rankings(
@@ -291,14 +342,42 @@ def _lexical_rankings(
     return out
 
 
+def second_qmat(plan: RetrievalPlan) -> np.ndarray | None:
+    """The query vectors in the second space, one per row; None without routing."""
+    if plan.routing is None or any(q.second is None for q in plan.queries):
+        return None
+    return np.stack([q.second for q in plan.queries]).astype(np.float32)  # type: ignore[misc]
+
+
+def plan_sims(
+    plan: RetrievalPlan, qmat: np.ndarray, vectors: VectorIndexPort
+) -> Callable[[Sequence[int]], dict[int, float]]:
+    """Chunk ids -> their best cosine to ``plan``'s query vectors, each in its routed space."""
+    second = second_qmat(plan)
+    return _query_sims(qmat, plan.dense, vectors, plan.routing if second is not None else None,
+                       second)  # fmt: skip
+
+
 def _query_sims(
-    qmat: np.ndarray, dense: np.ndarray | None, vectors: VectorIndexPort
+    qmat: np.ndarray,
+    dense: np.ndarray | None,
+    vectors: VectorIndexPort,
+    routing: Routing | None = None,
+    second: np.ndarray | None = None,
 ) -> Callable[[Sequence[int]], dict[int, float]]:
     """Chunk ids -> their best cosine to the query vectors (0 for a chunk without a vector),
-    each computed once."""
+    each computed once. With ``routing``, a chunk routed to the second space gets its best
+    cosine to the query's second-space vectors (``second``, one per row) on the English scale."""
     cache: dict[int, float] = {}
 
     def query_sim(ids: Sequence[int]) -> dict[int, float]:
+        todo_ids = [i for i in ids if i not in cache]
+        if routing is not None and second is not None and todo_ids:
+            routed = [i for i in todo_ids if routing.second(i)]
+            if routed:
+                sims2 = (routing.space.vectors.get_vectors(routed) @ second.T).max(axis=1)
+                for i, s in zip(routed, routing.to_english(sims2), strict=True):
+                    cache[i] = float(s)
         if dense is not None:
             todo = [i for i in ids if i not in cache and 0 <= i < len(dense)]
         else:
@@ -511,7 +590,16 @@ def explain_chunk(
         weights={k: r.weights.get(k, 0.0) for k in r.raw},
         final=r.final[cid],
     )
-    return Trace(seed, tuple(hops), parts, pointer=r.pointers.get(cid))
+    return Trace(seed, tuple(hops), parts, pointer=r.pointers.get(cid), space=space_trace(r, cid))
+
+
+def space_trace(r: Retrieval, cid: int) -> SpaceTrace | None:
+    """Which vector space scored ``cid`` and why; None with one space."""
+    rt = r.routing
+    if rt is None:
+        return None
+    return SpaceTrace(rt.space_of(cid), rt.query_language, rt.chunk_language(cid),
+                      rt.reason(cid), rt.space.partial)  # fmt: skip
 
 
 def found_by(r: Retrieval, cid: int) -> str:

@@ -21,6 +21,7 @@ from vaultheat.core.graphview import GraphView
 from vaultheat.core.language import even_weights, model_misses_script
 from vaultheat.core.notevec import NoteVectors
 from vaultheat.core.requests import RelatedRequest, SearchRequest
+from vaultheat.core.routing import Routing
 
 RerankFn = Callable[[list[int]], dict[int, float]]  # chunk ids -> reranker score
 LexicalQuery = tuple[str, float, str]  # (text, weight, stage)
@@ -31,6 +32,7 @@ class QueryVector:
     vector: np.ndarray
     weight: float
     stage: str  # "vector", "variant:1", "hyde", "note", "chunk:3" ...
+    second: np.ndarray | None = None  # the same text in the second space's model (routing)
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,9 @@ class RetrievalPlan:
     # chunk ids -> 1.0 for a chunk of a plain note, 0.0 of a digest or a list page (the page
     # part, core/pagekind.py); None: no page part (related notes, weights.score_page 0)
     pages: Callable[[Sequence[int]], dict[int, float]] | None = None
+    # search with a second vector space: which space scores each chunk (core/routing.py);
+    # every query vector then has its ``second``. None: one space, as before
+    routing: Routing | None = None
 
 
 def plan_for_search(

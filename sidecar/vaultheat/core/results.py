@@ -87,6 +87,18 @@ class ScoreParts:
 
 
 @dataclass(frozen=True, slots=True)
+class SpaceTrace:
+    """The vector space that scored a chunk (an index with a second space, issue #40): its
+    ``vector`` part is that space's cosine on the English scale (``core/routing.py``)."""
+
+    space: str  # "english" | "multilingual"
+    query_language: str  # ISO 639-1 of the query ("und": not known)
+    chunk_language: str  # the chunk's, as the index has it
+    reason: str  # the routing rule that applied, in words
+    partial: bool  # the second space is still being filled
+
+
+@dataclass(frozen=True, slots=True)
 class PointerTrace:
     """A chunk's pointer credit (``experimental.search_pointer_credit``,
     ``core/pointer_credit.py``): its ``pointer`` score part is ``received - gave``. A pointer
@@ -116,6 +128,7 @@ class Trace:
     content_score: float | None = None
     score: float | None = None
     pointer: PointerTrace | None = None  # search: the pointer credit it gave or received
+    space: SpaceTrace | None = None  # search with a second vector space: which one scored it
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +212,9 @@ class SearchResults:
     # chunks (search.chunks_per_note, core/shape.py), so a rank can sit below a lower score;
     # 0: plain score order (always 0 for files-only results)
     per_note: int = 0
+    # the query was read in a second vector space that is still being filled (issue #40): a
+    # chunk without its vector there yet was scored in the English space
+    partial_space: bool = False
 
     def with_relevance(self, curve: Curve) -> SearchResults:
         return dataclasses.replace(self, results=with_relevance(self.results, curve))

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from vaultheat.config import Settings
+from vaultheat.config import MULTILINGUAL_MODEL, Settings
 from vaultheat.core.derived import match_page
 from vaultheat.core.expansion import expand_query
 from vaultheat.core.graphview import GraphView
@@ -32,17 +32,41 @@ from vaultheat.core.ports import StorePort
 from vaultheat.core.relevance import GOOD, curve_for
 from vaultheat.core.requests import SearchRequest
 from vaultheat.core.results import ChunkHit, ChunkRef, NoteHit, SearchHit, SearchResults
+from vaultheat.core.routing import Routing, route_query
 from vaultheat.core.shape import diversify
 from vaultheat.core.view import IndexView, Models, text_key
+from vaultheat.providers.base import Embedder
 
 
-def embed_query(models: Models, text: str) -> np.ndarray:
+def embed_query(models: Models, text: str, embedder: Embedder | None = None) -> np.ndarray:
+    """``text`` embedded as a query (by ``embedder``, default the index's model), cached."""
     key = "q:" + text_key(text)
+    if embedder is not None:
+        key = f"q:{embedder.fingerprint}:" + text_key(text)
     vec = models.cache.get(key)
     if vec is None:
-        vec = np.asarray(models.embedder.embed_query(text), dtype=np.float32)
+        vec = np.asarray((embedder or models.embedder).embed_query(text), dtype=np.float32)
         models.cache[key] = vec
     return vec
+
+
+def search_routing(
+    view: IndexView, models: Models, s: Settings, query: str
+) -> tuple[Routing | None, Embedder | None]:
+    """The query's routing over the view's second space and the second model's embedder;
+    (None, None) without a second space (or with the setting off)."""
+    if view.second is None or not s.embeddings.second_space:
+        return None, None
+    embedder = models.second_embedder(s.embeddings)
+    if embedder is None:
+        return None, None
+    e = s.embeddings
+    english = curve_for(e.provider, e.model, "search")
+    # the second space's model is the multilingual one, local (the fake one in tests)
+    second_curve = curve_for("fake" if e.provider == "fake" else "local", MULTILINGUAL_MODEL,
+                             "search")  # fmt: skip
+    routing = route_query(view.second, query, english, second_curve, embedder.fingerprint)
+    return (routing, embedder) if routing is not None else (None, None)
 
 
 def snippet_fn(limit: int) -> Any:
@@ -98,18 +122,26 @@ def search_retrieval(
     """The plan and the retrieval ``run_search`` ranks (after the keyword fallback, if it
     ran), and how it ranked ("meaning" or "words"): explain of a missing note reads them."""
     store, vectors = view.store, view.vectors
-    queries = [QueryVector(embed_query(models, req.query), 1.0, "vector")]
+    routing, second = search_routing(view, models, s, req.query)
+
+    def in_second(text: str) -> np.ndarray | None:
+        return embed_query(models, text, second) if second is not None else None
+
+    queries = [QueryVector(embed_query(models, req.query), 1.0, "vector", in_second(req.query))]
     lexical = [(req.query, 1.0, "lexical")]
     expand = s.expansion.enabled if req.expand is None else req.expand
     if expand:
         exp = expand_query(models.generator(s.expansion), req.query,
                            variants=s.expansion.variants, hyde=s.expansion.hyde)  # fmt: skip
         for i, v in enumerate(exp.variants, start=1):
-            queries.append(QueryVector(embed_query(models, v), 0.7, f"variant:{i}"))
+            queries.append(QueryVector(embed_query(models, v), 0.7, f"variant:{i}", in_second(v)))
             lexical.append((v, 0.7, f"variant:{i}"))
         if exp.hyde:  # a made-up answer passage: embedded as a document, not as a query
             hyde_vec = np.asarray(models.embedder.embed_documents([exp.hyde])[0], dtype=np.float32)
-            queries.append(QueryVector(hyde_vec, 0.7, "hyde"))
+            hyde_2 = None
+            if second is not None:
+                hyde_2 = np.asarray(second.embed_documents([exp.hyde])[0], dtype=np.float32)
+            queries.append(QueryVector(hyde_vec, 0.7, "hyde", hyde_2))
     plan = plan_for_search(
         s,
         req,
@@ -125,6 +157,8 @@ def search_retrieval(
         notes=view.notes if len(query_terms(req.query)) > KEYWORD_TERMS else None,
         pages=page_values(view),
     )
+    if routing is not None:
+        plan = dataclasses.replace(plan, routing=routing)
     cands = find_candidates(store, vectors, plan)
     parts = score_parts(cands, plan)
     result = ranked(cands, rerank(parts, plan))
@@ -179,7 +213,9 @@ def run_search(view: IndexView, models: Models, s: Settings, req: SearchRequest)
         ]  # fmt: skip
     took_ms = round((time.perf_counter() - t0) * 1000, 2)
     per_note = 0 if req.files_only else max(s.search.chunks_per_note, 0)
-    return SearchResults(req.query, took_ms, req.files_only, tuple(results), ranked_by, per_note)
+    partial = result.routing is not None and result.routing.space.partial
+    return SearchResults(req.query, took_ms, req.files_only, tuple(results), ranked_by, per_note,
+                         partial_space=partial)  # fmt: skip
 
 
 def named_notes(view: IndexView, settings: Settings, query: str) -> list[NameMatch]:

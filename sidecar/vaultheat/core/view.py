@@ -25,12 +25,13 @@ from typing import Protocol
 import numpy as np
 import xxhash
 
-from vaultheat.config import ExpansionSettings, RerankSettings
+from vaultheat.config import EmbeddingSettings, ExpansionSettings, RerankSettings
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.lru import LRU
 from vaultheat.core.notevec import NoteVectors
 from vaultheat.core.ports import StorePort, VectorIndexPort
 from vaultheat.core.resolve import LinkResolver
+from vaultheat.core.routing import SecondSpace
 from vaultheat.core.shared_text import SharedText
 from vaultheat.core.titles import TitleIndex
 from vaultheat.core.votes import NoteLinks
@@ -61,6 +62,8 @@ class IndexView:
     shared_read: list[SharedText] = dataclasses.field(default_factory=list)
     # words' document counts read so far (``related.distinctive_terms``): a generation's own
     term_df: LRU[str, int] = dataclasses.field(default_factory=lambda: LRU(TERM_DF_ENTRIES))
+    # the second vector space (issue #40, ``core/routing.py``); None: off, empty or unreadable
+    second: SecondSpace | None = None
 
     def reading(self, store: StorePort) -> IndexView:
         """This view reading ``store`` (a snapshot of the same generation)."""
@@ -94,6 +97,11 @@ class Models(Protocol):
         ...
 
     def reranker(self, settings: RerankSettings) -> Reranker | None: ...
+
+    def second_embedder(self, settings: EmbeddingSettings) -> Embedder | None:
+        """The query embedder of the second vector space's model (``embeddings.second_space``),
+        made on first use; None while the setting is off."""
+        ...
 
     def generator(self, settings: ExpansionSettings) -> Generator | None: ...
 

@@ -291,6 +291,18 @@ class ChunkTables(Tables):
         out["pending"] = pending
         return out
 
+    def chunk_languages(self, skip: Sequence[str] = ("en", "und")) -> dict[int, str]:
+        """Chunk id -> language code of every chunk whose language is known and not in
+        ``skip`` (routing reads the chunks not in English, core/routing.py)."""
+        if not self._has_column("chunks", "language"):
+            return {}
+        marks = ",".join("?" * len(skip))
+        where = "language IS NOT NULL"
+        if skip:
+            where += f" AND language NOT IN ({marks})"
+        rows = self.db.execute(f"SELECT id, language FROM chunks WHERE {where}", tuple(skip))
+        return {int(cid): str(code) for cid, code in rows}
+
     def notes_without_language(self) -> list[tuple[int, str, str, int]]:
         """(note id, path, content hash, chunks without a language) of every note with such
         chunks, most recently modified first (the meaning phase's order)."""

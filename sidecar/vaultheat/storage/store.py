@@ -210,7 +210,7 @@ READS = (
     "edge_rows", "similar_pairs", "edges_from", "edges_to", "edge_counts", "pending_knn",
     "pending_links", "lexical_search", "term_doc_counts", "kind_counts", "counts",
     "page_kinds", "notes_without_page_kind", "page_kind_counts", "notes_without_page_starts",
-    "language_counts", "notes_without_language", "hashes_without_language",
+    "language_counts", "notes_without_language", "hashes_without_language", "chunk_languages",
 )  # fmt: skip
 NOT_READS = (
     "close", "replaced", "transaction", "clear", "requeue_graph", "integrity", "set_manifest",

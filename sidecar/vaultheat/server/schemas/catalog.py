@@ -36,6 +36,7 @@ def component_schemas() -> dict[str, Schema]:
         "ScoreBreakdown": explain.score_breakdown(),
         "PointerLines": explain.pointer_lines(),
         "PointerCredit": explain.pointer_credit(),
+        "VectorSpace": explain.vector_space(),
         "Explanation": explain.explanation(),
         "ExplainDoc": explain.explain_doc(),
         "MissingRequest": requests.missing_request(),

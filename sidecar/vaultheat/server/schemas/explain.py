@@ -5,6 +5,7 @@ the score arithmetic, the pointer credit, a result's own ``Explanation`` and
 from __future__ import annotations
 
 from vaultheat.server.schemas.base import (
+    BOOL,
     COUNT,
     HEADINGS,
     INT,
@@ -102,6 +103,23 @@ def pointer_credit() -> Schema:
     )
 
 
+def vector_space() -> Schema:
+    return obj(
+        {
+            "space": d(
+                {"type": "string", "enum": ["english", "multilingual"]},
+                "the vector space whose cosine is the vector part (on the English scale)",
+            ),
+            "query_language": d(STR, "the query's language (ISO 639-1; und: not known)"),
+            "chunk_language": d(STR, "the chunk's language as the index has it"),
+            "reason": d(STR, "the routing rule that applied, in words"),
+            "partial": d(BOOL, "the multilingual space is still being filled"),
+        },
+        description="Search with a second vector space (embeddings.second_space): which "
+        "space scored the chunk and why",
+    )
+
+
 def _trace() -> dict[str, Schema]:
     """What an explanation always has: the seed, the hops and the score arithmetic."""
     return {
@@ -112,6 +130,9 @@ def _trace() -> dict[str, Schema]:
 
 
 POINTER: Schema = d(ref("PointerCredit"), "search: the pointer credit it gave or got")
+SPACE: Schema = d(
+    ref("VectorSpace"), "search with a second vector space: which one scored it, and why"
+)
 CONTENT_SCORE: Schema = d(NUM, "related notes: the score before link votes and link heat")
 
 
@@ -120,6 +141,7 @@ def explanation() -> Schema:
         _trace(),
         {
             "pointer": POINTER,
+            "space": SPACE,
             "hop_count": COUNT,
             "content_score": CONTENT_SCORE,
             "votes": nullable(ref("Votes")),
@@ -145,6 +167,7 @@ def explain_doc() -> Schema:
         },
         {
             "pointer": POINTER,
+            "space": SPACE,
             "content_score": CONTENT_SCORE,
             "votes": nullable(ref("Votes")),
             "link_heat": nullable(ref("LinkHeat")),

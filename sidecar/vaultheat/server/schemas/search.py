@@ -127,5 +127,13 @@ def search_doc() -> Schema:
                 "items": {"anyOf": [ref("SearchHit"), ref("FileHit")]},
             },
         },
+        {
+            "partial_space": d(
+                BOOL,
+                "present (true) when the query was read in the multilingual space while it "
+                "is still being filled: chunks without a vector there yet were scored in the "
+                "English space",
+            ),
+        },
         description="`POST /v1/search`, `vaultheat search --json`, the agent tool `search`",
     )
