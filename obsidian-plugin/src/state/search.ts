@@ -25,7 +25,12 @@ export interface SearchState {
 	tookMs: number | null;
 	/** Notes left out by "hide weak matches" in the last answer. */
 	hiddenWeak: number;
+	/** The last answer read the multilingual space while it is still being filled (cleared by the next query). */
+	partialSpace: boolean;
 }
+
+/** The search view's one line while `partialSpace` is set. */
+export const PARTIAL_SPACE_NOTICE = "Multilingual vectors are still being built; results in other languages may be missing.";
 
 export interface SearchDeps {
 	search(request: SearchRequest): Promise<SearchDoc>;
@@ -52,6 +57,7 @@ export class SearchController {
 		error: null,
 		tookMs: null,
 		hiddenWeak: 0,
+		partialSpace: false,
 	});
 	private readonly deps: SearchDeps;
 	private readonly runner: LatestRunner<SearchRequest, SearchDoc>;
@@ -69,12 +75,12 @@ export class SearchController {
 					const groups = groupByNote(doc.results.filter((hit) => !excluded(hit.path))).slice(0, top);
 					const shown = groups.filter((g) => passesThreshold(g.hit, threshold));
 					const results = shown.flatMap((g) => [g.hit, ...g.more]);
-					this.patch({ results, error: null, tookMs: doc.took_ms, hiddenWeak: groups.length - shown.length });
+					this.patch({ results, error: null, tookMs: doc.took_ms, hiddenWeak: groups.length - shown.length, partialSpace: doc.partial_space === true });
 					if (latest) this.release(shown);
 				},
 				onError: (_request, error, latest) => {
 					if (!latest) return;
-					this.patch({ error: error instanceof ApiError ? error : toApiError(error), results: [] });
+					this.patch({ error: error instanceof ApiError ? error : toApiError(error), results: [], partialSpace: false });
 					this.release([]);
 				},
 				onBusy: (busy) => this.patch({ loading: busy }),
@@ -86,7 +92,8 @@ export class SearchController {
 	/** Results for `input` by note, debounced; resolves with the newest query's results. */
 	query(input: string): Promise<NoteGroup[]> {
 		const parsed = parseSearchInput(input);
-		this.patch({ input, parsed });
+		// The partial-space notice was about the last answer: the next query dismisses it.
+		this.patch({ input, parsed, partialSpace: false });
 		if (parsed.query.length < 2) {
 			this.runner.cancel();
 			this.patch({ results: [], error: null, loading: false });

@@ -5,8 +5,9 @@
  * the numbers that decayed the heat) to the result, with the snippet of every step.
  */
 import { setIcon } from "obsidian";
-import type { ExplainDoc, ExplainRequest, LinkHeat, PointerCredit, Votes } from "../api/types";
+import type { ExplainDoc, ExplainRequest, LinkHeat, PointerCredit, VectorSpace, Votes } from "../api/types";
 import { COMPONENT_LABELS, contributions, edgeLabel, scoreSentence, stageLabel } from "../state/explain";
+import { spaceSentence } from "../state/languages";
 import { heatArithmetic, heatSentence, scoreSum } from "../state/linkheat";
 import { basename, toSnippet } from "../state/text";
 import { votesArithmetic, votesSentence } from "../state/votes";
@@ -60,11 +61,21 @@ export class ExplainModal extends TracedModal {
 /** Renders an explain document into `parent` (exported for the unit tests). */
 export function renderExplain(parent: HTMLElement, doc: ExplainDoc, open: (path: string, line: number) => void): void {
 	renderBreakdown(parent, doc);
+	if (doc.space) renderSpace(parent, doc.space);
 	if (doc.link_heat) renderScoreSum(parent, doc, doc.link_heat);
 	if (doc.votes) renderVotes(parent, doc.votes, open);
 	if (doc.link_heat) renderLinkHeat(parent, doc.link_heat);
 	if (doc.pointer) renderPointer(parent, doc.pointer, open);
 	renderPath(parent, doc, open);
+}
+
+/** Which vector space scored the passage, and why, in one line (the sidecar's rule as its tooltip). */
+function renderSpace(parent: HTMLElement, space: VectorSpace): void {
+	parent.createDiv({
+		cls: `vaultheat-explain-space${space.partial ? " is-partial" : ""}`,
+		text: spaceSentence(space),
+		attr: { title: `Routing: ${space.reason}` },
+	});
 }
 
 /** The pointer credit in words, with a link to the digest's bullet that moved it. */

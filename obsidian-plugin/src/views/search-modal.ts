@@ -14,7 +14,7 @@ import { describeFilters } from "../state/filters";
 import { morePassagesText, type NoteGroup } from "../state/group";
 import { explainKey, keyHelp, ROW_KEY_MODIFIERS, type RowAction, rowAction } from "../state/keys";
 import { hiddenNote } from "../state/relevance";
-import type { SearchController } from "../state/search";
+import { PARTIAL_SPACE_NOTICE, type SearchController } from "../state/search";
 import { basename, folderOf, queryTerms, toSnippet } from "../state/text";
 import type { ViewContext } from "./context";
 import { headingTrail, iconButton, renderDiagnosis, renderHighlighted, renderRelevance } from "./dom";
@@ -36,6 +36,7 @@ export class SearchModal extends SuggestModal<SearchRow> {
 	private readonly sourcePath: string;
 	private readonly initialQuery: string;
 	private hintEl!: HTMLElement;
+	private partialEl!: HTMLElement;
 	private missingEl!: HTMLElement;
 	private unsubscribe: (() => void) | null = null;
 	/** Notes whose other passages are shown, and the answer they belong to. */
@@ -74,8 +75,11 @@ export class SearchModal extends SuggestModal<SearchRow> {
 		this.modalEl.addClass("vaultheat-search-modal");
 		this.hintEl = createDiv({ cls: "vaultheat-search-hint" });
 		this.inputEl.insertAdjacentElement("afterend", this.hintEl);
+		// The multilingual space is still filling: say that results in other languages may be missing.
+		this.partialEl = createDiv({ cls: "vaultheat-search-partial", text: PARTIAL_SPACE_NOTICE });
+		this.hintEl.insertAdjacentElement("afterend", this.partialEl);
 		this.missingEl = this.missingButton();
-		this.hintEl.insertAdjacentElement("afterend", this.missingEl);
+		this.partialEl.insertAdjacentElement("afterend", this.missingEl);
 		this.unsubscribe = this.search.store.subscribe((state) => {
 			this.modalEl.toggleClass("is-loading", state.loading);
 			const filters = describeFilters(state.parsed);
@@ -83,6 +87,7 @@ export class SearchModal extends SuggestModal<SearchRow> {
 			const text = [filters ? `Filtered: ${filters}` : "", hidden].filter(Boolean).join(" · ");
 			this.hintEl.setText(text);
 			this.hintEl.toggleClass("is-visible", text !== "");
+			this.partialEl.toggleClass("is-visible", state.partialSpace);
 			// The note you came from is not among the results: offer to say why.
 			const away = state.results.every((hit) => hit.path !== this.sourcePath);
 			this.missingEl.toggleClass("is-visible", this.sourcePath.endsWith(".md") && state.parsed.query.length >= 2 && !state.loading && away);

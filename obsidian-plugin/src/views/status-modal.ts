@@ -8,6 +8,7 @@ import { Modal } from "obsidian";
 import { toApiError } from "../api/errors";
 import type { NoteStatusDoc } from "../api/types";
 import { diagnoseStatus, type FixAction } from "../state/diagnosis";
+import { languagesWords } from "../state/languages";
 import { type AppStatus, spaceWords, stateWords } from "../state/status";
 import type { ViewContext } from "./context";
 import { FIX_LABELS, renderCommand, renderDiagnosis, renderProgress } from "./dom";
@@ -117,6 +118,7 @@ export class StatusModal extends Modal {
 					["Passages", n(doc.chunks)],
 					["Vectors", n(doc.vectors)],
 					...(spaceWords(doc) ? ([["Multilingual vectors", spaceWords(doc)]] as [string, string][]) : []),
+					...(languagesWords(doc.languages) ? ([["Languages", languagesWords(doc.languages)]] as [string, string][]) : []),
 					["Links", `${n(doc.links.resolved)} resolved, ${n(doc.links.unresolved)} unresolved`],
 					["Tags", n(doc.tags)],
 					["Graph edges", `${n(doc.edges.link)} link, ${n(doc.edges.similar)} similar, ${n(doc.edges.tag)} tag`],

@@ -78,6 +78,22 @@ describe("SearchController", () => {
 		expect(controller.store.get()).toMatchObject({ loading: false, tookMs: 12 });
 	});
 
+	it("keeps the answer's partial_space until the next query", async () => {
+		const { clock, calls, controller } = setup();
+		expect(controller.store.get().partialSpace).toBe(false);
+		const p1 = controller.query("hallo welt");
+		await clock.advance(250);
+		calls[0]?.d.resolve({ ...searchDoc("hallo welt", [searchHit("A.md")]), partial_space: true });
+		await p1;
+		expect(controller.store.get().partialSpace).toBe(true);
+		const p2 = controller.query("hallo");
+		expect(controller.store.get().partialSpace).toBe(false);
+		await clock.advance(250);
+		calls[1]?.d.resolve(searchDoc("hallo", [searchHit("A.md")]));
+		await p2;
+		expect(controller.store.get().partialSpace).toBe(false);
+	});
+
 	it("answers an input shorter than two letters at once, without a request", async () => {
 		const { calls, controller } = setup();
 		await expect(controller.query(" a ")).resolves.toEqual([]);

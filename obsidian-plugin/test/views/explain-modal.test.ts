@@ -67,6 +67,19 @@ describe("explain rendering", () => {
 		expect(heatOnly.querySelector(".vaultheat-link-heat .vaultheat-explain-heading")!.getAttribute("title")).toBe("Link heat: resource allocation over the link graph");
 	});
 
+	it("names the vector space that scored the passage only when the explanation has one", () => {
+		const el = document.createElement("div");
+		const space = { space: "multilingual" as const, query_language: "en", chunk_language: "de", reason: "the chunk is in de: read in the multilingual space", partial: true };
+		renderExplain(el, { ...explainDoc(), space }, () => undefined);
+		const line = el.querySelector(".vaultheat-explain-space")!;
+		expect(text(line)).toBe("Scored in the multilingual space: this passage is in German, the query in English (still filling)");
+		expect(line.getAttribute("title")).toBe("Routing: the chunk is in de: read in the multilingual space");
+		expect(line.classList.contains("is-partial")).toBe(true);
+		const none = document.createElement("div");
+		renderExplain(none, explainDoc(), () => undefined);
+		expect(none.querySelector(".vaultheat-explain-space")).toBeNull();
+	});
+
 	it("renders a document without link heat as before", () => {
 		const votes = { count: 2, k: 20, weight: 2, share: 0.2, bonus: 0.4, voters: [{ path: "Bases/Views.md", title: "Views", score: 0.84 }] };
 		const plain = document.createElement("div");

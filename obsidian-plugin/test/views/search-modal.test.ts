@@ -136,6 +136,32 @@ describe("search modal", () => {
 		expect(text(modal.resultContainerEl.querySelector(".suggestion-empty"))).toContain("1 weak match hidden");
 	});
 
+	it("says in one line when the multilingual vectors are still being built, until the next query", async () => {
+		world = makeWorld();
+		world.transport.on("POST /v1/search", (_req, body) => {
+			const q = (body as { query: string }).query;
+			const doc = searchDoc(q, [searchHit("Alpha.md", { title: "Alpha", text: "Gartenarbeit." })]);
+			return json(200, q === "gartenarbeit" ? { ...doc, partial_space: true } : doc);
+		});
+		await goOnline(world);
+		await openNote(world, "Gamma.md");
+		const modal = new SearchModal(world.services.viewContext());
+		modal.open();
+		const notice = modal.modalEl.querySelector(".vaultheat-search-partial")!;
+		expect(notice.classList.contains("is-visible")).toBe(false);
+		await search(modal, "gartenarbeit");
+		expect(notice.classList.contains("is-visible")).toBe(true);
+		expect(text(notice)).toBe("Multilingual vectors are still being built; results in other languages may be missing.");
+		expect(modal.modalEl.querySelectorAll(".vaultheat-search-partial")).toHaveLength(1);
+		modal.inputEl.value = "compost";
+		modal.inputEl.dispatchEvent(new Event("input"));
+		expect(notice.classList.contains("is-visible")).toBe(false);
+		await world.clock.advance(250);
+		await flush();
+		expect(notice.classList.contains("is-visible")).toBe(false);
+		expect(modal.resultContainerEl.querySelectorAll(".suggestion-item")).toHaveLength(1);
+	});
+
 	it("Ctrl+Shift+Enter explains the passage, and closing the explanation returns to the search", async () => {
 		const { modal } = await setup();
 		world.transport.on("POST /v1/explain", () => json(200, explainDoc()));

@@ -67,6 +67,31 @@ describe("status modal", () => {
 		expect(world.transport.requests.at(-1)?.req.url).toContain("/v1/notes/status?path=Alpha.md");
 	});
 
+	it("shows the multilingual vectors and the passages per language once, each when the sidecar sends it", async () => {
+		world = makeWorld();
+		world.transport.on("GET /v1/status", () =>
+			json(200, statusDoc({ chunks: 1246, languages: { en: 1234, de: 12 }, spaces: { multilingual: { state: "filling", vectors: 600 } } })),
+		);
+		await goOnline(world);
+		new StatusModal(world.services.viewContext()).open();
+		await flush();
+		const modal = document.querySelector(".vaultheat-status-modal")!;
+		const rows = [...modal.querySelectorAll("dt")].map((dt) => [text(dt), text(dt.nextElementSibling)]);
+		expect(rows.filter(([k]) => k === "Multilingual vectors")).toEqual([["Multilingual vectors", "600 of 1,246 passages, filling"]]);
+		expect(rows.filter(([k]) => k === "Languages")).toEqual([["Languages", "English 1,234 · German 12"]]);
+		for (const m of [...world.app.openModals]) m.close();
+		world.services.dispose();
+
+		world = makeWorld();
+		world.transport.on("GET /v1/status", () => json(200, statusDoc({})));
+		await goOnline(world);
+		new StatusModal(world.services.viewContext()).open();
+		await flush();
+		const plain = [...document.querySelectorAll(".vaultheat-status-modal dt")].map((dt) => text(dt));
+		expect(plain).not.toContain("Languages");
+		expect(plain).not.toContain("Multilingual vectors");
+	});
+
 	it("runs index actions from its buttons and updates live", async () => {
 		world = makeWorld();
 		world.transport.on("POST /v1/index", () => json(200, { schema: "vaultheat.ack.v1" }));
