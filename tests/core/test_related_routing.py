@@ -10,6 +10,8 @@ import dataclasses
 import math
 from typing import Any
 
+import numpy as np
+
 from tests.core.fakes import FakeModels, fake_view, with_second_space
 from vaultheat.config import Settings
 from vaultheat.core.parsing import parse_note
@@ -179,3 +181,45 @@ def test_near_duplicates_in_different_spaces_are_compared_in_the_second_space() 
     # both have second-space vectors, so they are compared there and fold together
     assert [p for p in (GERMAN, COPY) if p in paths] == [hit.path]
     assert set(hit.duplicates) & {GERMAN, COPY}
+
+
+def test_graph_found_notes_take_their_best_chunk_in_its_routed_space() -> None:
+    from vaultheat.core.pipeline import Retrieval
+    from vaultheat.core.related import _best_chunks
+    from vaultheat.core.relevance import curve_for
+    from vaultheat.core.routing import route_language
+
+    models = FakeModels(second_model=second_model())
+    view = routed_view(models)
+    assert view.second is not None
+    curve = curve_for("fake", "fake", "related")
+    routing = route_language(view.second, "en", curve, curve, second_model().fingerprint)
+    assert routing is not None
+    text = "espresso machine pump pressure"
+    qmat = np.asarray([models.embedder.embed_query(text)], dtype=np.float32)
+    second_q = np.asarray([second_model().embed_query(text)], dtype=np.float32)
+    result = Retrieval({}, {}, {}, {}, {}, {}, None, qmat=qmat, routing=routing)
+    chunks = {GERMAN: np.array([4, 5]), "Coffee/Beans.md": np.array([3])}
+    best = _best_chunks(view, result, chunks, second_q)
+    german = view.second.vectors.get_vectors([4, 5]) @ second_q[0]
+    assert best[GERMAN] == (4 + int(np.argmax(german)), float(np.max(german)))
+    beans = float(view.vectors.get_vectors([3])[0] @ qmat[0])
+    assert best["Coffee/Beans.md"][0] == 3
+    assert math.isclose(best["Coffee/Beans.md"][1], beans, abs_tol=1e-6)
+    # without routing: every chunk in the English space, as before
+    plain = dataclasses.replace(result, routing=None)
+    english = view.vectors.get_vectors([4, 5]) @ qmat[0]
+    assert math.isclose(_best_chunks(view, plain, chunks, None)[GERMAN][1],
+                        float(np.max(english)), abs_tol=1e-6)  # fmt: skip
+
+
+def test_chunks_in_different_spaces_are_near_duplicates_only_in_the_second_space() -> None:
+    from vaultheat.core.related import _near
+
+    a, b = np.array([1.0, 0.0]), np.array([0.0, 1.0])  # English vectors: far apart
+    w = np.array([0.6, 0.8])  # the same second-space vector
+    assert _near(a, (False, w), a, (False, None), 0.97)  # both English: compared there
+    assert not _near(a, (False, w), b, (False, w), 0.97)  # ... even when the second agrees
+    assert _near(a, (True, w), b, (False, w), 0.97)  # different spaces: the second decides
+    assert not _near(a, (True, w), a, (False, None), 0.97)  # one lacks it: never duplicates
+    assert _near(a, (True, w), b, (True, w), 0.97)  # both routed: the second space
