@@ -185,7 +185,10 @@ def run_related(
     store, vectors, graph = view.store, view.vectors, view.graph
     shared = view.shared_text() if s.related.shared_text_notes >= 2 else SharedText()
     found = second_model(view, models, s, "related")
-    second = (view.second, found[0]) if found is not None and view.second is not None else None
+    space = view.second
+    second = None  # the space and its model, when a query may read it (as route_language)
+    if found is not None and space is not None and len(space.vectors):
+        second = (space, found[0]) if found[0].fingerprint == space.fingerprint else None
     note = query_note(models, s, store, vectors, req, resolver or view.resolver, shared, second)
     backlinks = store.backlinking_paths(req.path)
     if len(note.mat) == 0 or note.mat.shape[1] != vectors.dim:
