@@ -309,3 +309,37 @@ def test_search_reads_a_german_chunk_in_the_filled_space(paths: IndexPaths) -> N
         assert doc["space"]["chunk_language"] == "de"
     finally:
         engine.close()
+
+
+def test_related_reads_a_german_note_in_the_filled_space(paths: IndexPaths) -> None:
+    """Slice 3, related notes: an English note reads the German note's chunks in the filled
+    space; the German note (saved or unsaved) reads every chunk there."""
+    from vaultheat.core.requests import RelatedRequest
+    from vaultheat.engine import Engine
+
+    german = (
+        "# Über Kaffee\n\nAlles, was man über Kaffee wissen muss: wie er geröstet, gelagert "
+        "und zu Hause zubereitet wird. Die Bohnen werden frisch gemahlen und mit heißem "
+        "Wasser aufgegossen.\n"
+    )
+    (paths.vault / "kaffee.md").write_text(german)
+    index(paths, True, Factory())
+    engine = Engine.open(paths.vault, embedder=FakeEmbedder())
+    try:
+        res = engine.related(RelatedRequest("coffee.md", top=20, explain=True))
+        spaces = {}
+        for h in res.results:
+            assert h.explain is not None and h.explain.space is not None
+            spaces[h.path] = (h.explain.space.space, h.explain.space.query_language)
+        assert spaces.get("kaffee.md") == ("multilingual", "en")
+        assert spaces.get("tea.md") == ("english", "en")
+        for req in (RelatedRequest("kaffee.md", top=20, explain=True),
+                    RelatedRequest("kaffee.md", text=german, top=20, explain=True)):  # fmt: skip
+            res = engine.related(req)
+            assert res.results
+            for h in res.results:
+                assert h.explain is not None and h.explain.space is not None
+                assert (h.explain.space.space, h.explain.space.query_language) == (
+                    "multilingual", "de")  # fmt: skip
+    finally:
+        engine.close()

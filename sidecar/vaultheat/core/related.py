@@ -24,6 +24,7 @@ import numpy as np
 
 from vaultheat.config import RelatedSettings, Settings
 from vaultheat.core.graphview import GraphView
+from vaultheat.core.language import detect
 from vaultheat.core.linkheat import LinkHeat, link_heat
 from vaultheat.core.lru import LRU
 from vaultheat.core.models import ChunkRow
@@ -35,6 +36,8 @@ from vaultheat.core.pipeline import (
     explain_unseen,
     retrieve,
     score_unseen,
+    second_qmat,
+    space_trace,
     unseen_parts,
 )
 from vaultheat.core.plan import QueryVector, plan_for_related
@@ -42,12 +45,21 @@ from vaultheat.core.ports import StorePort, VectorIndexPort
 from vaultheat.core.requests import RelatedRequest
 from vaultheat.core.resolve import LinkResolver
 from vaultheat.core.results import RelatedHit, RelatedResults
-from vaultheat.core.search import NoteScore, chunk_ref, make_rerank, note_scores, snippet_fn
+from vaultheat.core.routing import Routing, SecondSpace, note_language, route_language
+from vaultheat.core.search import (
+    NoteScore,
+    chunk_ref,
+    make_rerank,
+    note_scores,
+    second_model,
+    snippet_fn,
+)
 from vaultheat.core.shared_text import SharedText, own_text
 from vaultheat.core.sizing import chunk_for
 from vaultheat.core.view import IndexView, Models, text_key
 from vaultheat.core.votes import Vote, best_chunks, link_votes, rank_floor, reachable
 from vaultheat.errors import NotFoundError
+from vaultheat.providers.base import Embedder
 
 MAX_QUERY_CHUNKS = 8
 LEXICAL_TERMS = 24
@@ -59,21 +71,30 @@ def _text_chunks(
     """Chunks of unsaved text and their vectors (embedding cache first, then the model)."""
     note = parse_note(path, raw, exclude_property=s.vault.exclude_property)
     drafts = chunk_for(note, s, models.embedder)
+    return drafts, _draft_vectors(models, drafts), note
+
+
+def _draft_vectors(
+    models: Models, drafts: list[Any], embedder: Embedder | None = None
+) -> np.ndarray:
+    """The vectors of unsaved chunks by ``embedder`` (default the index's model), one per
+    row: the cache first (the second model's under keys of its own fingerprint)."""
+    prefix = "d:" if embedder is None else f"d:{embedder.fingerprint}:"
+    model = embedder or models.embedder
     vecs: list[np.ndarray] = []
     todo: list[tuple[int, str, str]] = []
     for i, d in enumerate(drafts):
-        key = "d:" + text_key(d.embed_input)
+        key = prefix + text_key(d.embed_input)
         cached = models.cache.get(key)
         vecs.append(cached if cached is not None else np.zeros(0, dtype=np.float32))
         if cached is None:
             todo.append((i, key, d.embed_input))
     if todo:
-        fresh = models.embedder.embed_documents([t for _, _, t in todo])
+        fresh = model.embed_documents([t for _, _, t in todo])
         for (i, key, _), v in zip(todo, fresh, strict=True):
             vecs[i] = np.asarray(v, dtype=np.float32)
             models.cache[key] = vecs[i]
-    mat = np.stack(vecs) if vecs else np.zeros((0, 1), dtype=np.float32)
-    return drafts, mat, note
+    return np.stack(vecs) if vecs else np.zeros((0, 1), dtype=np.float32)
 
 
 def distinctive_terms(
@@ -132,6 +153,10 @@ class QueryNote:
     body: str
     own_ids: frozenset[int]  # its chunks in the index (never results, never relay heat)
     links_out: frozenset[str]  # notes it links to
+    # with a second vector space (core/routing.py): the same chunks' vectors there (None: the
+    # space has not all of them yet), and the note's language (its chunks' majority)
+    second_mat: np.ndarray | None = None
+    language: str = "en"
 
 
 @dataclass(frozen=True)
@@ -159,11 +184,20 @@ def run_related(
     t0 = time.perf_counter()
     store, vectors, graph = view.store, view.vectors, view.graph
     shared = view.shared_text() if s.related.shared_text_notes >= 2 else SharedText()
-    note = query_note(models, s, store, vectors, req, resolver or view.resolver, shared)
+    found = second_model(view, models, s, "related")
+    space = view.second
+    second = None  # the space and its model, when a query may read it (as route_language)
+    if found is not None and space is not None and len(space.vectors):
+        second = (space, found[0]) if found[0].fingerprint == space.fingerprint else None
+    note = query_note(models, s, store, vectors, req, resolver or view.resolver, shared, second)
     backlinks = store.backlinking_paths(req.path)
     if len(note.mat) == 0 or note.mat.shape[1] != vectors.dim:
         return _doc(req, [], t0)
-    result = _retrieve(view, models, s, req, note, shared.chunk_ids(s.related.shared_text_notes))
+    routing = _note_routing(view, note, found)
+    if routing is None and note.second_mat is not None:
+        note = dataclasses.replace(note, second_mat=None)
+    muted = shared.chunk_ids(s.related.shared_text_notes)
+    result, second_q = _retrieve(view, models, s, req, note, muted, routing)
     damp = damping(view, s.related)
     ranked = note_ranking(result, graph, req, s.related, s.search.files_top_chunks, damp)
     content = {p: sc for p, sc, _ in ranked}
@@ -172,7 +206,7 @@ def run_related(
     unseen: dict[int, float] = {}  # chunks only the graph brought in -> their cosine
     if votes_on(s, req) or link_heat_on(s, req):
         ranked, vote_of, heat_of, unseen = _add_graph(
-            view, s, req, note, result, ranked, content, damp, shared
+            view, s, req, note, result, ranked, content, damp, shared, second_q
         )
     rows = store.chunks([cid for _, _, cid in ranked[: max(req.top * 3 + 10, s.related.vote_k)]])
     voting = {v.path for vote in vote_of.values() for v in vote.voters}
@@ -183,17 +217,18 @@ def run_related(
         via_row = store.note_by_path(p)  # link heat's receipt names the notes it came through
         titles[p] = via_row.title if via_row is not None else p
     kept = _keep(ranked, rows, store, vectors, req, s.related.duplicate_sim,
-                 lambda p: _link_status(p in note.links_out, p in backlinks))  # fmt: skip
+                 lambda p: _link_status(p in note.links_out, p in backlinks),
+                 routing)  # fmt: skip
     snippet = snippet_fn(s.search.snippet_chars)
     results = []
     for rank, k in enumerate(kept, start=1):
         trace = None
         if req.explain:
-            trace = (
-                explain_unseen(unseen_parts(result, unseen[k.cid]), k.cid, store, snippet)
-                if k.cid in unseen
-                else explain_chunk(result, k.cid, store, snippet, s.experimental.search_decay)
-            )
+            if k.cid in unseen:  # the space that scored it, as explain_chunk says it
+                trace = explain_unseen(unseen_parts(result, unseen[k.cid]), k.cid, store, snippet)
+                trace = dataclasses.replace(trace, space=space_trace(result, k.cid))
+            else:
+                trace = explain_chunk(result, k.cid, store, snippet, s.experimental.search_decay)
             trace = dataclasses.replace(trace, content_score=content[k.path], score=k.score)
         row = rows[k.cid]
         results.append(
@@ -218,6 +253,21 @@ def run_related(
     return _doc(req, results, t0)
 
 
+def _note_routing(
+    view: IndexView, note: QueryNote, found: tuple[Embedder, Any, Any] | None
+) -> Routing | None:
+    """The query note's routing (``core/routing.py``): read in its own language's space, as a
+    search query in that language is; None without a second space, or while the space lacks
+    some of the note's chunks (unsaved text is embedded by the second model: never)."""
+    if found is None or note.second_mat is None or not len(note.second_mat):
+        return None
+    space = view.second
+    if space is None or note.second_mat.shape[1] != space.vectors.dim:
+        return None
+    embedder, english, second = found
+    return route_language(space, note.language, english, second, embedder.fingerprint)
+
+
 def query_note(
     models: Models,
     s: Settings,
@@ -226,11 +276,15 @@ def query_note(
     req: RelatedRequest,
     resolver: LinkResolver | None,
     shared: SharedText | None = None,
+    second: tuple[SecondSpace, Embedder] | None = None,
 ) -> QueryNote:
     """The query note: unsaved text parsed, chunked and embedded like a saved note (its links
     resolved against the index), else the saved note's chunks and links from the index. Its
     chunks whose exact text many notes hold (``shared``, ``related.shared_text_notes``) are
-    left out of its vectors and words, unless the note is nothing else."""
+    left out of its vectors and words, unless the note is nothing else. With ``second`` (the
+    view's second space and its model) the note also gets its vectors there (unsaved text
+    embedded by that model) and its language, the majority of its chunks' (unsaved text's
+    detected chunk by chunk, as the index detects them)."""
     shared = shared or SharedText()
     min_notes = s.related.shared_text_notes
     row = store.note_by_path(req.path)
@@ -247,6 +301,11 @@ def query_note(
         body = note.text[note.body_byte_start :] if note.body_byte_start else note.text
         if len(own) < len(drafts):
             body = "\n\n".join(drafts[i].text for i in own)
+        second_mat, language = None, "en"
+        if second is not None and own:
+            kept = [drafts[i] for i in own]
+            second_mat = _draft_vectors(models, kept, second[1])
+            language = note_language(detect(d.embed_input).code for d in kept)
         return QueryNote(
             mat=mat[own] if len(own) < len(drafts) else mat,
             spans=[(drafts[i].byte_start, drafts[i].byte_end) for i in own],
@@ -254,12 +313,20 @@ def query_note(
             body=body,
             own_ids=own_ids,
             links_out=frozenset(links_out),
+            second_mat=second_mat,
+            language=language,
         )
     if row is None:
         raise NotFoundError(f"{req.path} is not indexed; pass its text to find related notes")
     every = store.note_chunks(row.id)
     muted = shared.chunk_ids(min_notes)
     chunks = [every[i] for i in own_text([c.id in muted for c in every])]
+    second_mat, language = None, "en"
+    if second is not None and chunks:
+        space = second[0]
+        language = note_language(space.languages.get(c.id, "en") for c in chunks)
+        if all(c.id in space.vectors for c in chunks):
+            second_mat = space.vectors.get_vectors([c.id for c in chunks])
     return QueryNote(
         mat=vectors.get_vectors([c.id for c in chunks]) if chunks else np.zeros((0, 1)),
         spans=[(c.byte_start, c.byte_end) for c in chunks],
@@ -267,6 +334,8 @@ def query_note(
         body="\n\n".join(c.text for c in chunks),
         own_ids=own_ids,
         links_out=frozenset(store.linked_paths(row.id) - {req.path}),
+        second_mat=second_mat,
+        language=language,
     )
 
 
@@ -278,16 +347,23 @@ def query_vectors(note: QueryNote, cursor: int | None, window: int) -> list[Quer
         for i, (b0, b1) in enumerate(note.spans):
             dist = 0 if b0 <= cursor <= b1 else min(abs(cursor - b0), abs(cursor - b1))
             weights[i] = 0.5 + 1.5 * np.exp(-dist / max(window, 1))
-    mean = (note.mat * weights[:, None]).sum(axis=0)
-    norm = float(np.linalg.norm(mean))
-    queries = [QueryVector(mean / norm if norm else mean, 1.0, "note")]
+    second = note.second_mat  # the same vectors in the second space (core/routing.py)
+    queries = [QueryVector(_mean(note.mat, weights), 1.0, "note",
+                           _mean(second, weights) if second is not None else None)]  # fmt: skip
     order = np.argsort(-weights, kind="stable")[:MAX_QUERY_CHUNKS]
     if len(note.spans) > 1:
         for i in order:
-            queries.append(
-                QueryVector(note.mat[i], 0.5 * float(weights[i]) / len(order), f"chunk:{i}")
-            )
+            weight = 0.5 * float(weights[i]) / len(order)
+            chunk_second = second[i] if second is not None else None
+            queries.append(QueryVector(note.mat[i], weight, f"chunk:{i}", chunk_second))
     return queries
+
+
+def _mean(mat: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The weighted mean of ``mat``'s rows, unit length (unless it is 0)."""
+    mean = (mat * weights[:, None]).sum(axis=0)
+    norm = float(np.linalg.norm(mean))
+    return np.asarray(mean / norm if norm else mean)
 
 
 def _retrieve(
@@ -297,9 +373,12 @@ def _retrieve(
     req: RelatedRequest,
     note: QueryNote,
     muted: frozenset[int] = frozenset(),
-) -> Retrieval:
+    routing: Routing | None = None,
+) -> tuple[Retrieval, np.ndarray | None]:
     """The shared retrieval (``core/plan.py``) with the note's vectors and distinctive words;
-    the note's own chunks are blocked, ``muted`` ones (shared text) are no candidates."""
+    the note's own chunks are blocked, ``muted`` ones (shared text) are no candidates. With
+    ``routing`` each chunk is scored in its routed space; the query vectors in the second
+    space come back too (one per row; None without routing)."""
     text = f"{note.title}\n{note.body}"
     lexical_query = distinctive_terms(view.store, text, known=view.term_df)
     plan = plan_for_related(
@@ -315,7 +394,9 @@ def _retrieve(
         blocked=set(note.own_ids),
         muted=muted,
     )
-    return retrieve(view.store, view.vectors, plan)
+    if routing is not None:
+        plan = dataclasses.replace(plan, routing=routing)
+    return retrieve(view.store, view.vectors, plan), second_qmat(plan)
 
 
 def note_ranking(
@@ -344,12 +425,15 @@ def _keep(
     req: RelatedRequest,
     duplicate_sim: float,
     status_of: Callable[[str], str],
+    routing: Routing | None = None,
 ) -> list[Kept]:
     """The top ``req.top`` notes (only unlinked ones if asked); a note whose best chunk is
     within ``duplicate_sim`` of a kept one's is folded into it as a duplicate. ``rows`` gets
-    the chunks it reads."""
+    the chunks it reads. With ``routing`` two chunks are compared in the space both are read
+    in, or in the second space when both have a vector there; else they are no duplicates."""
     kept: list[Kept] = []
     kept_vecs: list[np.ndarray] = []
+    kept_second: list[tuple[bool, np.ndarray | None]] = []  # routed?, second-space vector
     for path, score, cid in ranked:
         status = status_of(path)
         if req.unlinked_only and status != "unlinked":
@@ -360,16 +444,41 @@ def _keep(
             continue
         # a chunk awaiting its vector (first index, meaning phase) cannot be a near-duplicate
         v = vectors.get_vectors([cid])[0] if cid in vectors else np.zeros(vectors.dim)
-        dup_of = next((i for i, kv in enumerate(kept_vecs)
-                       if float(kv @ v) >= duplicate_sim), None)  # fmt: skip
+        here: tuple[bool, np.ndarray | None] = (False, None)
+        if routing is None:
+            dup_of = next((i for i, kv in enumerate(kept_vecs)
+                           if float(kv @ v) >= duplicate_sim), None)  # fmt: skip
+        else:
+            second = routing.space.vectors
+            w = second.get_vectors([cid])[0] if cid in second else None
+            here = (routing.second(cid), w)
+            dup_of = next((i for i, kv in enumerate(kept_vecs)
+                           if _near(v, here, kv, kept_second[i], duplicate_sim)),
+                          None)  # fmt: skip
         if dup_of is not None:
             kept[dup_of].duplicates.append(path)
             continue
         if len(kept) >= req.top:
             break
         kept_vecs.append(v)
+        kept_second.append(here)
         kept.append(Kept(path, score, cid, status, []))
     return kept
+
+
+def _near(
+    v: np.ndarray,
+    here: tuple[bool, np.ndarray | None],
+    kv: np.ndarray,
+    there: tuple[bool, np.ndarray | None],
+    duplicate_sim: float,
+) -> bool:
+    """Whether two chunks are near-duplicates under routing: both read in the English space,
+    compared there; else compared in the second space if both have a vector there."""
+    (routed, w), (kept_routed, kw) = here, there
+    if not routed and not kept_routed:
+        return float(kv @ v) >= duplicate_sim
+    return w is not None and kw is not None and float(kw @ w) >= duplicate_sim
 
 
 def damping(view: IndexView, r: RelatedSettings) -> Callable[[str], float]:
@@ -394,11 +503,14 @@ def _add_graph(
     content: dict[str, float],
     damp: Callable[[str], float],
     shared: SharedText,
+    second_q: np.ndarray | None = None,
 ) -> tuple[list[NoteScore], dict[str, Vote], dict[str, LinkHeat], dict[int, float]]:
     """Link votes (core/votes.py) and link heat (core/linkheat.py) added to the note scores.
     A note that only the graph found joins with its best chunk's content score (cosine scaled
     and clipped, as graph-found chunks are scored, added to ``content``); votes never read the
-    query note's own links, link heat starts from them (as the note states them now)."""
+    query note's own links, link heat starts from them (as the note states them now). With a
+    routing, each chunk's cosine is read in its routed space (``second_q``: the query vectors
+    there), on the English scale."""
     r = s.related
     links = view.links
     found: dict[str, Vote] = {}
@@ -446,7 +558,7 @@ def _add_graph(
         cap = score_unseen(result, {-1: math.inf}).get(-1, 0.0)
         fresh = {t: ids for t, ids in fresh.items()
                  if reachable(cap, damp(t), bonus[t], floor)}  # fmt: skip
-    best = best_chunks(result.qmat, fresh, view.chunk_vectors)
+    best = _best_chunks(view, result, fresh, second_q)
     finals = score_unseen(result, {cid: sim for cid, sim in best.values()})
     out = list(ranked)
     for t, (cid, _) in sorted(best.items()):
@@ -458,6 +570,32 @@ def _add_graph(
     votes = {t: v for t, v in found.items() if t in kept}
     heat = {t: h for t, h in heated.items() if t in kept}
     return out, votes, heat, {cid: sim for cid, sim in best.values()}
+
+
+def _best_chunks(
+    view: IndexView,
+    result: Retrieval,
+    chunks: dict[str, np.ndarray],
+    second_q: np.ndarray | None,
+) -> dict[str, tuple[int, float]]:
+    """``votes.best_chunks`` with each chunk read in its routed space: the chunks routed to
+    the second space against ``second_q``, their cosines mapped to the English scale; a note
+    keeps its best chunk of either (the English one on a tie)."""
+    rt = result.routing
+    if rt is None or second_q is None:
+        return best_chunks(result.qmat, chunks, view.chunk_vectors)
+    routed = {p: np.fromiter((rt.second(int(c)) for c in ids), dtype=bool, count=len(ids))
+              for p, ids in chunks.items()}  # fmt: skip
+    best = best_chunks(result.qmat, {p: ids[~routed[p]] for p, ids in chunks.items()},
+                       view.chunk_vectors)  # fmt: skip
+    space = rt.space.vectors
+    there = best_chunks(second_q, {p: ids[routed[p]] for p, ids in chunks.items()},
+                        lambda ids: space.get_vectors([int(i) for i in ids]))  # fmt: skip
+    for p, (cid, sim) in sorted(there.items()):
+        mapped = float(rt.to_english(np.array([sim]))[0])
+        if p not in best or mapped > best[p][1]:
+            best[p] = (cid, mapped)
+    return best
 
 
 def _own_chunks(ids: np.ndarray, muted: frozenset[int]) -> np.ndarray:

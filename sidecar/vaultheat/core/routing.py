@@ -22,7 +22,8 @@ Without a second space (off, empty or unreadable) nothing here runs and search i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -126,7 +127,34 @@ def route_query(
         return None
     if not len(space.vectors):
         return None
-    code = detect(query).code
+    return route_language(space, detect(query).code, english, second, fingerprint)
+
+
+def note_language(codes: Iterable[str]) -> str:
+    """The language of a note from its chunks' (related notes: a note is read in its own
+    language's space): the most frequent, English and "und" counted as English; a tie goes to
+    English, then to the first in alphabetical order."""
+    counts = Counter("en" if c in ENGLISH_CODES else c for c in codes)
+    if not counts:
+        return "en"
+    top = max(counts.values())
+    tied = sorted(c for c, n in counts.items() if n == top)
+    return "en" if "en" in tied else tied[0]
+
+
+def route_language(
+    space: SecondSpace | None,
+    code: str,
+    english: Curve,
+    second: Curve,
+    fingerprint: str | None,
+) -> Routing | None:
+    """The routing of a query in language ``code`` (``route_query`` detects it from the
+    query's text; related notes take the note's, ``note_language``); None as there."""
+    if space is None or fingerprint is None or fingerprint != space.fingerprint:
+        return None
+    if not len(space.vectors):
+        return None
     routed = frozenset(c for c in space.languages if c in space.vectors)
     return Routing(space, code, code not in ENGLISH_CODES, CosineMap.between(english, second),
                    routed)  # fmt: skip

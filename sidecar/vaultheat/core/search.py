@@ -29,7 +29,7 @@ from vaultheat.core.pipeline import (
 from vaultheat.core.plan import NameMatch, QueryVector, RerankFn, RetrievalPlan, plan_for_search
 from vaultheat.core.pointer_credit import credit_pointers
 from vaultheat.core.ports import StorePort
-from vaultheat.core.relevance import GOOD, curve_for
+from vaultheat.core.relevance import GOOD, Curve, curve_for
 from vaultheat.core.requests import SearchRequest
 from vaultheat.core.results import ChunkHit, ChunkRef, NoteHit, SearchHit, SearchResults
 from vaultheat.core.routing import Routing, route_query
@@ -55,18 +55,30 @@ def search_routing(
 ) -> tuple[Routing | None, Embedder | None]:
     """The query's routing over the view's second space and the second model's embedder;
     (None, None) without a second space (or with the setting off)."""
-    if view.second is None or not s.embeddings.second_space:
+    found = second_model(view, models, s, "search")
+    if found is None:
         return None, None
-    embedder = models.second_embedder(s.embeddings)
-    if embedder is None:
-        return None, None
-    e = s.embeddings
-    english = curve_for(e.provider, e.model, "search")
-    # the second space's model is the multilingual one, local (the fake one in tests)
-    second_curve = curve_for("fake" if e.provider == "fake" else "local", MULTILINGUAL_MODEL,
-                             "search")  # fmt: skip
+    embedder, english, second_curve = found
     routing = route_query(view.second, query, english, second_curve, embedder.fingerprint)
     return (routing, embedder) if routing is not None else (None, None)
+
+
+def second_model(
+    view: IndexView, models: Models, s: Settings, kind: str
+) -> tuple[Embedder, Curve, Curve] | None:
+    """The second space's embedder and the two models' ``kind`` curves ("search" or
+    "related"); None without a second space in the view or with the setting off."""
+    if view.second is None or not s.embeddings.second_space:
+        return None
+    embedder = models.second_embedder(s.embeddings)
+    if embedder is None:
+        return None
+    e = s.embeddings
+    english = curve_for(e.provider, e.model, kind)
+    # the second space's model is the multilingual one, local (the fake one in tests)
+    second_curve = curve_for("fake" if e.provider == "fake" else "local", MULTILINGUAL_MODEL,
+                             kind)  # fmt: skip
+    return embedder, english, second_curve
 
 
 def snippet_fn(limit: int) -> Any:
