@@ -25,3 +25,13 @@ def tiny_st_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def tiny_ce_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_tiny_cross_encoder(tmp_path_factory.mktemp("tiny") / "ce")
+
+
+@pytest.fixture(autouse=True)
+def exports_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """First-use exports run here, not in a spawned child (``onnx_export.run_in_child``): the
+    tests' monkeypatches then reach them, and no test pays a fresh interpreter's torch import.
+    ``test_onnx_memory`` checks the child itself."""
+    from vaultheat.providers import onnx_embedder
+
+    monkeypatch.setattr(onnx_embedder, "run_in_child", lambda fn, *args: fn(*args))

@@ -19,8 +19,9 @@ Behaviour mirrors ``SentenceTransformerEmbedder`` so the two are interchangeable
   longest member (truncated at ``max_tokens`` like sentence-transformers), then returned in
   input order.
 
-Thread-safety: loading happens once under a lock; the two tokenizers are configured once and
-only read afterwards; one session run at a time (onnxruntime already uses every intra-op thread).
+Thread-safety: loading happens once under a lock; the one tokenizer is used under its own lock
+(``count_tokens`` lifts its truncation for a moment); one session run at a time (onnxruntime
+already uses every intra-op thread).
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ from vaultheat.providers.onnx_export import (
     ensure_export,
     pad_batch,
     read_meta,
+    run_in_child,
 )
 
 log = logging.getLogger(__name__)
@@ -64,6 +66,18 @@ log = logging.getLogger(__name__)
 def order_by_token_length(lengths: Sequence[int]) -> list[int]:
     """Indices, longest first; ties keep input order (a stable sort)."""
     return sorted(range(len(lengths)), key=lambda i: -lengths[i])
+
+
+# Attention holds batch x heads x width^2 floats per layer: a batch of 32 inputs of 512 tokens
+# (the multilingual model's window) took onnxruntime from 0.8 to 2.5 GB RSS. Batches of long
+# inputs shrink so rows x width^2 stays within what 32 inputs of 256 tokens (the English model's
+# window, whose batches this never changes) need.
+ATTENTION_BUDGET = 32 * 256 * 256
+
+
+def batch_rows(width: int, batch_size: int) -> int:
+    """How many inputs of ``width`` tokens (the batch's longest) one session run takes."""
+    return max(1, min(batch_size, ATTENTION_BUDGET // max(1, width * width)))
 
 
 def normalize_rows(vectors: np.ndarray) -> np.ndarray:
@@ -121,6 +135,11 @@ def find_cached_hub_model(model_id: str) -> Path:
     )
 
 
+def _prepare_export(settings: EmbeddingSettings, cache_dir: Path | None) -> str:
+    """The child process's side of ``OnnxEmbedder.prepare``: the export, here."""
+    return str(OnnxEmbedder(settings, cache_dir=cache_dir).prepare(in_child=False))
+
+
 THREADS_ENV = "VAULTHEAT_ONNX_THREADS"
 
 
@@ -162,8 +181,10 @@ class OnnxEmbedder(LocalModelIdentity):
         self._meta: ExportMeta | None = None
         self._export_dir: Path | None = None
         self._session: Any = None
-        self._encoder: Any = None  # tokenizer that truncates at max_tokens
-        self._counter: Any = None  # tokenizer that never truncates
+        # one tokenizer, truncating at max_tokens except inside count_tokens (under _tok_lock):
+        # the multilingual model's 250k-piece vocabulary takes ~300 MB per loaded copy
+        self._encoder: Any = None
+        self._tok_lock = threading.Lock()
         self._normalize: Any = None  # the model's code point map (q4 models), else None
 
     # -- identity (no model load) ------------------------------------------------------------
@@ -192,10 +213,14 @@ class OnnxEmbedder(LocalModelIdentity):
             self._export_dir = cache / cache_key(self._model_identity(), self.settings.precision)
         return self._export_dir
 
-    def prepare(self) -> Path:
+    def prepare(self, *, in_child: bool = True) -> Path:
         """Make sure the export exists (exporting it now if needed) without loading a session.
 
-        Raises ``ProviderError`` / ``ModelMissingError`` when this model cannot be exported.
+        A missing export of a torch-built model (a hub model, a local folder, the multilingual
+        model rebuilt from its 4-bit file) is made in a child process (``run_in_child``), so the
+        torch model and the export's buffers never stay in this one; ``in_child=False`` is the
+        child's own call. Raises ``ProviderError`` / ``ModelMissingError`` when this model
+        cannot be exported.
         """
         if self.source.kind == "onnx-package":  # the default model, built without torch
             from vaultheat.providers.minilm_onnx import ensure_packaged_export
@@ -203,6 +228,8 @@ class OnnxEmbedder(LocalModelIdentity):
             return ensure_packaged_export(
                 self.source.identity, self.settings.precision, cache_dir=self.cache_dir
             )
+        if in_child and read_meta(self.export_dir) is None:
+            run_in_child(_prepare_export, self.settings, self.cache_dir)
         return ensure_export(
             self._resolve_model_dir(),
             self._model_identity(),
@@ -213,27 +240,38 @@ class OnnxEmbedder(LocalModelIdentity):
     # -- model use -----------------------------------------------------------------------------
     def count_tokens(self, text: str) -> int:
         self._ensure_loaded()
-        return len(self._counter.encode(self._prepare(text)).ids)
+        text = self._prepare(text)
+        with self._tok_lock:
+            self._encoder.no_truncation()
+            try:
+                return len(self._encoder.encode(text).ids)
+            finally:
+                self._encoder.enable_truncation(max_length=self._require_meta().max_tokens)
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         self._ensure_loaded()
         meta = self._require_meta()
         if not texts:
             return np.zeros((0, meta.dimension), dtype=np.float32)
-        encodings = self._encoder.encode_batch(
-            [self._prepare(self._document_prefix + t) for t in texts]
-        )
+        prepared = [self._prepare(self._document_prefix + t) for t in texts]
+        with self._tok_lock:
+            encodings = self._encoder.encode_batch(prepared)
         order = order_by_token_length([len(e.ids) for e in encodings])
         out = np.empty((len(texts), meta.dimension), dtype=np.float32)
         size = max(1, self.settings.batch_size)
-        for start in range(0, len(order), size):
-            idx = order[start : start + size]
+        start = 0
+        while start < len(order):
+            rows = batch_rows(len(encodings[order[start]].ids), size)
+            idx = order[start : start + rows]
             out[idx] = self._run([encodings[i] for i in idx])
+            start += rows
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
         self._ensure_loaded()
-        encoding = self._encoder.encode(self._prepare(self._query_prefix + text))
+        prepared = self._prepare(self._query_prefix + text)
+        with self._tok_lock:
+            encoding = self._encoder.encode(prepared)
         return self._run([encoding])[0]
 
     # -- internals -----------------------------------------------------------------------------
@@ -319,7 +357,6 @@ class OnnxEmbedder(LocalModelIdentity):
         meta = read_meta(export_dir)
         if meta is None:  # pragma: no cover - ensure_export guarantees a complete export
             raise ProviderError(f"incomplete ONNX export at {export_dir}")
-        counter = Tokenizer.from_file(str(export_dir / TOKENIZER_FILE))
         encoder = Tokenizer.from_file(str(export_dir / TOKENIZER_FILE))
         encoder.enable_truncation(max_length=meta.max_tokens)
         options = ort.SessionOptions()
@@ -344,6 +381,6 @@ class OnnxEmbedder(LocalModelIdentity):
                 path=str(export_dir),
             ) from exc
         self._normalize = char_normalizer(self.source)
-        self._meta, self._counter, self._encoder = meta, counter, encoder
+        self._meta, self._encoder = meta, encoder
         self._export_dir = export_dir
         self._session = session  # last: `loaded` turns true only when everything is set

@@ -165,6 +165,25 @@ def ensure_export(
     return out_dir
 
 
+def run_in_child(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` in a fresh (spawned) Python process; its result or its exception here.
+
+    Why: a first-use export loads the fp32 model in torch, traces it and quantizes it -- about
+    3 GB peak for the multilingual model (docs/multilingual.md) -- and none of that memory goes
+    back to the OS when the export ends. In a child it dies with the child, and this process
+    never imports torch. ``fn`` must be a module-level function (it is pickled by name).
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            return pool.submit(fn, *args).result()
+    except BrokenProcessPool as exc:  # the child died (out of memory, a signal)
+        raise ProviderError(f"the ONNX export process died: {exc}") from exc
+
+
 def export_model(model_dir: Path, out_dir: Path, *, precision: str) -> Path:
     """Export the SentenceTransformer at ``model_dir`` into ``out_dir``; returns the .onnx path.
 
