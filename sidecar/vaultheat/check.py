@@ -80,25 +80,8 @@ def check_index(engine: Any) -> dict[str, Any]:
             if awaiting:  # a run stopped in its meaning phase: words only, not damage
                 pending.append(_n(awaiting, "chunk awaits its", "chunks await their") + " vector")
                 missing -= min(awaiting, missing)
-            file_gen, db_gen = vi.generation, store.generation()
-            if file_gen > db_gen:
-                problems.append(
-                    f"the vector file (generation {file_gen}) is ahead of the database "
-                    f"(generation {db_gen})"
-                )
-            behind = file_gen < db_gen
-            if behind:
-                # the run committed the database, then stopped before saving its vectors
-                pending.append(
-                    f"the vector file (generation {file_gen}) is behind the database "
-                    f"(generation {db_gen})"
-                )
-            if missing:
-                text = f"{_n(missing, 'chunk has', 'chunks have')} no vector in the vector file"
-                (pending if behind else problems).append(text)
-            if extra:
-                text = f"{_n(extra, 'vector belongs', 'vectors belong')} to no chunk"
-                (pending if behind else problems).append(text)
+            _file_against_db("the vector file", vi.generation, store.generation(),
+                             missing, extra, problems, pending)  # fmt: skip
     elif ids:
         if awaiting or not isinstance(fingerprint, str):
             # a first run stopped before its meaning phase saved the vector file
@@ -158,25 +141,33 @@ def _check_space(
         return {"vectors": len(have), "vectors_ok": None}
     labels = vi.labels()
     missing, extra = len(have - labels), len(labels - have)
-    file_gen, gen = vi.generation, int(state["generation"])
-    if file_gen > gen:
+    _file_against_db(f"the {space} vector file", vi.generation, int(state["generation"]),
+                     missing, extra, problems, pending, f" in the {space} space")  # fmt: skip
+    return {"vectors": len(have), "vectors_ok": not missing and not extra}
+
+
+def _file_against_db(
+    name: str, file_gen: int, db_gen: int, missing: int, extra: int,
+    problems: list[str], pending: list[str], extra_where: str = "",
+) -> None:  # fmt: skip
+    """A vector file (``name``) against the database: a file ahead of it is damage; a file
+    behind it (the run committed the database, then stopped before saving its vectors) is
+    pending, and so are the chunks it lacks and the vectors it has to spare."""
+    if file_gen > db_gen:
         problems.append(
-            f"the {space} vector file (generation {file_gen}) is ahead of the database "
-            f"(generation {gen})"
+            f"{name} (generation {file_gen}) is ahead of the database (generation {db_gen})"
         )
-    behind = file_gen < gen
+    behind = file_gen < db_gen
     if behind:
         pending.append(
-            f"the {space} vector file (generation {file_gen}) is behind the database "
-            f"(generation {gen})"
+            f"{name} (generation {file_gen}) is behind the database (generation {db_gen})"
         )
     if missing:
-        text = f"{_n(missing, 'chunk has', 'chunks have')} no vector in the {space} vector file"
+        text = f"{_n(missing, 'chunk has', 'chunks have')} no vector in {name}"
         (pending if behind else problems).append(text)
     if extra:
-        text = f"{_n(extra, 'vector belongs', 'vectors belong')} to no chunk in the {space} space"
+        text = f"{_n(extra, 'vector belongs', 'vectors belong')} to no chunk{extra_where}"
         (pending if behind else problems).append(text)
-    return {"vectors": len(have), "vectors_ok": not missing and not extra}
 
 
 def describe_check(doc: dict[str, Any]) -> str:
