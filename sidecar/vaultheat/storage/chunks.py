@@ -199,29 +199,25 @@ class ChunkTables(Tables):
     def chunks_of_notes(self, note_ids: Sequence[int]) -> dict[int, list[ChunkRow]]:
         """note id -> its chunks by ordinal (``note_chunks`` for many notes; a note without
         chunks is absent)."""
-        out: dict[int, list[ChunkRow]] = {}
-        for part in batches(list(note_ids), 500):
-            marks = ",".join("?" * len(part))
-            for r in self.db.execute(
-                f"SELECT {self._cols()} FROM chunks c JOIN notes n ON n.id = c.note_id "
-                f"WHERE c.note_id IN ({marks}) ORDER BY c.note_id, c.ordinal",
-                part,
-            ):
-                out.setdefault(r[1], []).append(_chunk(r))
-        return out
+        return self._chunks_by("c.note_id", 1, note_ids)
 
     def chunks_of_paths(self, paths: Sequence[str]) -> dict[str, list[ChunkRow]]:
         """note path -> its chunks by ordinal (a path of no note, or of one without chunks,
         is absent)."""
-        out: dict[str, list[ChunkRow]] = {}
-        for part in batches(list(paths), 500):
+        return self._chunks_by("n.path", 2, paths)
+
+    def _chunks_by(self, column: str, key: int, values: Sequence[Any]) -> dict[Any, list[ChunkRow]]:
+        """Chunks whose ``column`` is one of ``values``, grouped by the row's field ``key``
+        (1 the note id, 2 its path), each group by ordinal."""
+        out: dict[Any, list[ChunkRow]] = {}
+        for part in batches(list(values), 500):
             marks = ",".join("?" * len(part))
             for r in self.db.execute(
-                f"SELECT {self._cols()} FROM notes n JOIN chunks c ON c.note_id = n.id "
-                f"WHERE n.path IN ({marks}) ORDER BY c.note_id, c.ordinal",
+                f"SELECT {self._cols()} FROM chunks c JOIN notes n ON n.id = c.note_id "
+                f"WHERE {column} IN ({marks}) ORDER BY c.note_id, c.ordinal",
                 part,
             ):
-                out.setdefault(r[2], []).append(_chunk(r))
+                out.setdefault(r[key], []).append(_chunk(r))
         return out
 
     def chunk_ids_of_notes(self, note_ids: Sequence[int]) -> dict[int, list[int]]:
