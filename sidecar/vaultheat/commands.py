@@ -37,6 +37,7 @@ from vaultheat.render import (
     describe_heat,
     describe_votes,
     locator_text,
+    partial_space_notice,
     render_explain,
     render_missing,
     trace_lines,
@@ -410,7 +411,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     def human() -> str:
         if not doc["results"]:
-            return "no results"
+            return "\n".join(["no results", *partial_space_notice(doc)])
         out = []
         for r in doc["results"]:
             head = f"{r['rank']:>2}. {r['score']:.3f}  {_relevance(r)}  {r['path']}"
@@ -427,6 +428,7 @@ def cmd_search(args: argparse.Namespace) -> int:
             if r.get("explain"):
                 out += _under(trace_lines(r["explain"]))
         out += _no_good_match(doc["results"], doc["ranked_by"])
+        out += partial_space_notice(doc)
         return "\n".join(out)
 
     emit(args, doc, human)
