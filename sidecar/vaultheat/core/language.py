@@ -75,17 +75,19 @@ def even_weights(search: SearchSettings) -> SearchSettings:
     )
 
 
-# -- choosing the model for a new vault (``vaultheat init``) -----------------------------------
+# -- other languages in a new vault (``vaultheat init``) ----------------------------------------
 # The multilingual model is not the default (docs/multilingual.md: English search nDCG@10 drops
-# 0.871 -> 0.657, far past the issue's 0.01), so init picks it per vault from its notes.
+# 0.871 -> 0.657, far past the issue's 0.01), and since issue #40 init never swaps the model:
+# the English one stays, and a vault whose notes are not mostly English gets the routed second
+# space (``embeddings.second_space = "multilingual"``) next to it.
 ENGLISH_WORDS = frozenset(
     "the and of to a in is it that for you with on as are this be or can your from by not an "
     "if at have use will which when".split()
 )
-MIN_NOTES = 20  # fewer notes say too little: keep the default
+MIN_NOTES = 20  # fewer notes say too little: leave the second space off
 MIN_WORDS = 40  # a Latin-script note needs this many words to be judged
 ENGLISH_SHARE = 0.04  # below this share of common English words a Latin note is not English
-NON_ENGLISH_NOTES = 0.3  # share of judged notes not in English that selects "multilingual"
+NON_ENGLISH_NOTES = 0.3  # share of judged notes not in English that turns the second space on
 _WORD = re.compile(r"[^\W\d_]+")
 
 
@@ -99,16 +101,17 @@ def note_is_english(text: str) -> bool | None:
     return sum(w in ENGLISH_WORDS for w in words) / len(words) >= ENGLISH_SHARE
 
 
-def choose_model(texts: list[str]) -> tuple[str, str]:
-    """("english" | "multilingual", why in plain words) for a vault with these notes."""
+def other_languages(texts: list[str]) -> tuple[bool, str]:
+    """(whether enough of these notes are in other languages than English to want the
+    multilingual second space, why in plain words)."""
     verdicts = [v for v in (note_is_english(t) for t in texts) if v is not None]
     if len(verdicts) < MIN_NOTES:
-        return "english", f"only {len(verdicts)} notes long enough to tell their language"
+        return False, f"only {len(verdicts)} notes long enough to tell their language"
     other = sum(not v for v in verdicts)
     share = other / len(verdicts)
     if share >= NON_ENGLISH_NOTES:
-        return "multilingual", f"{other} of {len(verdicts)} sampled notes are not in English"
-    return "english", f"{len(verdicts) - other} of {len(verdicts)} sampled notes are in English"
+        return True, f"{other} of {len(verdicts)} sampled notes are not in English"
+    return False, f"{len(verdicts) - other} of {len(verdicts)} sampled notes are in English"
 
 
 # -- which language a text is in (issue #25: route queries and chunks to the model that reads them)
