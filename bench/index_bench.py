@@ -44,7 +44,7 @@ from vaultheat.config import Settings, save_settings
 from vaultheat.core.chunking import chunk_note
 from vaultheat.core.parsing import parse_note
 from vaultheat.engine import Engine
-from vaultheat.indexer import input_hash
+from vaultheat.indexing.report import input_hash
 from vaultheat.paths import index_paths
 from vaultheat.providers.base import Embedder
 

@@ -148,7 +148,7 @@ class SlowFake(FakeEmbedder):
         time.sleep(0.002 * len(texts))
         return super().embed_documents(texts)
 
-import vaultheat.indexer as ix
+import vaultheat.indexing.limits as ix
 ix.NOTE_BATCH = 4
 Engine.open(Path(sys.argv[1]), embedder=SlowFake()).index()
 """
@@ -235,7 +235,7 @@ def test_aliases_and_tags_are_indexed_lexically_not_embedded(fake_engine: Engine
 def test_note_batches_cut_by_count_and_by_bytes() -> None:
     from types import SimpleNamespace
 
-    from vaultheat.indexer import note_batches
+    from vaultheat.indexing.limits import note_batches
 
     def notes(*sizes: int) -> list[tuple[int, SimpleNamespace]]:
         return [(i, SimpleNamespace(raw=b"x" * n)) for i, n in enumerate(sizes)]

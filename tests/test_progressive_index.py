@@ -18,13 +18,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-import vaultheat.indexer as indexer_mod
 from tests.conftest import search_doc, status_doc
 from vaultheat.check import check_index
 from vaultheat.config import Settings, save_settings
 from vaultheat.core.requests import RelatedRequest, SearchRequest
 from vaultheat.core.status import phases_of
 from vaultheat.engine import Engine
+from vaultheat.indexing import limits
+from vaultheat.indexing.report import IndexReport
 from vaultheat.paths import index_paths
 from vaultheat.providers.fake import FakeEmbedder
 
@@ -143,7 +144,7 @@ def test_a_crash_in_the_meaning_phase_keeps_committed_batches(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _setup(vault)
-    monkeypatch.setattr(indexer_mod, "EMBED_BATCH", 4)
+    monkeypatch.setattr(limits, "EMBED_BATCH", 4)
     crashing = RecordingEmbedder(fail_after=2)
     engine = Engine.open(vault, embedder=crashing)
     with pytest.raises(RuntimeError, match="killed"):
@@ -189,7 +190,7 @@ def test_the_meaning_phase_embeds_the_newest_notes_first(
     newest.write_text("# Newest\n\nThe quince tree flowered early this year.\n", encoding="utf-8")
     future = 4_000_000_000  # 2096: later than every other note's mtime
     os.utime(newest, (future, future))
-    monkeypatch.setattr(indexer_mod, "EMBED_BATCH", 1)
+    monkeypatch.setattr(limits, "EMBED_BATCH", 1)
     embedder = RecordingEmbedder()
     engine = Engine.open(vault, embedder=embedder)
     engine.index()
@@ -264,7 +265,7 @@ def test_inputs_come_from_disk_when_the_words_phase_kept_none(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _setup(vault)
-    monkeypatch.setattr(indexer_mod, "HOLD_BYTES", 0)
+    monkeypatch.setattr(limits, "HOLD_BYTES", 0)
     embedder = RecordingEmbedder()
     engine = Engine.open(vault, embedder=embedder)
     engine.index()
@@ -282,7 +283,7 @@ def test_a_note_edited_between_the_phases_waits_for_the_next_run(words_only: Eng
     fp = words_only.models.embedder.fingerprint
     # the meaning phase alone (as a resumed run does): the edited note's stored chunks no longer
     # match the file, so they are not embedded from it
-    from vaultheat.indexer import Indexer
+    from vaultheat.indexing.run import Indexer
     from vaultheat.storage.store import Store
 
     ix = Indexer(words_only.paths, words_only.settings, words_only.models.embedder)
@@ -290,7 +291,7 @@ def test_a_note_edited_between_the_phases_waits_for_the_next_run(words_only: Eng
     vectors = ix._open_vectors(store, store.manifest())
     total = store.unembedded_count(fp)
     notes = store.unembedded_notes(fp)
-    ix._embed_pending(store, vectors, notes, total, indexer_mod.IndexReport())
+    ix._embed_pending(store, vectors, notes, total, IndexReport())
     note_id = store.note_by_path(NOTE).id
     assert store.unembedded_hashes(fp, [note_id])  # still waiting
     # every other note got its vectors
@@ -310,7 +311,7 @@ def test_a_canvas_gets_its_vectors_from_disk_too(
     (vault / "Garden" / "Plan.canvas").write_text(
         json.dumps({"nodes": [card], "edges": []}), encoding="utf-8"
     )
-    monkeypatch.setattr(indexer_mod, "HOLD_BYTES", 0)  # every input derived again from disk
+    monkeypatch.setattr(limits, "HOLD_BYTES", 0)  # every input derived again from disk
     engine = Engine.open(vault, embedder=RecordingEmbedder())
     engine.index()
     _view = engine.index_view()

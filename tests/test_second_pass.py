@@ -12,9 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vaultheat import indexer as indexer_mod
 from vaultheat.config import EmbeddingSettings, Settings, save_settings
-from vaultheat.indexer import Indexer, IndexReport
+from vaultheat.indexing import limits
+from vaultheat.indexing.report import IndexReport
+from vaultheat.indexing.run import Indexer
 from vaultheat.paths import IndexPaths, index_paths
 from vaultheat.providers.base import Embedder
 from vaultheat.providers.fake import FakeEmbedder
@@ -115,7 +116,7 @@ def test_on_every_chunk_gets_a_vector_in_the_second_space(paths: IndexPaths) -> 
 
 
 def test_the_pass_resumes_after_a_stop(paths: IndexPaths, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(indexer_mod, "EMBED_BATCH", 2)
+    monkeypatch.setattr(limits, "EMBED_BATCH", 2)
     factory = Factory()
     index(paths, True, factory, should_stop=lambda: factory.embedded > 0)
     chunks, have, vectors, state = space(paths)
@@ -214,7 +215,7 @@ def test_status_says_how_far_the_pass_is(
         finally:
             engine.close()
 
-    monkeypatch.setattr(indexer_mod, "EMBED_BATCH", 2)
+    monkeypatch.setattr(limits, "EMBED_BATCH", 2)
     factory = Factory()
     index(paths, True, factory, should_stop=lambda: factory.embedded > 0)
     state, vectors, chunks = space_status()
@@ -243,7 +244,7 @@ def test_the_second_model_runs_at_low_priority(paths: IndexPaths) -> None:
 
     before = os.nice(0)
     index(paths, True, Niceness())
-    assert seen and min(seen) >= max(before, indexer_mod.SECOND_PASS_NICE)
+    assert seen and min(seen) >= max(before, limits.SECOND_PASS_NICE)
     assert os.nice(0) == before  # the indexing thread keeps its priority
 
 

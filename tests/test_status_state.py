@@ -48,14 +48,14 @@ def test_stopped_first_index_is_incomplete_with_counts(vault: Path) -> None:
         calls["n"] += 1
         return calls["n"] > 1
 
-    from vaultheat import indexer as indexer_mod
+    from vaultheat.indexing import limits
 
-    old = indexer_mod.NOTE_BATCH
-    indexer_mod.NOTE_BATCH = 5
+    old = limits.NOTE_BATCH
+    limits.NOTE_BATCH = 5
     try:
         engine.index(should_stop=stop)
     finally:
-        indexer_mod.NOTE_BATCH = old
+        limits.NOTE_BATCH = old
     doc = status_doc(engine)
     assert doc["state"] == "incomplete"
     assert doc["notes"] == 5

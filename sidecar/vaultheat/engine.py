@@ -53,7 +53,8 @@ from vaultheat.core.results import (
 from vaultheat.core.status import Status
 from vaultheat.core.view import IndexView
 from vaultheat.errors import IndexMismatchError, IndexMissingError, NotFoundError
-from vaultheat.indexer import Indexer, IndexReport, ProgressFn, stored_settings
+from vaultheat.indexing.report import IndexReport, ProgressFn, stored_settings
+from vaultheat.indexing.run import Indexer
 from vaultheat.modelset import ModelSet
 from vaultheat.paths import IndexPaths, index_paths
 from vaultheat.providers.base import Embedder, Generator, Reranker

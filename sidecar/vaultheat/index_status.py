@@ -28,7 +28,7 @@ from vaultheat.core.status import (
     count_kinds,
     phases_of,
 )
-from vaultheat.indexer import stored_settings
+from vaultheat.indexing.report import stored_settings
 from vaultheat.modelset import ModelSet
 from vaultheat.paths import IndexPaths
 from vaultheat.storage.store import Store
@@ -187,7 +187,7 @@ def _status(engine: Engine, model: ModelInfo, fresh: IndexFreshness, **counts: A
 
 
 def note_status(engine: Engine, path: str) -> NoteStatus:
-    from vaultheat.indexer import content_hash
+    from vaultheat.indexing.report import content_hash
     from vaultheat.paths import safe_vault_path
 
     abs_path = safe_vault_path(engine.paths.vault, path)

@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2] / "sidecar"
 PACKAGE = "vaultheat"
 # the sub-packages that are one node each in the package graph; other modules are their own node
-PACKAGES = ("core", "storage", "providers", "server", "agents", "evaluation")
+PACKAGES = ("core", "storage", "providers", "indexing", "server", "agents", "evaluation")
 
 
 @dataclass(frozen=True)

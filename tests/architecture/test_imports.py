@@ -19,10 +19,10 @@ STORAGE_LIBS = {"sqlite3", "hnswlib"}  # SQL and the vector file are storage's
 FORBIDDEN: dict[str, set[str]] = {
     "core": SHELLS
     | SHELL_LIBS
-    | {"storage", "engine", "indexer", "check", "index_inspect"}
+    | {"storage", "engine", "indexing", "check", "index_inspect"}
     | STORAGE_LIBS,
-    "storage": SHELLS | SHELL_LIBS | {"engine", "indexer", "providers"},
-    "providers": SHELLS | SHELL_LIBS | {"storage", "engine", "indexer"},
+    "storage": SHELLS | SHELL_LIBS | {"engine", "indexing", "providers"},
+    "providers": SHELLS | SHELL_LIBS | {"storage", "engine", "indexing"},
     # the shells reach the index through the engine and the Store: a failing read arrives as
     # the project's IndexChangedError, never as sqlite3's own error type
     **{shell: STORAGE_LIBS for shell in SHELLS},

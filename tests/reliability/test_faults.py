@@ -242,15 +242,15 @@ def _full_after(real: Any, n: int) -> Any:
 def test_disk_full_surfaces_and_the_next_run_converges(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
-    import vaultheat.indexer as ix
     import vaultheat.storage.atomic as atomic
+    from vaultheat.indexing import limits
     from vaultheat.storage.store import Store
 
     vault = tmp_path / "vault"
     write_bulk_notes(vault, 200, words=60)
     init_fake_index(vault)
     expected = _clean_fingerprint(vault, tmp_path)
-    monkeypatch.setattr(ix, "NOTE_BATCH", 16)
+    monkeypatch.setattr(limits, "NOTE_BATCH", 16)
     if where == "os.replace":
         monkeypatch.setattr(atomic.os, "replace", _enospc)
     else:
@@ -273,7 +273,7 @@ def test_disk_full_surfaces_and_the_next_run_converges(
 
 # -- (d) the vault changes under the indexer ------------------------------------------------------
 def test_vault_changing_during_index_converges(tmp_path: Path) -> None:
-    import vaultheat.indexer as ix
+    from vaultheat.indexing import limits
 
     vault = tmp_path / "vault"
     paths = write_bulk_notes(vault, 240, words=60)
@@ -310,8 +310,8 @@ def test_vault_changing_during_index_converges(tmp_path: Path) -> None:
             n += 1
             time.sleep(0.005)
 
-    old_batch = ix.NOTE_BATCH
-    ix.NOTE_BATCH = 16
+    old_batch = limits.NOTE_BATCH
+    limits.NOTE_BATCH = 16
     thread = threading.Thread(target=churn, daemon=True)
     try:
         engine = Engine.open(vault, embedder=FakeEmbedder())
@@ -322,7 +322,7 @@ def test_vault_changing_during_index_converges(tmp_path: Path) -> None:
         engine.index()
         engine.close()
     finally:
-        ix.NOTE_BATCH = old_batch
+        limits.NOTE_BATCH = old_batch
         stop.set()
     assert calls > 3, "the callbacks should have run mid-index"
     _assert_converged(vault, _clean_fingerprint(vault, tmp_path))

@@ -21,7 +21,7 @@ from live_server import Live, MakeLive, SseClient, write_notes
 from vaultheat.check import check_index
 from vaultheat.engine import Engine
 from vaultheat.errors import IndexLockedError, IndexProcessError, VaultheatError
-from vaultheat.indexer import EMBED_BATCH
+from vaultheat.indexing.limits import EMBED_BATCH
 from vaultheat.providers.fake import FakeEmbedder
 from vaultheat.server.indexproc import IndexProcess, error_for, index_cpus
 

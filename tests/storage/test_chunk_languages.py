@@ -11,7 +11,8 @@ import pytest
 
 from tests.storage.old_schema import before_languages, float32_cache
 from vaultheat.config import Settings, save_settings
-from vaultheat.indexer import Indexer, IndexReport
+from vaultheat.indexing.report import IndexReport
+from vaultheat.indexing.run import Indexer
 from vaultheat.paths import IndexPaths, index_paths
 from vaultheat.providers.fake import FakeEmbedder
 from vaultheat.storage import db as dbmod

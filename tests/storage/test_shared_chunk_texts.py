@@ -7,7 +7,7 @@ from pathlib import Path
 
 from vaultheat.config import Settings, save_settings
 from vaultheat.core.shared_text import SharedText
-from vaultheat.indexer import Indexer
+from vaultheat.indexing.run import Indexer
 from vaultheat.paths import index_paths
 from vaultheat.providers.fake import FakeEmbedder
 from vaultheat.storage.store import Store

@@ -23,7 +23,7 @@ from vaultheat.core.discovery import _Walker
 from vaultheat.core.models import ChunkRow, display_text, line_starts
 from vaultheat.core.parsing import is_excluded, split_frontmatter
 from vaultheat.errors import InputError, NotFoundError
-from vaultheat.indexer import content_hash
+from vaultheat.indexing.report import content_hash
 from vaultheat.paths import IndexPaths, safe_vault_path
 from vaultheat.storage.store import Store
 

@@ -59,7 +59,7 @@ from vaultheat.evaluation.harness import (
 )
 from vaultheat.evaluation.metrics import ranks_of
 from vaultheat.evaluation.sets import SearchItem
-from vaultheat.indexer import Indexer
+from vaultheat.indexing.run import Indexer
 from vaultheat.paths import IndexPaths
 from vaultheat.storage.store import Store
 

@@ -44,7 +44,8 @@ from typing import Any
 from vaultheat.config import Settings
 from vaultheat.cpu_budget import apply_cpu_budget
 from vaultheat.errors import IndexProcessError, VaultheatError
-from vaultheat.indexer import Indexer, IndexReport, ProgressFn
+from vaultheat.indexing.report import IndexReport, ProgressFn
+from vaultheat.indexing.run import Indexer
 from vaultheat.paths import IndexPaths
 from vaultheat.providers.base import Embedder
 

@@ -27,7 +27,7 @@ from typing import Any
 from vaultheat import index_status
 from vaultheat.engine import Engine
 from vaultheat.errors import IndexMissingError, VaultheatError
-from vaultheat.indexer import IndexReport
+from vaultheat.indexing.report import IndexReport
 from vaultheat.server.indexproc import IndexProcess
 
 log = logging.getLogger("vaultheat.server.worker")
