@@ -3,7 +3,7 @@
 # library (OpenMP, OpenBLAS, MKL, onnxruntime) on one thread, one pytest process (no xdist
 # workers). Float sums then run in another order than on a many-core machine, and waits and
 # timeouts get no spare core: a test that only passes on a fast machine fails here.
-# Extra arguments go to pytest, e.g. `scripts/test-like-another-machine.sh tests/test_cli.py -x`;
+# Extra arguments go to pytest, e.g. `scripts/test-like-another-machine.sh tests/cli/test_cli.py -x`;
 # with none it runs the whole suite (slow: one core). PYTHON=... picks the interpreter.
 set -uo pipefail
 cd "$(dirname "$0")/.."

@@ -15,7 +15,7 @@ The CLI (``--json``), the HTTP API and the agent tools all send what these funct
 so the three cannot drift apart. This module owns the wire format: key order (clients and the
 golden test read it), scores rounded to 6 decimals, tuples as lists. The schema of each
 document is ``server/schemas/`` (the OpenAPI components, the agent tools' output schemas and
-docs/api.md's field tables come from it); ``tests/test_wire_schema.py`` checks that these
+docs/api.md's field tables come from it); ``tests/documents/test_wire_schema.py`` checks that these
 documents send no field it does not declare.
 """
 
@@ -365,8 +365,8 @@ def status_document(st: Status, server: Doc | None = None) -> Doc:
     Two key orders, both kept as clients got them before #18 (no client reads the order):
     without an index database the counts precede ``state``, in the order the no-index branch
     listed them; with one, ``state`` and its companions come first and the counts follow in
-    the store's order. ``tests/test_status_golden.py`` pins both. ``kinds`` (Markdown notes,
-    PDFs, canvases: indexed and skipped) and ``phases`` close both.
+    the store's order. ``tests/documents/test_status_golden.py`` pins both. ``kinds``
+    (Markdown notes, PDFs, canvases: indexed and skipped) and ``phases`` close both.
     """
     doc: Doc = {
         "schema": STATUS,

@@ -129,7 +129,7 @@ def test_related_leaves_out_the_note_and_reads_link_status(models: FakeModels) -
 
 
 def test_votes_follow_the_formula_and_have_their_own_switch(models: FakeModels) -> None:
-    """Votes alone (link heat off: tests/test_related_link_heat.py covers it): the trace adds
+    """Votes alone (link heat off: tests/core/test_related_link_heat.py covers it): the trace adds
     up, ``votes=False`` drops them and ``graph=False`` leaves them."""
     view = fake_view(NOTES, models)
     S = Settings().with_value("related.link_heat", "off")

@@ -1,5 +1,5 @@
 """Link votes (core/votes.py): table tests, a brute-force reference, and the document (its
-words are the shell's: ``tests/test_render.py``)."""
+words are the shell's: ``tests/cli/test_render.py``)."""
 
 from __future__ import annotations
 

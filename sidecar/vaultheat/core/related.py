@@ -550,7 +550,7 @@ def _add_graph(
         # Skip the vote-only notes that cannot reach the depth results are read from: each
         # one's content score is at most ``cap`` (its vector part at the maximum, the other
         # parts 0 raw) and its bonus is known, while the notes already scored fix a floor
-        # the final score at that depth can only rise above. Exact (tests/test_votes_pruning)
+        # the final score at that depth can only rise above. Exact (tests/core/test_votes_pruning)
         # unless more than 2·top + 9 of the notes above collapse as duplicates, which makes the
         # loop below read past the depth; ``unlinked_only`` always may, so it is not pruned.
         depth = max(req.top * 3 + 10, r.vote_k)

@@ -4,7 +4,7 @@ The engine fills these in; the ``vaultheat.status.v1`` and ``vaultheat.note_stat
 documents are made from them at the edge (``vaultheat.documents``), for the CLI, the HTTP API
 and the agent tools alike. ``built`` says whether an index database exists yet: the counts of
 a vault never indexed are all zero, and its document lists them in the order clients have
-always seen (see ``tests/test_status_golden.py``).
+always seen (see ``tests/documents/test_status_golden.py``).
 """
 
 from __future__ import annotations

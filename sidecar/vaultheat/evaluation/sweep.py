@@ -9,8 +9,8 @@ slow is handled like this:
   embedded at the first point and cached by their text (``engine.models.cache``; the text alone
   decides the vector, so the cache is valid at every point and is shared with the temporary
   indexes below). The cache's size cap clears it only on a miss, and after the first point
-  there are none (same texts), so later points embed nothing; ``tests/test_sweep.py`` checks
-  this with a counting embedder.
+  there are none (same texts), so later points embed nothing;
+  ``tests/evaluation/test_sweep.py`` checks this with a counting embedder.
 * kNN ``similar`` edges (``graph.knn_k``, ``graph.knn_min_sim``, ``graph.same_note``): the
   neighbour lists are computed once from the stored vectors with the largest k and the lowest
   floor of the grid, and each point's edges are cut from them in memory (exact: a top-k list

@@ -8,7 +8,7 @@ from typing import Any
 
 from tests.conftest import status_doc
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_every_schema_name_is_documented() -> None:

@@ -32,7 +32,7 @@ from vaultheat.providers.fake import FakeEmbedder
 from vaultheat.server.app import create_app
 from vaultheat.server.runner import ServerThread
 
-GOLDEN = Path(__file__).parent / "data" / "golden_documents.json"
+GOLDEN = Path(__file__).parents[1] / "data" / "golden_documents.json"
 TOKEN = "golden-token-" + "x" * 32
 NOTE = "Coffee/Roasting/Roasting Basics.md"
 DRAFT = "Drafts/Unsaved.md"
@@ -188,7 +188,7 @@ def test_the_surfaces_agree(golden: dict[str, Any]) -> None:
 def test_query_documents_are_built_in_one_place() -> None:
     """Core and the engine return typed results; only ``vaultheat/documents.py`` names the
     search / related / explain document types (the CLI, the API and the agents call it)."""
-    package = Path(__file__).resolve().parents[1] / "sidecar" / "vaultheat"
+    package = Path(__file__).resolve().parents[2] / "sidecar" / "vaultheat"
     names = ("vaultheat.search.v1", "vaultheat.related.v1", "vaultheat.explain.v1",
              "vaultheat.missing.v1")  # fmt: skip
     builders = sorted(

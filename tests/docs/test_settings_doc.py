@@ -7,7 +7,7 @@ from pathlib import Path
 
 from vaultheat.config_help import key_help
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DOC = (REPO / "docs" / "settings.md").read_text(encoding="utf-8")
 CONFIG = (REPO / "sidecar" / "vaultheat" / "config.py").read_text(encoding="utf-8")
 

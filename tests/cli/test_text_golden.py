@@ -33,7 +33,7 @@ from vaultheat.cli import main
 from vaultheat.config import Settings, save_settings
 from vaultheat.paths import index_paths
 
-GOLDEN = Path(__file__).parent / "data" / "golden_text.json"
+GOLDEN = Path(__file__).parents[1] / "data" / "golden_text.json"
 NOTE = "Coffee/Roasting/Roasting Basics.md"
 DRAFT = "Drafts/Unsaved.md"
 DRAFT_TEXT = "# Garden plan\n\nTomatoes need compost and calcium. See [[Roasting Basics]].\n"

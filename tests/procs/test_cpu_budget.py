@@ -17,7 +17,7 @@ from vaultheat.config import Settings
 from vaultheat.cpu_budget import budget_cpus, raise_niceness, usable_cpus
 from vaultheat.errors import VaultheatError
 
-SIDECAR = Path(__file__).resolve().parent.parent / "sidecar"
+SIDECAR = Path(__file__).resolve().parents[2] / "sidecar"
 
 PROBE = """
 import json, os, sys

@@ -48,7 +48,7 @@ from vaultheat.server.runner import ServerThread
 from vaultheat.server.state import STATE
 from vaultheat.storage.lock import WriterLock
 
-GOLDEN = Path(__file__).parent / "data" / "golden_status.json"
+GOLDEN = Path(__file__).parents[1] / "data" / "golden_status.json"
 TOKEN = "golden-token-" + "x" * 32
 EDITED = "Coffee/Roasting/Roasting Basics.md"
 NEW = "Garden/Greenhouse.md"
@@ -221,7 +221,7 @@ def test_status_and_shared_documents_are_built_in_one_place() -> None:
     """The engine returns ``Status`` / ``NoteStatus``; only ``vaultheat/documents.py`` builds
     the status, note status, error and refresh documents (the others declare their types:
     the OpenAPI wire types and the agent tools' output schemas)."""
-    package = Path(__file__).resolve().parents[1] / "sidecar" / "vaultheat"
+    package = Path(__file__).resolve().parents[2] / "sidecar" / "vaultheat"
     names = ("status", "note_status", "error", "refresh")
     builders = sorted(
         str(p.relative_to(package))

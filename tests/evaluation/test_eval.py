@@ -36,7 +36,7 @@ from vaultheat.evaluation.sets import (
     sample_items,
 )
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 L2 = math.log2
 
 

@@ -25,7 +25,7 @@ from vaultheat.documents import explain_document, search_document
 from vaultheat.server import schemas, wire_docs
 from vaultheat.server.openapi import openapi_document
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 GOLDEN = json.loads((REPO / "tests" / "data" / "golden_documents.json").read_text("utf-8"))
 STATUS = json.loads((REPO / "tests" / "data" / "golden_status.json").read_text("utf-8"))
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.bench_scripts import load_bench
+from tests.bench.bench_scripts import load_bench
 
 sc = load_bench("sidebar_crowding")
 

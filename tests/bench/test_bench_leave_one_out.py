@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.bench_scripts import load_bench
+from tests.bench.bench_scripts import load_bench
 
 loo = load_bench("leave_one_out")
 

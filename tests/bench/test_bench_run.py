@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.bench_scripts import load_bench
+from tests.bench.bench_scripts import load_bench
 
 rt = load_bench("results_table")
 

@@ -12,7 +12,7 @@ from types import ModuleType
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 VERSION_FILES = [
     "manifest.json",
     "versions.json",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.bench_scripts import load_bench
+from tests.bench.bench_scripts import load_bench
 
 vr = load_bench("vector_recall")
 

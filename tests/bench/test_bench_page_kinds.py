@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.bench_scripts import load_bench
+from tests.bench.bench_scripts import load_bench
 
 pk = load_bench("page_kinds")
 

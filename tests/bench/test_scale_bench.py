@@ -7,7 +7,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parent.parent / "bench"
+BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
 def load(name: str):  # type: ignore[no-untyped-def]

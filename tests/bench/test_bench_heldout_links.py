@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bench_scripts import load_bench
+from tests.bench.bench_scripts import load_bench
 from tests.conftest import open_fake_index
 
 hl = load_bench("heldout_links")

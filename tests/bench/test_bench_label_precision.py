@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.bench_scripts import load_bench
+from tests.bench.bench_scripts import load_bench
 from vaultheat.core.relevance import Curve
 
 lp = load_bench("label_precision")

@@ -27,7 +27,7 @@ from vaultheat.evaluation.sweep import (
     run_sweep,
 )
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 QUERIES = REPO / "examples/eval/queries.jsonl"
 BASE = Settings()
 

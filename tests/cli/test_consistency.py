@@ -10,7 +10,7 @@ import pytest
 from vaultheat.cli import main
 from vaultheat.config import CONFIG_HEADER
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
