@@ -138,6 +138,7 @@ export function searchHit(path: string, overrides: Partial<SearchHit> = {}): Sea
 		text_truncated: false,
 		score: 0.91,
 		found_by: "vector",
+		duplicates: [],
 		components,
 		explain: null,
 		...overrides,

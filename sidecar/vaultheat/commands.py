@@ -34,6 +34,7 @@ from vaultheat.documents import (
 from vaultheat.errors import IndexExistsError, IndexMissingError, InputError, NotFoundError
 from vaultheat.paths import index_paths
 from vaultheat.render import (
+    also_in,
     describe_heat,
     describe_votes,
     locator_text,
@@ -425,6 +426,8 @@ def cmd_search(args: argparse.Namespace) -> int:
                 where = " > ".join(r["heading_path"]) or "(top)"  # as explain says it
                 out.append(f"{head}:{r['line_start']}-{r['line_end']}  {where}  [{r['found_by']}]")
                 out.append("      " + r["text"][:160].replace("\n", " "))
+            if r.get("duplicates"):
+                out.append("      " + also_in(r["duplicates"]))
             if r.get("explain"):
                 out += _under(trace_lines(r["explain"]))
         out += _no_good_match(doc["results"], doc["ranked_by"])

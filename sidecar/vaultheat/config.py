@@ -128,6 +128,8 @@ class SearchSettings:
     files_bonus_chunks: int = 30  # longer notes get a smaller further-chunk bonus; 0 = plain 5%
     # why: docs/settings.md#searchchunks_per_note (one note no longer fills the top 10)
     chunks_per_note: int = 3  # chunk results: most chunks of one note before others'; 0 = off
+    # why: docs/settings.md#searchfold_quotes (a digest that repeats a note shows once)
+    fold_quotes: float = 0.5  # share of a result's best chunk found in a note above; 0 = off
     snippet_chars: int = 300
     # why: docs/settings.md#searchscript_fallback (non-Latin text, English-only model)
     script_fallback: bool = True  # weigh vector and lexical evidence evenly for such text

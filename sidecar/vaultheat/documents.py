@@ -202,6 +202,7 @@ def chunk_hit(h: ChunkHit) -> Doc:
         "text_truncated": h.text_truncated,
         "score": round(h.score, 6),
         "found_by": h.found_by,
+        "duplicates": list(h.duplicates),
         "components": dict(h.components),
         "explain": trace_doc(h.explain) if h.explain else None,
     })  # fmt: skip
@@ -214,6 +215,7 @@ def note_hit(h: NoteHit) -> Doc:
         "title": h.title,
         "score": round(h.score, 6),
         "best_chunk": chunk_ref(h.best_chunk),
+        "duplicates": list(h.duplicates),
         "components": dict(h.components),
     })  # fmt: skip
 

@@ -32,6 +32,16 @@ def locator_text(doc: Mapping[str, Any]) -> str:
     return f"pp. {first}-{last}" + (f" (match on p. {at})" if at not in (None, first) else "")
 
 
+def also_in(paths: Sequence[str], *, shown: int = 3) -> str:
+    """``also in 4 notes that repeat it: a.md, b.md, c.md, …`` (search.fold_quotes)."""
+    more = ", …" if len(paths) > shown else ""
+    n = len(paths)
+    return (
+        f"also in {n} {'note that repeats' if n == 1 else 'notes that repeat'} it: "
+        f"{', '.join(paths[:shown])}{more}"
+    )
+
+
 def describe_votes(votes: Mapping[str, Any], *, shown: int = 4) -> str:
     """In words: "linked from 9 of your 20 closest notes: Views (0.84), ... → 5.69 / 11.46 =
     0.497 × 2 = +0.993"."""

@@ -181,6 +181,8 @@ export interface SearchHit {
 	relevance?: number;
 	relevance_label?: RelevanceLabel;
 	found_by: string;
+	/** Notes ranked below whose best passage is mostly this note's text (a digest quoting it), folded in. */
+	duplicates: string[];
 	components: Components;
 	explain: ExplainDoc | null;
 }
@@ -423,6 +425,7 @@ export type MissingStatus =
 	| "no_vectors"
 	| "filtered"
 	| "shown"
+	| "folded"
 	| "ranked"
 	| "cut_by_rerank"
 	| "not_retrieved";

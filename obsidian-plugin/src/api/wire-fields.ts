@@ -64,7 +64,7 @@ export const WIRE_FIELDS = {
 	SearchHit: {
 		rank: R, chunk_id: R, path: R, title: R, heading_path: R, line_start: R, line_end: R,
 		byte_start: R, byte_end: R, text: R, text_truncated: R, score: R, found_by: R,
-		components: R, explain: R, relevance: P, relevance_label: P, page: O, page_end: O, card_id: O,
+		duplicates: R, components: R, explain: R, relevance: P, relevance_label: P, page: O, page_end: O, card_id: O,
 		open_page: O,
 	} satisfies Fields<SearchHit>,
 	SearchDoc: { schema: R, query: R, took_ms: R, files_only: R, ranked_by: R, per_note: R, results: R, partial_space: O } satisfies Fields<SearchDoc>,

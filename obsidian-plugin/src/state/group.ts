@@ -21,6 +21,18 @@ export function groupByNote(hits: readonly SearchHit[]): NoteGroup[] {
 	return [...groups.values()];
 }
 
+/** "Also in 3 notes that quote it": the notes folded into the group's passages (a digest that repeats the passage). */
+export function quotedInText(group: NoteGroup): string {
+	const paths = new Set([group.hit, ...group.more].flatMap((h) => h.duplicates));
+	const n = paths.size;
+	return n === 0 ? "" : `Also in ${n} ${n === 1 ? "note that repeats" : "notes that repeat"} it`;
+}
+
+/** The folded notes' paths, for the line's tooltip. */
+export function quotedInPaths(group: NoteGroup): string[] {
+	return [...new Set([group.hit, ...group.more].flatMap((h) => h.duplicates))];
+}
+
 export function morePassagesText(group: NoteGroup): string {
 	const n = group.more.length;
 	return n === 0 ? "" : `+${n} more ${n === 1 ? "passage" : "passages"}`;

@@ -10,6 +10,7 @@ const UNRANKED: Partial<Record<MissingDoc["status"], string>> = {
 	no_chunks: "Nothing to search in it",
 	no_vectors: "It cannot match by meaning",
 	filtered: "Left out by the search's filters",
+	folded: "Folded into a result above that holds the same text",
 };
 
 /** "Shown at #3", "Ranked #14; the search shows 10", "Not among the 61 candidates". */

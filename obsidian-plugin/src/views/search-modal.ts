@@ -11,7 +11,7 @@ import { type Editor, type Instruction, Keymap, Platform, SuggestModal } from "o
 import type { SearchHit } from "../api/types";
 import { diagnoseQueryError, diagnoseStatus } from "../state/diagnosis";
 import { describeFilters } from "../state/filters";
-import { morePassagesText, type NoteGroup } from "../state/group";
+import { morePassagesText, quotedInPaths, quotedInText, type NoteGroup } from "../state/group";
 import { explainKey, keyHelp, ROW_KEY_MODIFIERS, type RowAction, rowAction } from "../state/keys";
 import { hiddenNote } from "../state/relevance";
 import { PARTIAL_SPACE_NOTICE, type SearchController } from "../state/search";
@@ -138,6 +138,8 @@ export class SearchModal extends SuggestModal<SearchRow> {
 		if (where) el.createDiv({ cls: "vaultheat-suggestion-path", text: where });
 		const snippet = toSnippet(hit.text, 200);
 		if (snippet) renderHighlighted(el.createDiv({ cls: "vaultheat-suggestion-snippet" }), snippet, terms);
+		const quoted = quotedInText(group);
+		if (quoted) el.createDiv({ cls: "vaultheat-suggestion-duplicates", text: quoted, attr: { title: quotedInPaths(group).join("\n") } });
 		const more = morePassagesText(group);
 		if (more) {
 			const headings = group.more.map((h) => headingTrail(h.heading_path, h.title) || `line ${h.line_start}`);

@@ -54,6 +54,7 @@ describe("why is a note missing, in words", () => {
 		[{ status: "filtered", would_rank: null } as const, "Left out by the search's filters"],
 		[{ status: "not_indexed", would_rank: null } as const, "Not in the index"],
 		[{ status: "cut_by_rerank" } as const, "Left out before the reranker; it would rank #62"],
+		[{ status: "folded", rank: null, would_rank: null } as const, "Folded into a result above that holds the same text"],
 	])("headline %#", (overrides, want) => {
 		expect(missingHeadline(missingDoc(overrides))).toBe(want);
 	});

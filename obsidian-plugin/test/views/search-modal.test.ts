@@ -14,7 +14,7 @@ async function setup() {
 	world.transport.on("POST /v1/search", (_req, body) => {
 		const q = (body as { query: string }).query;
 		return json(200, searchDoc(q, [
-			searchHit("Projects/Beta.md", { title: "Beta", heading_path: ["Beta", "Soil"], line_start: 3, text: "Compost keeps the soil alive.", score: 0.88 }),
+			searchHit("Projects/Beta.md", { title: "Beta", heading_path: ["Beta", "Soil"], line_start: 3, text: "Compost keeps the soil alive.", score: 0.88, duplicates: ["News/2021-06-22.md", "News/2021-w25.md"] }),
 			searchHit("Alpha.md", { title: "Alpha", chunk_id: 9, heading_path: [], line_start: 1, text: "# Alpha\nGardening notes.", score: 0.51 }),
 		]));
 	});
@@ -33,6 +33,18 @@ async function search(modal: SearchModal, query: string) {
 }
 
 describe("search modal", () => {
+	it("says under a note how many notes repeating its passage were folded into it", async () => {
+		const { modal } = await setup();
+		await search(modal, "compost");
+		const rows = [...modal.resultContainerEl.querySelectorAll(".vaultheat-suggestion")];
+		const beta = rows.find((r) => r.getAttribute("data-path") === "Projects/Beta.md");
+		const alpha = rows.find((r) => r.getAttribute("data-path") === "Alpha.md");
+		const line = beta?.querySelector(".vaultheat-suggestion-duplicates");
+		expect(line?.textContent).toBe("Also in 2 notes that repeat it");
+		expect(line?.getAttribute("title")).toBe("News/2021-06-22.md\nNews/2021-w25.md");
+		expect(alpha?.querySelector(".vaultheat-suggestion-duplicates")).toBeNull();
+	});
+
 	it("shows a hint before typing and the instructions", async () => {
 		const { modal } = await setup();
 		await flush();

@@ -14,6 +14,7 @@ for one explained note but not something a search could do per result.
 
 Statuses, in the order they are checked (the engine answers ``not_indexed`` itself):
 ``not_indexed`` · ``no_chunks`` · ``no_vectors`` · ``filtered`` · ``shown`` (rank <= top) ·
+``folded`` (its best chunk is mostly the text of a note shown above it: ``core/quotes.py``) ·
 ``ranked`` (a candidate below the shown results) · ``cut_by_rerank`` (a candidate the rerank
 shortlist left out) · ``not_retrieved``.
 """
@@ -37,12 +38,14 @@ from vaultheat.core.pipeline import (
 )
 from vaultheat.core.plan import RetrievalPlan
 from vaultheat.core.ports import StorePort, VectorIndexPort
+from vaultheat.core.quotes import Fold
 from vaultheat.core.relevance import Curve, label
 from vaultheat.core.requests import SearchRequest
 from vaultheat.core.results import ChunkRef, ScoreParts, Trace
 from vaultheat.core.search import (
     allowed_chunks,
     chunk_ref,
+    fold_ranked,
     note_scores,
     search_retrieval,
     snippet_fn,
@@ -56,6 +59,7 @@ STATUSES = (
     "no_vectors",
     "filtered",
     "shown",
+    "folded",
     "ranked",
     "cut_by_rerank",
     "not_retrieved",
@@ -145,9 +149,29 @@ def explain_missing(
     sims = _sims(r, plan, vectors, ids)
     base = dataclasses.replace(base, ranked_by=ranked_by)
     places = _places(r, plan, store, graph, vectors, allowed, ids, sims)
-    ranking = _ranking(r, graph, req.files_only, s)
-    found = next((i for i, (p, _, _) in enumerate(ranking) if p == path), None)
+    ranking, fold = _folded(_ranking(r, graph, req.files_only, s), r, graph, store, req.top, s,
+                            path)  # fmt: skip
     by_id = {row.id: row for row in rows}
+    if fold is not None:
+        _, score, cid = fold[0]
+        trace = explain_chunk(r, cid, store, snippet, plan.heat.decay)
+        f = fold[1]
+        return dataclasses.replace(
+            _with_label(base, curve, (r.raw["vector"] or {}).get(cid, sims.get(cid, 0.0))),
+            status="folded",
+            reason=(
+                f"folded into {f.into} (#{f.into_rank}): {f.share:.0%} of its best chunk's "
+                f"words are that note's text, so the search shows it once, there "
+                f"(search.fold_quotes = {s.fold_quotes})"
+            ),
+            candidates=len(ranking),
+            score=score,
+            best_chunk=chunk_ref(by_id[cid], snippet, req.query),
+            trace=trace,
+            components=trace.components,
+            retrievers=places,
+        )
+    found = next((i for i, (p, _, _) in enumerate(ranking) if p == path), None)
     if found is not None:
         _, score, cid = ranking[found]
         rank = found + 1
@@ -315,6 +339,27 @@ def _ranking(
         if p is not None:
             out.append((p, r.final[cid], cid))
     return out
+
+
+def _folded(
+    ranking: list[tuple[str, float, int]],
+    r: Retrieval,
+    graph: GraphView,
+    store: StorePort,
+    top: int,
+    s: SearchSettings,
+    path: str,
+) -> tuple[list[tuple[str, float, int]], tuple[tuple[str, float, int], Fold] | None]:
+    """``ranking`` as the search shows it, quotes folded (``search.fold_ranked``, the walk the
+    search makes, carried down to ``path``'s first entry so its rank is the one a search long
+    enough to show it gives), and ``path``'s fold (its entry and why) when the search shows no
+    entry of it because it was folded (None otherwise)."""
+    at = next((i for i, (p, _, _) in enumerate(ranking) if p == path), None)
+    folded = fold_ranked(ranking, store, r, graph, max(top, (at or 0) + 1), s.fold_quotes)
+    shown = folded.shown(ranking)
+    if any(p == path for p, _, _ in shown):
+        return shown, None
+    return shown, next(((e, f) for e, f in folded.folded if e[0] == path), None)
 
 
 def _with_unseen(r: Retrieval, unseen: Mapping[int, float]) -> Retrieval:

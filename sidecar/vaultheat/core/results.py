@@ -156,6 +156,7 @@ class ChunkHit:
     page_end: int | None = None
     card_id: str | None = None
     open_page: int | None = None  # PDF: the page to open, the one holding the match
+    duplicates: tuple[str, ...] = ()  # notes below quoting this one's text, folded in
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +171,7 @@ class NoteHit:
     components: Components
     relevance: float | None = None
     relevance_label: str | None = None
+    duplicates: tuple[str, ...] = ()  # notes below quoting this one's text, folded in
 
 
 @dataclass(frozen=True, slots=True)

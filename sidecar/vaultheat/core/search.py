@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,7 @@ from vaultheat.core.pipeline import (
 from vaultheat.core.plan import NameMatch, QueryVector, RerankFn, RetrievalPlan, plan_for_search
 from vaultheat.core.pointer_credit import credit_pointers
 from vaultheat.core.ports import StorePort
+from vaultheat.core.quotes import Fold, fold_quotes
 from vaultheat.core.relevance import GOOD, Curve, curve_for
 from vaultheat.core.requests import SearchRequest
 from vaultheat.core.results import ChunkHit, ChunkRef, NoteHit, SearchHit, SearchResults
@@ -213,15 +215,18 @@ def run_search(view: IndexView, models: Models, s: Settings, req: SearchRequest)
     if req.files_only:
         results = file_results(result, store, view.graph, req.top, s.search.files_top_chunks,
                                snippet, long_note=s.search.files_bonus_chunks,
-                               query=req.query)  # fmt: skip
+                               query=req.query, fold=s.search.fold_quotes)  # fmt: skip
     else:
-        ids = diversify(result.order, view.graph.note_of, s.search.chunks_per_note)[: req.top]
-        rows = store.chunks(ids)
-        present = [cid for cid in ids if cid in rows]  # ranks stay 1..n if a chunk went
+        ids = diversify(result.order, view.graph.note_of, s.search.chunks_per_note)
+        ranked = [(view.graph.path_of(c) or "", result.final[c], c) for c in ids]
+        folded = fold_ranked(ranked, store, result, view.graph, req.top, s.search.fold_quotes)
         results = [
-            chunk_result(rank, rows[cid], result, store, snippet, req.explain,
-                         s.experimental.search_decay, query=req.query)
-            for rank, cid in enumerate(present, start=1)
+            dataclasses.replace(
+                chunk_result(rank, folded.rows[cid], result, store, snippet, req.explain,
+                             s.experimental.search_decay, query=req.query),
+                duplicates=dups,
+            )
+            for rank, ((_, _, cid), dups) in enumerate(folded.kept, start=1)
         ]  # fmt: skip
     took_ms = round((time.perf_counter() - t0) * 1000, 2)
     per_note = 0 if req.files_only else max(s.search.chunks_per_note, 0)
@@ -363,13 +368,103 @@ def file_results(
     *,
     long_note: int = 0,
     query: str | None = None,
+    fold: float = 0.0,
 ) -> list[NoteHit]:
-    ranked = note_scores(r, graph, top_chunks, long_note=long_note)[:top]
-    rows = store.chunks([cid for _, _, cid in ranked])
-    # a chunk deleted by a re-index since retrieval has no row: its note is left out, not a 500
-    present = [(path, score, cid) for path, score, cid in ranked if cid in rows]
+    """The top notes, each with its best chunk; with ``fold`` > 0 a note whose best chunk is
+    mostly text of a note above it folds into that one (``core/quotes.py``)."""
+    ranked = note_scores(r, graph, top_chunks, long_note=long_note)
+    folded = fold_ranked(ranked, store, r, graph, top, fold)
     return [
-        NoteHit(rank, path, rows[cid].title, score, ref, components_of(r, cid))
-        for rank, (path, score, cid) in enumerate(present, start=1)
-        for ref in [chunk_ref(rows[cid], snippet, query)]
+        NoteHit(
+            rank,
+            path,
+            folded.rows[cid].title,
+            score,
+            chunk_ref(folded.rows[cid], snippet, query),
+            components_of(r, cid),
+            duplicates=dups,
+        )
+        for rank, ((path, score, cid), dups) in enumerate(folded.kept, start=1)
     ]
+
+
+@dataclass(frozen=True)
+class Folded:
+    """A ranking after quote folding: the kept entries with the paths folded into each, the
+    folded entries with why, and the chunk rows read (by chunk id)."""
+
+    kept: list[tuple[NoteScore, tuple[str, ...]]]
+    folded: list[tuple[NoteScore, Fold]]
+    rows: dict[int, ChunkRow]
+    examined: int  # entries of the ranking the walk looked at
+
+    def shown(self, ranked: Sequence[NoteScore]) -> list[NoteScore]:
+        """``ranked`` in the order the search shows it: the kept entries, then the entries
+        below the walk (never compared, so never folded)."""
+        return [e for e, _ in self.kept] + list(ranked[self.examined :])
+
+
+def proper_of(r: Retrieval) -> Callable[[int], bool]:
+    """Whether a candidate chunk's note is a note proper, not a digest or a list page (its
+    ``page`` part, ``core/pagekind.py``; a chunk without one counts as proper)."""
+    page = r.raw.get("page") or {}
+
+    def proper(cid: int) -> bool:
+        v = page.get(cid)
+        return v is None or v > 0
+
+    return proper
+
+
+def fold_ranked(
+    ranked: Sequence[NoteScore],
+    store: StorePort,
+    r: Retrieval,
+    graph: GraphView,
+    top: int,
+    fold: float,
+) -> Folded:
+    """Walk ``ranked`` (path, score, best chunk) until ``top`` entries are kept, folding each
+    whose best chunk is at least ``fold`` of a kept note's candidate text (``core/quotes.py``;
+    a note proper takes the place of a digest quoting it). An
+    entry whose chunk has no row (deleted by a re-index since retrieval) is left out, not a
+    500. The rows are read ``top`` x ``FOLD_WINDOW`` at a time."""
+    proper, note_text = proper_of(r), candidate_text(store, r, graph)
+    n = max(top, 1) * FOLD_WINDOW
+    while True:
+        window = ranked[:n]
+        rows = store.chunks([cid for _, _, cid in window])
+        present = [e for e in window if e[2] in rows]
+        texts = {cid: row.text for cid, row in rows.items()}
+        walk = fold_quotes([(p, cid) for p, _, cid in present], texts.__getitem__,
+                           note_text, top, fold, proper)  # fmt: skip
+        if len(walk.kept) >= top or n >= len(ranked):
+            break
+        n *= 2
+    examined = window.index(present[walk.examined - 1]) + 1 if walk.examined else 0
+    return Folded(
+        [(present[k.index], tuple(k.duplicates)) for k in walk.kept],
+        [(present[i], f) for i, f in sorted(walk.folded.items())],
+        rows,
+        examined,
+    )
+
+
+FOLD_WINDOW = 3  # quote folding looks this many times ``top`` down the ranking for results
+
+
+def candidate_text(store: StorePort, r: Retrieval, graph: GraphView) -> Callable[[str], str]:
+    """A note's text as retrieval found it, for quote folding: its candidate chunks joined
+    (a digest quotes the part of a note that matches the query, and that part is among the
+    note's candidates; reading whole notes cost help-en search 60 ms a query)."""
+    per: dict[str, list[int]] = {}
+    for cid in r.order:
+        path = graph.path_of(cid)
+        if path is not None:
+            per.setdefault(path, []).append(cid)
+
+    def text(path: str) -> str:
+        rows = store.chunks(per.get(path, []))
+        return "\n".join(rows[c].text for c in sorted(rows))
+
+    return text

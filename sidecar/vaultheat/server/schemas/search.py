@@ -19,6 +19,7 @@ from vaultheat.server.schemas.base import (
     SCORE,
     SNIPPET,
     STR,
+    STR_LIST,
     TOOK_MS,
     Schema,
     d,
@@ -48,6 +49,13 @@ COMPONENT_HELP = {
     "the score a pointer chunk gave away; weight 1, not scaled "
     "(experimental.search_pointer_credit > 0)",
 }
+
+
+DUPLICATES = d(
+    STR_LIST,
+    "notes ranked below this result whose best chunk is mostly this note's text (a digest "
+    "quoting it), folded in (search.fold_quotes)",
+)
 
 
 def components() -> Schema:
@@ -80,6 +88,7 @@ def search_hit() -> Schema:
             "relevance": RELEVANCE,
             "relevance_label": LABEL,
             "found_by": d(STR, "the retriever that found the chunk first"),
+            "duplicates": DUPLICATES,
             "components": ref("Components"),
             "explain": EXPLAIN,
         },
@@ -98,6 +107,7 @@ def file_hit() -> Schema:
             "relevance": RELEVANCE,
             "relevance_label": LABEL,
             "best_chunk": ref("BestChunk"),
+            "duplicates": DUPLICATES,
         },
         {"components": ref("Components"), "explain": EXPLAIN},
         description="A files-only search result: one note and its best chunk",
