@@ -136,4 +136,3 @@ def test_cli_text_names_the_folded_notes(
     out = capsys.readouterr().out
     assert code == 0
     assert "also in 2 notes that repeat it: " in out, out
-
