@@ -179,6 +179,12 @@ def _identifier() -> object:
     return _IDENTIFIER
 
 
+def forget_identifier() -> None:
+    """Drop the loaded py3langid model (~75 MB); the next ``detect`` loads it again."""
+    global _IDENTIFIER
+    _IDENTIFIER = None
+
+
 def detect(text: str) -> Language:
     """The language of ``text``: py3langid when there is enough text, else the script rule."""
     clean = _strip_code(text)

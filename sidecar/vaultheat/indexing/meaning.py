@@ -26,12 +26,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from vaultheat.core.language import detect
+from vaultheat.core.language import detect, forget_identifier
 from vaultheat.indexing import limits
 from vaultheat.indexing.base import IndexerBase
 from vaultheat.indexing.limits import note_groups
 from vaultheat.indexing.report import IndexReport, content_hash, input_hash, meaning_doc
 from vaultheat.providers.base import Embedder
+from vaultheat.providers.memory import release_model, trim_heap
 from vaultheat.storage.embedcache import as_stored
 from vaultheat.storage.store import Store
 from vaultheat.storage.vectors import VectorIndex
@@ -156,6 +157,7 @@ class MeaningPhase(IndexerBase):
         total = sum(n for *_, n in notes)
         self.progress(MULTILINGUAL, 0, total)
         if notes:  # the model loads and runs in one low-priority thread (SECOND_PASS_NICE)
+            self._release_first_model()
             pool = ThreadPoolExecutor(1, "second-pass", initializer=_lower_thread_priority)
             try:
                 gen, dirty = self._fill_space(
@@ -163,6 +165,8 @@ class MeaningPhase(IndexerBase):
                 )
             finally:
                 pool.shutdown()
+                release_model(model)  # a lingering index process keeps neither model loaded
+                trim_heap()
         if dirty:
             if vector_file_generation(path) == gen:  # reconciled only: a new generation
                 with store.transaction():
@@ -171,6 +175,16 @@ class MeaningPhase(IndexerBase):
         if not self.should_stop() and not store.unembedded_count(fp):
             with store.transaction():
                 mark_space_synced(store, MULTILINGUAL, store.generation())
+
+    def _release_first_model(self) -> None:
+        """Before the second model loads (issue #40 item 6): the first model's session goes
+        (``release_model``: made again on its next use, by a later run or a query of the engine
+        that lent it), and the language detector (the pass detects nothing); then the heap is
+        trimmed, so the two models never sit in memory side by side. The first model's
+        tokenizer stays: chunking a note again for the pass counts tokens with it."""
+        release_model(self.embedder)
+        forget_identifier()
+        trim_heap()
 
     def _fill_space(
         self,

@@ -181,6 +181,13 @@ class AutoEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self.inner.embed_query(text)
 
+    def release(self) -> None:
+        """The resolved backend's ``release`` (providers/memory.py); nothing before it is."""
+        from vaultheat.providers.memory import release_model
+
+        if self._inner is not None:
+            release_model(self._inner)
+
 
 def _read(path: Path) -> str:
     try:

@@ -75,6 +75,13 @@ def order_by_token_length(lengths: Sequence[int]) -> list[int]:
 ATTENTION_BUDGET = 32 * 256 * 256
 
 
+# onnxruntime's memory pattern plans and keeps one buffer layout per input shape it has run.
+# Off for models with a window over this (the multilingual model's 512): a run of its
+# batches peaked at 1.15 GB RSS instead of 1.36 GB, same vectors (docs/multilingual.md). The
+# English model (256) keeps it: off, its batches ran ~15% slower (0.60 GB instead of 1.02).
+MEM_PATTERN_MAX_TOKENS = 256
+
+
 def batch_rows(width: int, batch_size: int) -> int:
     """How many inputs of ``width`` tokens (the batch's longest) one session run takes."""
     return max(1, min(batch_size, ATTENTION_BUDGET // max(1, width * width)))
@@ -239,7 +246,8 @@ class OnnxEmbedder(LocalModelIdentity):
 
     # -- model use -----------------------------------------------------------------------------
     def count_tokens(self, text: str) -> int:
-        self._ensure_loaded()
+        if self._encoder is None:  # the tokenizer alone outlives a ``release``
+            self._ensure_loaded()
         text = self._prepare(text)
         with self._tok_lock:
             self._encoder.no_truncation()
@@ -274,6 +282,14 @@ class OnnxEmbedder(LocalModelIdentity):
             encoding = self._encoder.encode(prepared)
         return self._run([encoding])[0]
 
+    def release(self) -> None:
+        """Drop the onnxruntime session (its weights and its arena: most of this model's
+        memory) until the next embed, which makes it again from the cached export. The
+        tokenizer and the export's metadata stay: token counts still need no session. A run
+        in flight finishes on the session it started with."""
+        with self._lock:
+            self._session = None
+
     # -- internals -----------------------------------------------------------------------------
     def _prepare(self, text: str) -> str:
         meta = self._require_meta()
@@ -287,9 +303,10 @@ class OnnxEmbedder(LocalModelIdentity):
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in meta.input_names:
             feeds["token_type_ids"], _ = pad_batch([e.type_ids for e in encodings], 0)
+        session = self._ensure_loaded()  # made again here after a ``release``
         try:
             with self._run_lock:
-                result = self._session.run([OUTPUT_NAME], feeds)
+                result = session.run([OUTPUT_NAME], feeds)
         except Exception as exc:
             raise ProviderError(f"onnxruntime failed on {self.name!r}: {exc}") from exc
         return normalize_rows(np.asarray(result[0], dtype=np.float32))
@@ -337,16 +354,23 @@ class OnnxEmbedder(LocalModelIdentity):
             return "dir:" + hash_model_dir(self._resolve_model_dir())
         return source.identity
 
-    def _ensure_loaded(self) -> None:
-        if self._session is not None:
-            return
+    def _ensure_loaded(self) -> Any:
+        """The session, loading the model on first use (after a ``release``: the session
+        alone, from the export the tokenizer came from)."""
+        session = self._session
+        if session is not None:
+            return session
         with self._lock:
             if self._session is None:
-                self._load()
+                if self._encoder is None:
+                    self._load()
+                else:
+                    self._session = self._new_session(self._export_dir, self._require_meta())
+            return self._session
 
     def _load(self) -> None:
         try:
-            import onnxruntime as ort
+            import onnxruntime  # noqa: F401  (here for the error below; sessions import it)
             from tokenizers import Tokenizer
         except ImportError as exc:
             raise ModelMissingError(
@@ -357,13 +381,28 @@ class OnnxEmbedder(LocalModelIdentity):
         meta = read_meta(export_dir)
         if meta is None:  # pragma: no cover - ensure_export guarantees a complete export
             raise ProviderError(f"incomplete ONNX export at {export_dir}")
+        # the session first: making it briefly takes about twice its graph's size (0.35 GB
+        # more than it keeps for the multilingual model), best done before the tokenizer
+        # (0.3 GB for that model's vocabulary) is in memory too
+        session = self._new_session(export_dir, meta)
         encoder = Tokenizer.from_file(str(export_dir / TOKENIZER_FILE))
         encoder.enable_truncation(max_length=meta.max_tokens)
+        self._normalize = char_normalizer(self.source)
+        self._meta, self._encoder = meta, encoder
+        self._export_dir = export_dir
+        self._session = session  # last: `loaded` turns true only when everything is set
+
+    def _new_session(self, export_dir: Path | None, meta: ExportMeta) -> Any:
+        import onnxruntime as ort
+
+        assert export_dir is not None
         options = ort.SessionOptions()
         threads = intra_op_threads(self.settings.threads)
         if threads > 0:
             options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
+        if meta.max_tokens > MEM_PATTERN_MAX_TOKENS:
+            options.enable_mem_pattern = False
         if self.settings.device not in ("auto", "cpu"):
             log.info(
                 "onnx backend runs on the CPU; embeddings.device %r ignored", self.settings.device
@@ -380,7 +419,4 @@ class OnnxEmbedder(LocalModelIdentity):
                 f"cannot load the ONNX export {export_dir}: {exc}; delete it to re-export",
                 path=str(export_dir),
             ) from exc
-        self._normalize = char_normalizer(self.source)
-        self._meta, self._encoder = meta, encoder
-        self._export_dir = export_dir
-        self._session = session  # last: `loaded` turns true only when everything is set
+        return session
