@@ -424,7 +424,7 @@ def test_cli_client_finds_the_server_and_steers_it(live: Live) -> None:
 def test_pdf_and_canvas_results_answer_their_schema(tmp_path: Path, make_live: MakeLive) -> None:
     """A PDF page and a canvas card through the HTTP API, validated against the OpenAPI
     document (``Live.request``): the locators are declared fields."""
-    from tests.test_pdf_canvas_index import make_vault
+    from tests.indexing.test_pdf_canvas_index import make_vault
 
     live = make_live(vault_path=make_vault(tmp_path / "docs"), wait=False)
     live.wait_idle()
