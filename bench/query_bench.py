@@ -68,7 +68,7 @@ STAGES: list[tuple[str, str, str]] = [
     ("search total", "core/search.py", "run_search"),
     ("related total", "core/related.py", "run_related"),
     ("query embedding (model)", "core/search.py", "embed_query"),
-    ("unsaved text: parse+chunk+embed", "core/related.py", "_text_chunks"),
+    ("unsaved text: parse+chunk+embed", "core/query_note.py", "_text_chunks"),
     ("  chunk_note", "core/chunking.py", "chunk_note"),
     ("  embed_documents (model)", "providers/local.py", "embed_documents"),
     ("related: LinkResolver build", "core/resolve.py", "__init__"),

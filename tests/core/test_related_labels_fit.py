@@ -91,8 +91,8 @@ def _writer(engine: Engine) -> Any:
 def test_status_says_where_the_labels_come_from(
     fake_engine: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from vaultheat.commands import labels_line
     from vaultheat.documents import status_document
+    from vaultheat.status_lines import labels_line
 
     fit = stored_fit(fake_engine)
     assert fit is not None

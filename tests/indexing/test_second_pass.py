@@ -202,9 +202,9 @@ def test_another_second_model_starts_the_space_again(paths: IndexPaths) -> None:
 def test_status_says_how_far_the_pass_is(
     paths: IndexPaths, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from vaultheat.commands import spaces_line
     from vaultheat.engine import Engine
     from vaultheat.index_status import status
+    from vaultheat.status_lines import spaces_line
 
     def space_status() -> tuple[str, int, int]:
         engine = Engine(paths, settings(True))

@@ -8,8 +8,8 @@ import sqlite3
 from pathlib import Path
 
 from tests.conftest import open_fake_index
-from vaultheat.commands import pages_line
 from vaultheat.index_inspect import inspect_doc, render_inspect
+from vaultheat.status_lines import pages_line
 from vaultheat.storage.store import Store
 
 DIGEST = "# Computer Science\n\n### [Coffee](Coffee.md)\n\n* New: grind finer.\n"

@@ -7,7 +7,7 @@ the document gives the reported score: ``final == Σ weights[k] · normalized[k]
 result adds ``content_score``, ``votes`` and ``link_heat``: ``score == content_score +
 votes.bonus + link_heat.bonus`` (a missing part adds 0). A search result that gave or received
 pointer credit (``core/pointer_credit.py``) adds ``pointer``: ``normalized.pointer == received -
-gave``, weight 1. The trace itself is ``core.results.Trace`` (built by ``core/pipeline.py``);
+gave``, weight 1. The trace itself is ``core.results.Trace`` (built by ``core/traces.py``);
 the document is made in ``vaultheat.documents``; the functions here check a document, and
 ``vaultheat.render`` prints it for a terminal.
 """

@@ -6,7 +6,7 @@ for the CLI, the HTTP API and the agent tools alike. So a field is named once he
 wire format (key order, rounding) is decided once there.
 
 Scores are kept exact (documents round them); ``components`` are the raw score parts per stage
-as the pipeline reports them (``pipeline.components_of``), ``None`` for a stage that did not
+as the pipeline reports them (``traces.components_of``), ``None`` for a stage that did not
 run. ``relevance`` / ``relevance_label`` stay ``None`` until ``with_relevance`` reads them off a
 calibrated curve (``core/relevance.py``).
 """

@@ -18,10 +18,7 @@ from vaultheat.core.lexical import query_terms
 from vaultheat.core.models import ChunkRow
 from vaultheat.core.pipeline import (
     Retrieval,
-    components_of,
-    explain_chunk,
     find_candidates,
-    found_by,
     ranked,
     rerank,
     rescore,
@@ -36,6 +33,7 @@ from vaultheat.core.requests import SearchRequest
 from vaultheat.core.results import ChunkHit, ChunkRef, NoteHit, SearchHit, SearchResults
 from vaultheat.core.routing import Routing, route_query
 from vaultheat.core.shape import diversify
+from vaultheat.core.traces import components_of, explain_chunk, found_by
 from vaultheat.core.view import IndexView, Models, text_key
 from vaultheat.providers.base import Embedder
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from vaultheat.core.binary import binary_reason
-from vaultheat.core.chunking import context_header
+from vaultheat.core.chunk_header import context_header
 from vaultheat.core.derived_notes import MANIFEST_KEY, document_kind, read_document, remember_skip
 from vaultheat.core.discovery import Discovery, FileEntry, Skip
 from vaultheat.core.models import ChunkDraft, NoteRow, ParsedNote
