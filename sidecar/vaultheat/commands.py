@@ -20,9 +20,9 @@ from vaultheat.console import (
     emit,
     parse_property,
 )
-from vaultheat.core.freshness import plural
+from vaultheat.core.query.results import NoteHit
 from vaultheat.core.requests import RelatedRequest, SearchRequest
-from vaultheat.core.results import NoteHit
+from vaultheat.core.vault.freshness import plural
 from vaultheat.documents import (
     explain_document,
     missing_document,

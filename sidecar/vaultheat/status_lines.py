@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from vaultheat.console import duration
-from vaultheat.core.freshness import plural
+from vaultheat.core.vault.freshness import plural
 
 
 def phases_line(phases: dict[str, Any]) -> str:
@@ -38,7 +38,8 @@ def kinds_line(kinds: dict[str, dict[str, int]]) -> str:
 
 
 def pages_line(pages: dict[str, int]) -> str:
-    """``pages: 221 notes, 219 digests, 0 list pages`` (what search weighs, core/pagekind.py)."""
+    """``pages: 221 notes, 219 digests, 0 list pages`` (what search weighs,
+    core/vault/pagekind.py)."""
     words = {
         "note": ("note", "notes"),
         "digest": ("digest", "digests"),

@@ -1,4 +1,4 @@
-"""Page kinds in the index: the indexer stores each note's kind (core/pagekind.py), the view
+"""Page kinds in the index: the indexer stores each note's kind (core/vault/pagekind.py), the view
 reads the digests and list pages, an index from before page kinds is classified by the next
 index run without re-embedding, and an edit that makes a note a list page is seen."""
 

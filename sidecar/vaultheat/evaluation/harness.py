@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from vaultheat.config import Settings
-from vaultheat.core.related import run_related
+from vaultheat.core.query.related import run_related
+from vaultheat.core.query.votes import NoteLinks
 from vaultheat.core.requests import RelatedRequest, SearchRequest
-from vaultheat.core.resolve import LinkResolver
-from vaultheat.core.votes import NoteLinks
+from vaultheat.core.vault.resolve import LinkResolver
 from vaultheat.engine import Engine
 from vaultheat.errors import InputError
 from vaultheat.evaluation.metrics import mean_scores, paired_difference, percentile, ranks_of

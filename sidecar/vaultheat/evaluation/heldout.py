@@ -20,7 +20,7 @@ The protocol the best published peer uses (Smart Related Notes: held-out link re
    label the share of those results that are hidden partners. A lower bound (a note can be
    related without a link), but one read the same way on every vault: "Strong" should mean
    the same share of true links everywhere (issue #38). The labels come from the curve an
-   index run would fit on the seed's visible links (``core/calibration.py``, when
+   index run would fit on the seed's visible links (``core/query/calibration.py``, when
    ``related.fit_labels`` is on), and again from the model's curve (``labels_model_curve``).
 
 Heat propagation (``experimental.search_hops`` > 0) reads the chunk graph's link edges, which
@@ -38,15 +38,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from vaultheat.config import Settings
-from vaultheat.core.calibration import fit_vault_curve
-from vaultheat.core.parsing import parse_note
-from vaultheat.core.related import run_related
-from vaultheat.core.relevance import Curve, curve_for
+from vaultheat.core.query.calibration import fit_vault_curve
+from vaultheat.core.query.related import run_related
+from vaultheat.core.query.relevance import Curve, curve_for
+from vaultheat.core.query.results import relevance_of
+from vaultheat.core.query.view import IndexView
+from vaultheat.core.query.votes import NoteLinks
 from vaultheat.core.requests import RelatedRequest
-from vaultheat.core.resolve import LinkResolver
-from vaultheat.core.results import relevance_of
-from vaultheat.core.view import IndexView
-from vaultheat.core.votes import NoteLinks
+from vaultheat.core.vault.parsing import parse_note
+from vaultheat.core.vault.resolve import LinkResolver
 from vaultheat.engine import Engine
 from vaultheat.errors import InputError
 from vaultheat.evaluation.harness import TOP, EvalConfig, apply_config

@@ -46,8 +46,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from vaultheat.core.derived_notes import MANIFEST_KEY, document_kind, find_documents
-from vaultheat.core.discovery import Discovery, FileEntry, Skip, discover, discover_changed
+from vaultheat.core.vault.derived_notes import MANIFEST_KEY, document_kind, find_documents
+from vaultheat.core.vault.discovery import Discovery, FileEntry, Skip, discover, discover_changed
 from vaultheat.errors import IndexMismatchError
 from vaultheat.indexing import limits
 from vaultheat.indexing.graph import repair_graph
@@ -227,12 +227,12 @@ class Indexer(WordsPhase, MeaningPhase):
     def _fit_labels(self, store: Store) -> None:
         """Fit the related notes' labels on the vault's own links (core/calibration.py) when
         there is no fit yet or the vault moved on; only once every chunk has its vector."""
-        from vaultheat.core.calibration import (
+        from vaultheat.core.query.calibration import (
             LABELS_KEY,
             VaultCurve,
             fit_vault_curve,
         )
-        from vaultheat.core.relevance import curve_for
+        from vaultheat.core.query.relevance import curve_for
         from vaultheat.modelset import ModelSet
         from vaultheat.views import ViewSource
 

@@ -2,11 +2,11 @@
 
 The query is the note itself: its mean chunk vector plus its chunks one by one (weighted toward
 the section around the cursor), and its most distinctive words (tf·idf over the index) as a
-lexical query (the note and its vectors: ``core/query_note.py``). Unsaved text is parsed and
+lexical query (the note and its vectors: ``core/query/query_note.py``). Unsaved text is parsed and
 chunked exactly like a saved note and embedded on the fly (cached by text hash) without writing
 anything. The note's own chunks neither appear nor relay heat, so its own links cannot leak into
-its suggestions. Then link votes (``core/votes.py``): notes that many of the closest notes link
-to rise; only links between other notes are read (the neighbours come from the text, the links
+its suggestions. Then link votes (``core/query/votes.py``): notes that many of the closest notes
+link to rise; only links between other notes are read (the neighbours come from the text, the links
 from the index).
 """
 
@@ -25,24 +25,22 @@ import numpy as np
 
 from vaultheat.config import RelatedSettings, Settings
 from vaultheat.core.graphview import GraphView
-from vaultheat.core.linkheat import LinkHeat, link_heat
 from vaultheat.core.lru import LRU
 from vaultheat.core.models import ChunkRow
-from vaultheat.core.pipeline import (
+from vaultheat.core.ports import StorePort, VectorIndexPort
+from vaultheat.core.query.linkheat import LinkHeat, link_heat
+from vaultheat.core.query.pipeline import (
     Retrieval,
     retrieve,
     score_unseen,
     second_qmat,
     unseen_parts,
 )
-from vaultheat.core.plan import plan_for_related
-from vaultheat.core.ports import StorePort, VectorIndexPort
-from vaultheat.core.query_note import QueryNote, query_note, query_vectors
-from vaultheat.core.requests import RelatedRequest
-from vaultheat.core.resolve import LinkResolver
-from vaultheat.core.results import RelatedHit, RelatedResults
-from vaultheat.core.routing import Routing, route_language
-from vaultheat.core.search import (
+from vaultheat.core.query.plan import plan_for_related
+from vaultheat.core.query.query_note import QueryNote, query_note, query_vectors
+from vaultheat.core.query.results import RelatedHit, RelatedResults
+from vaultheat.core.query.routing import Routing, route_language
+from vaultheat.core.query.search import (
     NoteScore,
     chunk_ref,
     make_rerank,
@@ -50,10 +48,12 @@ from vaultheat.core.search import (
     second_model,
     snippet_fn,
 )
-from vaultheat.core.shared_text import SharedText
-from vaultheat.core.traces import components_of, explain_chunk, explain_unseen, space_trace
-from vaultheat.core.view import IndexView, Models
-from vaultheat.core.votes import Vote, best_chunks, link_votes, rank_floor, reachable
+from vaultheat.core.query.shared_text import SharedText
+from vaultheat.core.query.traces import components_of, explain_chunk, explain_unseen, space_trace
+from vaultheat.core.query.view import IndexView, Models
+from vaultheat.core.query.votes import Vote, best_chunks, link_votes, rank_floor, reachable
+from vaultheat.core.requests import RelatedRequest
+from vaultheat.core.vault.resolve import LinkResolver
 from vaultheat.providers.base import Embedder
 
 LEXICAL_TERMS = 24
@@ -100,7 +100,7 @@ def distinctive_terms(
 
 
 def _all_terms(text: str) -> list[str]:
-    from vaultheat.core.lexical import _STOP, _WORD, lexical_text
+    from vaultheat.core.vault.lexical import _STOP, _WORD, lexical_text
 
     return [w for w in _WORD.findall(lexical_text(text).lower()) if w not in _STOP]
 
@@ -235,7 +235,7 @@ def _hits(
 def _note_routing(
     view: IndexView, note: QueryNote, found: tuple[Embedder, Any, Any] | None
 ) -> Routing | None:
-    """The query note's routing (``core/routing.py``): read in its own language's space, as a
+    """The query note's routing (``core/query/routing.py``): read in its own language's space, as a
     search query in that language is; None without a second space, or while the space lacks
     some of the note's chunks (unsaved text is embedded by the second model: never)."""
     if found is None or note.second_mat is None or not len(note.second_mat):
@@ -256,7 +256,7 @@ def _retrieve(
     muted: frozenset[int] = frozenset(),
     routing: Routing | None = None,
 ) -> tuple[Retrieval, np.ndarray | None]:
-    """The shared retrieval (``core/plan.py``) with the note's vectors and distinctive words;
+    """The shared retrieval (``core/query/plan.py``) with the note's vectors and distinctive words;
     the note's own chunks are blocked, ``muted`` ones (shared text) are no candidates. With
     ``routing`` each chunk is scored in its routed space; the query vectors in the second
     space come back too (one per row; None without routing)."""
@@ -364,7 +364,7 @@ def _near(
 
 def damping(view: IndexView, r: RelatedSettings) -> Callable[[str], float]:
     """path -> the content score's factor: ``damp_factor`` for the ``damp`` globs, times
-    ``page_factor`` for a digest or a list page (core/pagekind.py)."""
+    ``page_factor`` for a digest or a list page (core/vault/pagekind.py)."""
     kinds = view.page_kinds
 
     def damp(path: str) -> float:
@@ -386,10 +386,10 @@ def _add_graph(
     shared: SharedText,
     second_q: np.ndarray | None = None,
 ) -> tuple[list[NoteScore], dict[str, Vote], dict[str, LinkHeat], dict[int, float]]:
-    """Link votes (core/votes.py) and link heat (core/linkheat.py) added to the note scores.
-    A note that only the graph found joins with its best chunk's content score (cosine scaled
-    and clipped, as graph-found chunks are scored, added to ``content``); votes never read the
-    query note's own links, link heat starts from them (as the note states them now). With a
+    """Link votes (core/query/votes.py) and link heat (core/query/linkheat.py) added to the note
+    scores. A note that only the graph found joins with its best chunk's content score (cosine
+    scaled and clipped, as graph-found chunks are scored, added to ``content``); votes never read
+    the query note's own links, link heat starts from them (as the note states them now). With a
     routing, each chunk's cosine is read in its routed space (``second_q``: the query vectors
     there), on the English scale."""
     r = s.related

@@ -1,5 +1,5 @@
 """The context header (``context_header``) embedded with every chunk, two lines at most
-(``core/chunking.py`` cuts the chunks)::
+(``core/vault/chunking.py`` cuts the chunks)::
 
     <title> (aliases: a, b) #tag1 #tag2
     Heading > Subheading

@@ -5,8 +5,8 @@ BM25 and each named note's best chunk → weighted RRF into seeds → heat propa
 typed chunk graph (only when ``hops`` > 0) → candidates = seeds ∪ heated nodes → components per
 candidate (vector = true cosine to the query, lexical = BM25, heat, or without heat the seeds'
 RRF score as ``fusion``, rerank, title = the note-name score, note = the cosine to the chunk's
-note vector, ``core/notevec.py``) → min-max normalization (title is absolute, only clipped) and
-a weighted sum (weights renormalized over the stages that ran).
+note vector, ``core/query/notevec.py``) → min-max normalization (title is absolute, only clipped)
+and a weighted sum (weights renormalized over the stages that ran).
 
 Every candidate's vector component is its real cosine to the query, also for nodes that only
 the graph found: the graph widens the candidate set (recall) and the final order still rests
@@ -24,20 +24,21 @@ from typing import Any
 import numpy as np
 
 from vaultheat.config import SearchSettings
-from vaultheat.core.fusion import rrf
 from vaultheat.core.graphview import GraphView
-from vaultheat.core.heat import HeatResult, propagate_heat
-from vaultheat.core.plan import HeatParams, NameMatch, QueryVector, RetrievalPlan
 from vaultheat.core.ports import StorePort, VectorIndexPort
-from vaultheat.core.results import (
+from vaultheat.core.query.fusion import rrf
+from vaultheat.core.query.heat import HeatResult, propagate_heat
+from vaultheat.core.query.plan import HeatParams, NameMatch, QueryVector, RetrievalPlan
+from vaultheat.core.query.results import (
     PointerTrace,
 )
-from vaultheat.core.routing import Routing
-from vaultheat.core.scoring import CombineResult, combine
+from vaultheat.core.query.routing import Routing
+from vaultheat.core.query.scoring import CombineResult, combine
 
-ABSOLUTE = ("title", "page")  # score parts already on an absolute [0, 1] scale (core/titles.py)
+# score parts already on an absolute [0, 1] scale (core/query/titles.py)
+ABSOLUTE = ("title", "page")
 # score parts added after the weighted sum, already in score units (weight 1, not scaled):
-# the pointer credit (core/pointer_credit.py); a chunk it did not touch has 0
+# the pointer credit (core/query/pointer_credit.py); a chunk it did not touch has 0
 ADDED = ("pointer",)
 
 
@@ -94,7 +95,7 @@ class Candidates:
     qmat: np.ndarray  # the query vectors, one per row
     weights: SearchSettings  # the settings the candidates were found with
     heat_params: HeatParams = field(default_factory=HeatParams)  # the heat stage's, the same
-    routing: Routing | None = None  # the plan's (core/routing.py)
+    routing: Routing | None = None  # the plan's (core/query/routing.py)
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,7 @@ SCORE_WEIGHTS = {
 
 
 def retrieve(store: StorePort, vectors: VectorIndexPort, plan: RetrievalPlan) -> Retrieval:
-    """Run ``plan`` (``core/plan.py``): seeds, heat, scores and the final order."""
+    """Run ``plan`` (``core/query/plan.py``): seeds, heat, scores and the final order."""
     cands = find_candidates(store, vectors, plan)
     return ranked(cands, rerank(score_parts(cands, plan), plan))
 
@@ -205,10 +206,10 @@ def score_parts(
         # the note as a whole (its lead chunk and the mean of its chunks) against the query
         "note": (from_plan("note", lambda: notes.sims(ids, cands.qmat))
                  if notes is not None else None),
-        # 1 for a chunk of a plain note, 0 of a digest or a list page (core/pagekind.py)
+        # 1 for a chunk of a plain note, 0 of a digest or a list page (core/vault/pagekind.py)
         "page": from_plan("page", lambda: pages(ids)) if pages is not None else None,
         # credit moved from a digest's bullet to the notes it links: search only, after the
-        # ranking (core/pointer_credit.py); off here
+        # ranking (core/query/pointer_credit.py); off here
         "pointer": None,
     }  # fmt: skip
     return Parts(ids, raw, combine(ids, raw, score_weights(plan), ABSOLUTE))
@@ -294,7 +295,7 @@ def _routed_ranking(
     ok: Callable[[int], bool],
 ) -> list[int]:
     """The top-N of both spaces, each chunk from the space it is routed to, merged by the
-    English-scale cosine (``core/routing.py``). The English space is asked for extra (the
+    English-scale cosine (``core/query/routing.py``). The English space is asked for extra (the
     chunks routed away from it are dropped); the second space, which holds every chunk, is
     filtered to the chunks routed to it unless the query sends every chunk there."""
     assert q.second is not None

@@ -3,9 +3,9 @@ unsaved text, and its query vectors.
 
 Unsaved text is parsed and chunked exactly like a saved note and embedded on the fly (cached
 by text hash) without writing anything; a saved note's chunks and links come from the index.
-Its chunks whose exact text many notes hold are left out (``core/shared_text.py``). The query
+Its chunks whose exact text many notes hold are left out (``core/query/shared_text.py``). The query
 vectors are the note's mean chunk vector, then its chunks one by one, weighted toward the
-section around the cursor (``core/related.py`` retrieves with them).
+section around the cursor (``core/query/related.py`` retrieves with them).
 """
 
 from __future__ import annotations
@@ -17,15 +17,15 @@ import numpy as np
 
 from vaultheat.config import Settings
 from vaultheat.core.language import detect
-from vaultheat.core.parsing import parse_note
-from vaultheat.core.plan import QueryVector
 from vaultheat.core.ports import StorePort, VectorIndexPort
+from vaultheat.core.query.plan import QueryVector
+from vaultheat.core.query.routing import SecondSpace, note_language
+from vaultheat.core.query.shared_text import SharedText, own_text
+from vaultheat.core.query.view import Models, text_key
 from vaultheat.core.requests import RelatedRequest
-from vaultheat.core.resolve import LinkResolver
-from vaultheat.core.routing import SecondSpace, note_language
-from vaultheat.core.shared_text import SharedText, own_text
-from vaultheat.core.sizing import chunk_for
-from vaultheat.core.view import Models, text_key
+from vaultheat.core.vault.parsing import parse_note
+from vaultheat.core.vault.resolve import LinkResolver
+from vaultheat.core.vault.sizing import chunk_for
 from vaultheat.errors import NotFoundError
 from vaultheat.providers.base import Embedder
 
@@ -42,7 +42,7 @@ class QueryNote:
     body: str
     own_ids: frozenset[int]  # its chunks in the index (never results, never relay heat)
     links_out: frozenset[str]  # notes it links to
-    # with a second vector space (core/routing.py): the same chunks' vectors there (None: the
+    # with a second vector space (core/query/routing.py): the same chunks' vectors there (None: the
     # space has not all of them yet), and the note's language (its chunks' majority)
     second_mat: np.ndarray | None = None
     language: str = "en"
@@ -159,7 +159,7 @@ def query_vectors(note: QueryNote, cursor: int | None, window: int) -> list[Quer
         for i, (b0, b1) in enumerate(note.spans):
             dist = 0 if b0 <= cursor <= b1 else min(abs(cursor - b0), abs(cursor - b1))
             weights[i] = 0.5 + 1.5 * np.exp(-dist / max(window, 1))
-    second = note.second_mat  # the same vectors in the second space (core/routing.py)
+    second = note.second_mat  # the same vectors in the second space (core/query/routing.py)
     queries = [QueryVector(_mean(note.mat, weights), 1.0, "note",
                            _mean(second, weights) if second is not None else None)]  # fmt: skip
     order = np.argsort(-weights, kind="stable")[:MAX_QUERY_CHUNKS]

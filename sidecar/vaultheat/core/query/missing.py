@@ -14,7 +14,7 @@ for one explained note but not something a search could do per result.
 
 Statuses, in the order they are checked (the engine answers ``not_indexed`` itself):
 ``not_indexed`` · ``no_chunks`` · ``no_vectors`` · ``filtered`` · ``shown`` (rank <= top) ·
-``folded`` (its best chunk is mostly the text of a note shown above it: ``core/quotes.py``) ·
+``folded`` (its best chunk is mostly the text of a note shown above it: ``core/query/quotes.py``) ·
 ``ranked`` (a candidate below the shown results) · ``cut_by_rerank`` (a candidate the rerank
 shortlist left out) · ``not_retrieved``.
 """
@@ -31,19 +31,18 @@ import numpy as np
 from vaultheat.config import SearchSettings, Settings
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.models import ChunkRow
-from vaultheat.core.pipeline import (
+from vaultheat.core.ports import StorePort, VectorIndexPort
+from vaultheat.core.query.pipeline import (
     Retrieval,
     plan_sims,
     score_unseen,
     unseen_parts,
 )
-from vaultheat.core.plan import RetrievalPlan
-from vaultheat.core.ports import StorePort, VectorIndexPort
-from vaultheat.core.quotes import Fold
-from vaultheat.core.relevance import Curve, label
-from vaultheat.core.requests import SearchRequest
-from vaultheat.core.results import ChunkRef, ScoreParts, Trace
-from vaultheat.core.search import (
+from vaultheat.core.query.plan import RetrievalPlan
+from vaultheat.core.query.quotes import Fold
+from vaultheat.core.query.relevance import Curve, label
+from vaultheat.core.query.results import ChunkRef, ScoreParts, Trace
+from vaultheat.core.query.search import (
     allowed_chunks,
     chunk_ref,
     fold_ranked,
@@ -51,9 +50,10 @@ from vaultheat.core.search import (
     search_retrieval,
     snippet_fn,
 )
-from vaultheat.core.shape import diversify
-from vaultheat.core.traces import explain_chunk
-from vaultheat.core.view import IndexView, Models
+from vaultheat.core.query.shape import diversify
+from vaultheat.core.query.traces import explain_chunk
+from vaultheat.core.query.view import IndexView, Models
+from vaultheat.core.requests import SearchRequest
 
 STATUSES = (
     "not_indexed",
@@ -302,7 +302,7 @@ def _sims(
     r: Retrieval, plan: RetrievalPlan, vectors: VectorIndexPort, ids: Sequence[int]
 ) -> dict[int, float]:
     """Each chunk's best cosine to the query vectors, as ``retrieve`` computes it (in the
-    space each is routed to, ``core/routing.py``)."""
+    space each is routed to, ``core/query/routing.py``)."""
     assert r.qmat is not None
     if plan.routing is not None:
         return plan_sims(plan, r.qmat, vectors)(list(ids))

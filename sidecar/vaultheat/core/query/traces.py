@@ -1,6 +1,6 @@
-"""The traces of a retrieval (``core/pipeline.py``) for ``--explain``: each result chunk's seed,
-its hops over the graph, its score arithmetic and the vector space that scored it, and the
-score components of a result row (``core/explain.py`` checks the document made from them).
+"""The traces of a retrieval (``core/query/pipeline.py``) for ``--explain``: each result chunk's
+seed, its hops over the graph, its score arithmetic and the vector space that scored it, and the
+score components of a result row (``core/query/explain.py`` checks the document made from them).
 """
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from vaultheat.core.heat import trace_path
 from vaultheat.core.models import ChunkRow
-from vaultheat.core.pipeline import Retrieval
 from vaultheat.core.ports import StorePort
-from vaultheat.core.results import HopTrace, ScoreParts, SeedTrace, SpaceTrace, Trace
+from vaultheat.core.query.heat import trace_path
+from vaultheat.core.query.pipeline import Retrieval
+from vaultheat.core.query.results import HopTrace, ScoreParts, SeedTrace, SpaceTrace, Trace
 
 
 def explain_unseen(

@@ -31,7 +31,7 @@ verifies it (a few counts per chunk), and counts are cached per range. Undecodab
 (surrogate escapes) are shown as U+FFFD in ``embed_input`` only -- tokenizers reject lone
 surrogates -- which keeps it the same length as ``text``.
 
-The context header embedded with every chunk: ``core/chunk_header.py``.
+The context header embedded with every chunk: ``core/vault/chunk_header.py``.
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from vaultheat.core.chunk_header import SURROGATE, CountTokens, context_header
 from vaultheat.core.models import ChunkDraft, ParsedNote, line_of, line_starts
+from vaultheat.core.vault.chunk_header import SURROGATE, CountTokens, context_header
 from vaultheat.errors import ConfigError
 
 DEFAULT_TARGET_SHARE = 0.75
