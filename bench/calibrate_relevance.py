@@ -1,4 +1,4 @@
-"""Fit the relevance curves (core/relevance.py) on the shared eval sets with a real model.
+"""Fit the relevance curves (core/query/relevance.py) on the shared eval sets with a real model.
 
 Search: the best file of every labelled query (relevant = in ``relevant_files``) and of
 hand-written off-topic queries (never relevant: nonsense must come out weak). The best result
@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from vaultheat.core.relevance import GOOD, STRONG, Curve, fit_isotonic, vote_evidence
+from vaultheat.core.query.relevance import GOOD, STRONG, Curve, fit_isotonic, vote_evidence
 from vaultheat.core.requests import RelatedRequest, SearchRequest
 from vaultheat.documents import vote_document
 from vaultheat.engine import Engine

@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 
 from vaultheat.config import EmbeddingSettings, Settings, canonical_model
-from vaultheat.core.parsing import parse_note
-from vaultheat.core.sizing import chunk_for
+from vaultheat.core.vault.parsing import parse_note
+from vaultheat.core.vault.sizing import chunk_for
 from vaultheat.providers.onnx_embedder import order_by_token_length, pad_batch
 from vaultheat.providers.registry import make_embedder
 

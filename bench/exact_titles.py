@@ -19,7 +19,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from vaultheat.core.parsing import parse_note
+from vaultheat.core.vault.parsing import parse_note
 
 HERE = Path(__file__).resolve().parent
 

@@ -41,8 +41,8 @@ from pathlib import Path
 from typing import Any
 
 from vaultheat.config import Settings, save_settings
-from vaultheat.core.chunking import chunk_note
-from vaultheat.core.parsing import parse_note
+from vaultheat.core.vault.chunking import chunk_note
+from vaultheat.core.vault.parsing import parse_note
 from vaultheat.engine import Engine
 from vaultheat.indexing.report import input_hash
 from vaultheat.paths import index_paths

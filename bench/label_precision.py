@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np
 from calibrate_relevance import OFF_TOPIC
 
-from vaultheat.core.relevance import CURVES, GOOD, STRONG, Curve, fit_isotonic, model_family
+from vaultheat.core.query.relevance import CURVES, GOOD, STRONG, Curve, fit_isotonic, model_family
 from vaultheat.core.requests import SearchRequest
 
 KNOTS = 8  # as calibrate_relevance.py fits the search curve

@@ -1,6 +1,6 @@
 """Language identification for issue #25: libraries against the script rule.
 
-Accuracy on the chunks of the eight shared help vaults (chunked by core.chunking with the
+Accuracy on the chunks of the eight shared help vaults (chunked by core.vault.chunking with the
 default sizes, token count approximated as len(text) / 4) and on their query sets plus the
 repo's cross-lingual set; the truth is the vault's (or the query's ``lang``) language.
 Speed per chunk, import time. Run: nice -n 10 .venv/bin/python bench/langid_bench.py
@@ -15,9 +15,9 @@ import sys
 import time
 from collections.abc import Callable
 
-from vaultheat.core.chunking import chunk_note
 from vaultheat.core.language import detect, script_language
-from vaultheat.core.parsing import parse_note
+from vaultheat.core.vault.chunking import chunk_note
+from vaultheat.core.vault.parsing import parse_note
 
 CORPUS = pathlib.Path("/work/shared/corpus/obsidian-help")
 EVAL = pathlib.Path("/work/shared/eval")

@@ -1,4 +1,4 @@
-"""Page kinds (core/pagekind.py) over a vault on disk: how many digests and list pages, where,
+"""Page kinds (core/vault/pagekind.py) over a vault on disk: how many digests and list pages, where,
 and, given the notes known to be of a kind, the classifier's precision and recall for it.
 
 Reads the Markdown files as the indexer does (``parse_note``, body after the frontmatter); no
@@ -21,8 +21,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "sidecar"))
 
-from vaultheat.core.pagekind import KINDS, note_page_kind  # noqa: E402
-from vaultheat.core.parsing import parse_note  # noqa: E402
+from vaultheat.core.vault.pagekind import KINDS, note_page_kind  # noqa: E402
+from vaultheat.core.vault.parsing import parse_note  # noqa: E402
 
 
 def vault_kinds(vault: Path) -> dict[str, str]:

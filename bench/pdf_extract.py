@@ -2,8 +2,9 @@
 
 Cases: a 12-page two-column paper, a page without a text layer, a 500-page manual, a Flate stream
 that inflates to 256 MiB. Each extraction runs in the same bounded child process the indexer uses
-(``vaultheat.core.pdftext``); wall time and the child's peak RSS (wait4) are reported. Quality:
-word recall against the words drawn, and whether the left column comes out before the right.
+(``vaultheat.core.vault.pdftext``); wall time and the child's peak RSS (wait4) are reported.
+Quality: word recall against the words drawn, and whether the left column comes out before the
+right.
 
     PYTHONPATH=sidecar nice -n 10 .venv/bin/python bench/pdf_extract.py
 """
@@ -62,7 +63,7 @@ def run(backend: str, path: Path) -> tuple[float, float, dict[str, object]]:
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1] / "sidecar"))
     t0 = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "vaultheat.core.pdftext", backend, "5000", str(path)],
+        [sys.executable, "-m", "vaultheat.core.vault.pdftext", backend, "5000", str(path)],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         env=env,

@@ -66,30 +66,7 @@ def check_index(engine: Any) -> dict[str, Any]:
     manifest = store.manifest()
     fingerprint = (manifest.get("stored") or {}).get("fingerprint")
     awaiting = store.unembedded_count(fingerprint) if isinstance(fingerprint, str) else 0
-    vectors_ok = None
-    if ids and "dimension" in manifest and engine.paths.vectors.exists():
-        try:
-            vi = VectorIndex.load(engine.paths.vectors, int(manifest["dimension"]))
-        except Exception as exc:  # truncated or corrupt: no run repairs this by finishing
-            vi = None
-            problems.append(f"the vector file cannot be read: {exc}")
-        if vi is not None:
-            labels = vi.labels()
-            missing, extra = len(ids - labels), len(labels - ids)
-            vectors_ok = not missing and not extra
-            if awaiting:  # a run stopped in its meaning phase: words only, not damage
-                pending.append(_n(awaiting, "chunk awaits its", "chunks await their") + " vector")
-                missing -= min(awaiting, missing)
-            _file_against_db("the vector file", vi.generation, store.generation(),
-                             missing, extra, problems, pending)  # fmt: skip
-    elif ids:
-        if awaiting or not isinstance(fingerprint, str):
-            # a first run stopped before its meaning phase saved the vector file
-            if awaiting:
-                pending.append(_n(awaiting, "chunk awaits its", "chunks await their") + " vector")
-            pending.append("the vector file is not written yet")
-        else:
-            problems.append("the vector file is missing")
+    vectors_ok = _check_vectors(engine, store, manifest, ids, awaiting, problems, pending)
     spaces = {MULTILINGUAL: _check_space(engine, store, manifest, MULTILINGUAL, problems, pending)}
     if manifest.get("run_complete") is False:
         # stopped in its words phase: notes of the vault it never stored (a finished run's
@@ -117,6 +94,41 @@ def check_index(engine: Any) -> dict[str, Any]:
         "languages": languages,
         "spaces": spaces,
     }
+
+
+def _check_vectors(
+    engine: Any, store: Any, manifest: dict[str, Any], ids: set[int], awaiting: int,
+    problems: list[str], pending: list[str],
+) -> bool | None:  # fmt: skip
+    """The vector file against the database: whether it holds exactly the chunks (None when
+    there is none to read); what is wrong goes to ``problems``, what a run would finish to
+    ``pending`` (``awaiting``: the chunks still without a vector)."""
+    fingerprint = (manifest.get("stored") or {}).get("fingerprint")
+    vectors_ok = None
+    if ids and "dimension" in manifest and engine.paths.vectors.exists():
+        try:
+            vi = VectorIndex.load(engine.paths.vectors, int(manifest["dimension"]))
+        except Exception as exc:  # truncated or corrupt: no run repairs this by finishing
+            vi = None
+            problems.append(f"the vector file cannot be read: {exc}")
+        if vi is not None:
+            labels = vi.labels()
+            missing, extra = len(ids - labels), len(labels - ids)
+            vectors_ok = not missing and not extra
+            if awaiting:  # a run stopped in its meaning phase: words only, not damage
+                pending.append(_n(awaiting, "chunk awaits its", "chunks await their") + " vector")
+                missing -= min(awaiting, missing)
+            _file_against_db("the vector file", vi.generation, store.generation(),
+                             missing, extra, problems, pending)  # fmt: skip
+    elif ids:
+        if awaiting or not isinstance(fingerprint, str):
+            # a first run stopped before its meaning phase saved the vector file
+            if awaiting:
+                pending.append(_n(awaiting, "chunk awaits its", "chunks await their") + " vector")
+            pending.append("the vector file is not written yet")
+        else:
+            problems.append("the vector file is missing")
+    return vectors_ok
 
 
 def _check_space(

@@ -113,9 +113,10 @@ class SearchSettings:
     score_lexical: float = 0.05  # weight of the lexical score in the final score
     # why: docs/settings.md#searchscore_lexical_weak (a rare word the user remembers finds its note)
     score_lexical_weak: float = 1.5  # lexical weight when the best vector match is weak; 0 = off
-    # why: docs/settings.md#searchscore_title (a query naming a note finds it first; core/titles.py)
+    # why: docs/settings.md#searchscore_title (a query naming a note finds it first;
+    # core/query/titles.py)
     score_title: float = 3.0  # weight of the note-name score (title, alias, file name); 0 = off
-    # why: docs/settings.md#searchscore_note (the note as a whole; core/notevec.py)
+    # why: docs/settings.md#searchscore_note (the note as a whole; core/query/notevec.py)
     score_note: float = 0.64  # weight of the query's cosine to the note's vector; 0 = off
     # why: docs/settings.md#searchscore_page (when both match, the note proper wins)
     score_page: float = 1.0  # weight of being a note proper, not a digest or a list page
@@ -170,19 +171,19 @@ class RelatedSettings:
     score_fusion: float = 0.1  # weight of the rank-fusion seed score when heat does not run
     # why: docs/settings.md#relatedscore_lexical (helps related notes on every vault)
     score_lexical: float = 0.2  # weight of distinctive shared words in related scores
-    # why: docs/settings.md#relatedvotes (core/votes.py)
+    # why: docs/settings.md#relatedvotes (core/query/votes.py)
     votes: bool = True  # link votes on: notes your closest notes link to rise
     vote_k: int = 20  # how many of the closest notes vote
     vote_weight: float = 2.0  # bonus = vote_weight x the voters' share of the neighbours' score
     # why: docs/settings.md#relatedvote_hub_degree (bonus x sqrt(vote_hub_degree / in-degree))
     vote_hub_degree: int = 10  # damp votes for notes with more in-links than this; 0 = off
-    # why: docs/settings.md#relatedvote_chance (core/votes.py beyond_chance)
+    # why: docs/settings.md#relatedvote_chance (core/query/votes.py beyond_chance)
     vote_chance: float = 0.5  # take away the vote random neighbours would give (0 off, 1 all)
     # why: docs/settings.md#relatedvote_linked_hub_degree (a linked hub does not come first)
     vote_linked_hub_degree: int = 4  # damp votes for hubs the note links to already; 0 = off
     # why: docs/settings.md#relatedfit_labels ("strong" means the same on every vault)
     fit_labels: bool = True  # fit the related notes' labels on this vault's links
-    # why: docs/settings.md#relatedlink_heat (ppr beat votes alone; core/linkheat.py)
+    # why: docs/settings.md#relatedlink_heat (ppr beat votes alone; core/query/linkheat.py)
     link_heat: str = "ppr"  # off | ppr | ra: spread from the note's links over the link graph
     link_heat_weight: float = 0.3  # bonus of the note best connected to the open note's links
     link_heat_alpha: float = 0.3  # ppr: chance a step jumps back to the open note's links
@@ -221,7 +222,7 @@ class ExperimentalSettings:
     search_pointer_credit: float = 0.0  # share of a pointer chunk's score its linked notes get
     # why: docs/settings.md#experimentalrelated_score_note (costs help-en link prediction)
     related_score_note: float = 0.0  # the note-level part of search in related notes; 0 = off
-    # heat propagation over the chunk graph (core/heat.py), search and related notes; off
+    # heat propagation over the chunk graph (core/query/heat.py), search and related notes; off
     # why: docs/settings.md#experimentalsearch_hops (hops = 0 as good or better on every vault)
     search_hops: int = 0  # graph hops of heat propagation; 0 = off, 2 turns heat on
     search_decay: float = 0.5  # heat kept per hop
@@ -284,7 +285,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "embeddings.languages": ("auto", "en", "multi"),
     "embeddings.second_space": ("", "multilingual"),  # storage/vectorsync.py MULTILINGUAL
     "rerank.device": ("auto", "cpu", "cuda", "mps"),
-    "related.link_heat": ("off", "ppr", "ra"),  # core/linkheat.py KINDS
+    "related.link_heat": ("off", "ppr", "ra"),  # core/query/linkheat.py KINDS
 }
 
 

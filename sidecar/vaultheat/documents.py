@@ -1,8 +1,8 @@
 """The documents, built once: ``vaultheat.search.v1``, ``vaultheat.related.v1`` and
-``vaultheat.explain.v1`` from core's typed results (``core/results.py``),
-``vaultheat.missing.v1`` from ``core/missing.py``'s ``MissingExplanation``, and
+``vaultheat.explain.v1`` from core's typed results (``core/query/results.py``),
+``vaultheat.missing.v1`` from ``core/query/missing.py``'s ``MissingExplanation``, and
 ``vaultheat.status.v1`` / ``vaultheat.note_status.v1`` from the engine's ``Status`` and
-``NoteStatus`` (``core/status.py``), and the two that more than one shell sends:
+``NoteStatus`` (``core/vault/status.py``), and the two that more than one shell sends:
 ``vaultheat.error.v1`` (the CLI's ``--json`` and the agent tools) and ``vaultheat.refresh.v1``
 (the agents' in-process and server backends).
 
@@ -24,11 +24,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from vaultheat.core.freshness import Freshness, IndexFreshness
-from vaultheat.core.linkheat import LinkHeat
-from vaultheat.core.missing import MissingExplanation, RetrieverPlace, Rival
-from vaultheat.core.related_batch import RelatedBatch
-from vaultheat.core.results import (
+from vaultheat.core.query.linkheat import LinkHeat
+from vaultheat.core.query.missing import MissingExplanation, RetrieverPlace, Rival
+from vaultheat.core.query.related_batch import RelatedBatch
+from vaultheat.core.query.results import (
     ChunkHit,
     ChunkRef,
     Explanation,
@@ -43,8 +42,9 @@ from vaultheat.core.results import (
     SpaceTrace,
     Trace,
 )
-from vaultheat.core.status import ModelInfo, NoteStatus, Phases, Status
-from vaultheat.core.votes import Vote
+from vaultheat.core.query.votes import Vote
+from vaultheat.core.vault.freshness import Freshness, IndexFreshness
+from vaultheat.core.vault.status import ModelInfo, NoteStatus, Phases, Status
 from vaultheat.errors import VaultheatError
 
 SEARCH = "vaultheat.search.v1"

@@ -39,19 +39,19 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from vaultheat import index_status
 from vaultheat.config import Settings, load_settings
-from vaultheat.core.calibration import LABELS_KEY, VaultCurve
-from vaultheat.core.relevance import Curve, curve_for
-from vaultheat.core.requests import RelatedRequest, SearchRequest
-from vaultheat.core.resolve import LinkResolver
-from vaultheat.core.results import (
+from vaultheat.core.query.calibration import LABELS_KEY, VaultCurve
+from vaultheat.core.query.relevance import Curve, curve_for
+from vaultheat.core.query.results import (
     ChunkHit,
     Explanation,
     RelatedResults,
     SearchResults,
     explanation,
 )
-from vaultheat.core.status import Status
-from vaultheat.core.view import IndexView
+from vaultheat.core.query.view import IndexView
+from vaultheat.core.requests import RelatedRequest, SearchRequest
+from vaultheat.core.vault.resolve import LinkResolver
+from vaultheat.core.vault.status import Status
 from vaultheat.errors import IndexMismatchError, IndexMissingError, NotFoundError
 from vaultheat.indexing.report import IndexReport, ProgressFn, stored_settings
 from vaultheat.indexing.run import Indexer
@@ -62,7 +62,7 @@ from vaultheat.providers.registry import make_embedder
 from vaultheat.views import ViewSource
 
 if TYPE_CHECKING:
-    from vaultheat.core.missing import MissingExplanation
+    from vaultheat.core.query.missing import MissingExplanation
 
 T = TypeVar("T")
 
@@ -197,7 +197,7 @@ class Engine:
 
     # -- queries ------------------------------------------------------------------------------
     def search(self, req: SearchRequest) -> SearchResults:
-        from vaultheat.core.search import run_search
+        from vaultheat.core.query.search import run_search
 
         s = self.settings  # one query, one set of settings
         res = self.views.query(
@@ -210,7 +210,7 @@ class Engine:
     ) -> RelatedResults:
         """Related notes of ``req.path``; ``resolver`` resolves the links of unsaved text
         (default: the view's; the evaluation passes one it keeps across many queries)."""
-        from vaultheat.core.related import run_related
+        from vaultheat.core.query.related import run_related
 
         s = self.settings
 
@@ -258,7 +258,7 @@ class Engine:
         )
 
     def _related_curve(self, s: Settings) -> Curve:
-        """The related notes' curve: the vault's own fit (``core/calibration.py``, made by the
+        """The related notes' curve: the vault's own fit (``core/query/calibration.py``, made by the
         index run) when the index holds one for this model and ``related.fit_labels`` is on,
         else the model's."""
         base = self._relevance_curve(s, "related")
@@ -296,10 +296,10 @@ class Engine:
         raise NotFoundError(f"chunk {chunk_id} is not among the results of this query")
 
     def explain_missing(self, req: SearchRequest, path: str) -> MissingExplanation:
-        """Where ``path`` landed for ``req`` and what kept it down (``core/missing.py``); a
+        """Where ``path`` landed for ``req`` and what kept it down (``core/query/missing.py``); a
         note the vault has but the index does not gets its reason; an unknown path is an
         error."""
-        from vaultheat.core.missing import MissingExplanation, explain_missing
+        from vaultheat.core.query.missing import MissingExplanation, explain_missing
 
         s = self.settings  # one query, one set of settings
         curve = self._relevance_curve(s, "search")

@@ -16,9 +16,9 @@ from typing import Any, Protocol
 
 from vaultheat import __version__
 from vaultheat.config import Settings, canonical_model
-from vaultheat.core.calibration import LABELS_KEY, VaultCurve
-from vaultheat.core.freshness import IndexFreshness, Pending
-from vaultheat.core.status import (
+from vaultheat.core.query.calibration import LABELS_KEY, VaultCurve
+from vaultheat.core.vault.freshness import IndexFreshness, Pending
+from vaultheat.core.vault.status import (
     LabelFit,
     ModelInfo,
     NoteStatus,
@@ -60,8 +60,8 @@ def backend_label(fingerprint: str) -> str | None:
 def notes_on_disk(paths: IndexPaths, settings: Settings) -> list[tuple[str, int, int]]:
     """(path, mtime_ns, size) of every note the indexer would look at: its own discovery walk,
     PDFs and canvases included. One stat walk, no file read."""
-    from vaultheat.core.derived_notes import find_documents
-    from vaultheat.core.discovery import discover
+    from vaultheat.core.vault.derived_notes import find_documents
+    from vaultheat.core.vault.discovery import discover
 
     disc = discover(paths.vault, settings.vault, index_dir=paths.root)
     find_documents(paths.vault, settings, disc, {})  # PDFs, canvases: as notes
@@ -71,7 +71,7 @@ def notes_on_disk(paths: IndexPaths, settings: Settings) -> list[tuple[str, int,
 def unstored_notes(paths: IndexPaths, settings: Settings, store: Store) -> int:
     """How many notes on disk the index does not hold (skipped files not counted): after a run
     stopped in its words phase, the notes it never stored."""
-    from vaultheat.core.freshness import compare_with_disk
+    from vaultheat.core.vault.freshness import compare_with_disk
 
     skipped = [s["path"] for s in store.skipped()]
     return compare_with_disk(
@@ -81,8 +81,8 @@ def unstored_notes(paths: IndexPaths, settings: Settings, store: Store) -> int:
 
 def freshness(engine: Engine) -> IndexFreshness:
     """The index against the vault on disk (one stat walk, no file read; see
-    ``core.freshness``)."""
-    from vaultheat.core.freshness import compare_with_disk, index_state
+    ``core.vault.freshness``)."""
+    from vaultheat.core.vault.freshness import compare_with_disk, index_state
     from vaultheat.storage.lock import holder_pid
 
     paths, settings = engine.paths, engine.settings

@@ -27,12 +27,12 @@ import numpy as np
 
 from vaultheat.config import GraphSettings
 from vaultheat.core.graphview import GraphView
-from vaultheat.core.notevec import note_vectors
-from vaultheat.core.resolve import LinkResolver
-from vaultheat.core.routing import SecondSpace
-from vaultheat.core.titles import TitleIndex
-from vaultheat.core.view import IndexView
-from vaultheat.core.votes import NoteLinks
+from vaultheat.core.query.notevec import note_vectors
+from vaultheat.core.query.routing import SecondSpace
+from vaultheat.core.query.titles import TitleIndex
+from vaultheat.core.query.view import IndexView
+from vaultheat.core.query.votes import NoteLinks
+from vaultheat.core.vault.resolve import LinkResolver
 from vaultheat.errors import IndexCorruptError, IndexMismatchError, IndexMissingError
 from vaultheat.paths import IndexPaths
 from vaultheat.storage.snapshots import Snapshots

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.bench.bench_scripts import load_bench
-from vaultheat.core.relevance import Curve
+from vaultheat.core.query.relevance import Curve
 
 lp = load_bench("label_precision")
 STEP = Curve((0.49, 0.51), (0.0, 1.0))  # strong at cosine >= 0.5, weak below

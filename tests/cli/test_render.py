@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from vaultheat.core.votes import link_votes
+from vaultheat.core.query.votes import link_votes
 from vaultheat.documents import vote_document
 from vaultheat.render import (
     describe_votes,

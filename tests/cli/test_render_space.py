@@ -12,7 +12,14 @@ import pytest
 
 from vaultheat import commands
 from vaultheat.cli import main
-from vaultheat.core.results import ChunkHit, ScoreParts, SearchResults, SeedTrace, SpaceTrace, Trace
+from vaultheat.core.query.results import (
+    ChunkHit,
+    ScoreParts,
+    SearchResults,
+    SeedTrace,
+    SpaceTrace,
+    Trace,
+)
 from vaultheat.documents import space_doc
 from vaultheat.render import PARTIAL_SPACE, render_explain, space_line, trace_lines
 

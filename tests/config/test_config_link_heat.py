@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from vaultheat.config import CHOICES, Settings, load_settings
-from vaultheat.core.linkheat import KINDS
+from vaultheat.core.query.linkheat import KINDS
 from vaultheat.errors import ConfigError
 
 

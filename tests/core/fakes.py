@@ -1,6 +1,6 @@
 """An in-memory index for core's tests: ``fake_view(notes)`` is an ``IndexView`` with no SQLite
 and no hnswlib, so search, related notes, votes and explain run through the same seam the
-engine uses (``core/view.py``). One chunk per paragraph; lexical search counts query words
+engine uses (``core/query/view.py``). One chunk per paragraph; lexical search counts query words
 (a stand-in for BM25 with the same contract: (chunk id, score >= 0), best first); vectors come
 from the honest fake embedder and nearest neighbours are exact (brute force)."""
 
@@ -16,16 +16,16 @@ import numpy as np
 
 from vaultheat.config import EmbeddingSettings, ExpansionSettings, GraphSettings, RerankSettings
 from vaultheat.core.graphview import GraphView
-from vaultheat.core.lexical import query_terms
 from vaultheat.core.lru import LRU
 from vaultheat.core.models import ChunkRow, NoteRow
-from vaultheat.core.notevec import note_vectors
-from vaultheat.core.pagekind import NOTE, page_kind
-from vaultheat.core.resolve import LinkResolver
-from vaultheat.core.routing import SecondSpace
-from vaultheat.core.titles import TitleIndex
-from vaultheat.core.view import IndexView
-from vaultheat.core.votes import NoteLinks
+from vaultheat.core.query.notevec import note_vectors
+from vaultheat.core.query.routing import SecondSpace
+from vaultheat.core.query.titles import TitleIndex
+from vaultheat.core.query.view import IndexView
+from vaultheat.core.query.votes import NoteLinks
+from vaultheat.core.vault.lexical import query_terms
+from vaultheat.core.vault.pagekind import NOTE, page_kind
+from vaultheat.core.vault.resolve import LinkResolver
 from vaultheat.providers.base import Embedder, Generator, Reranker
 from vaultheat.providers.fake import FakeEmbedder
 
@@ -158,7 +158,7 @@ class FakeModels:
     cache: LRU[str, np.ndarray] = field(default_factory=lambda: LRU(64))
     rerank_model: Reranker | None = None
     expansion_model: Generator | None = None
-    # the second vector space's query model (core/routing.py); None: no second space
+    # the second vector space's query model (core/query/routing.py); None: no second space
     second_model: Embedder | None = None
 
     def second_embedder(self, settings: EmbeddingSettings) -> Embedder | None:

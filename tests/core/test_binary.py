@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from vaultheat.core.binary import MAX_BAD_SHARE, NUL_WINDOW, SAMPLE, binary_reason
+from vaultheat.core.vault.binary import MAX_BAD_SHARE, NUL_WINDOW, SAMPLE, binary_reason
 
 _ALLOWED = frozenset("\t\n\r\f\v\x1b")
 

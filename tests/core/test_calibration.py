@@ -1,6 +1,6 @@
-"""Related notes' labels fitted on the vault's own links (core/calibration.py), on an in-memory
-view: the fit reads linked pairs as the evidence rises, keeps the model curve's vote weight,
-needs enough links, and its stored form says when it is stale."""
+"""Related notes' labels fitted on the vault's own links (core/query/calibration.py), on an
+in-memory view: the fit reads linked pairs as the evidence rises, keeps the model curve's vote
+weight, needs enough links, and its stored form says when it is stale."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import pytest
 
 from tests.core.fakes import FakeModels, fake_view
 from vaultheat.config import Settings
-from vaultheat.core import calibration
-from vaultheat.core.calibration import VaultCurve, fit_vault_curve
-from vaultheat.core.relevance import Curve
+from vaultheat.core.query import calibration
+from vaultheat.core.query.calibration import VaultCurve, fit_vault_curve
+from vaultheat.core.query.relevance import Curve
 
 TOPICS = [
     ("espresso", "espresso crema portafilter tamping pressure shot"),

@@ -1,6 +1,6 @@
 import json
 
-from vaultheat.core.canvas import parse_canvas
+from vaultheat.core.vault.canvas import parse_canvas
 
 
 def _board(**kw):

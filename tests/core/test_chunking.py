@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CORPUS
-from vaultheat.core.chunking import chunk_note, context_header
 from vaultheat.core.models import ChunkDraft, Heading, ParsedNote, Tag
-from vaultheat.core.parsing import parse_note
+from vaultheat.core.vault.chunk_header import context_header
+from vaultheat.core.vault.chunking import chunk_note
+from vaultheat.core.vault.parsing import parse_note
 from vaultheat.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[2]

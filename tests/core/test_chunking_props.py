@@ -14,10 +14,11 @@ from collections.abc import Callable
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from vaultheat.core.chunking import chunk_note, context_header
-from vaultheat.core.links import find_masked_regions
 from vaultheat.core.models import ChunkDraft, ParsedNote
-from vaultheat.core.parsing import parse_note
+from vaultheat.core.vault.chunk_header import context_header
+from vaultheat.core.vault.chunking import chunk_note
+from vaultheat.core.vault.links import find_masked_regions
+from vaultheat.core.vault.parsing import parse_note
 
 Count = Callable[[str], int]
 

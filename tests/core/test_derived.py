@@ -1,6 +1,6 @@
-from vaultheat.core.canvas import parse_canvas
-from vaultheat.core.derived import chunk_canvas, chunk_pdf, match_page
-from vaultheat.core.pdftext import PdfText
+from vaultheat.core.vault.canvas import parse_canvas
+from vaultheat.core.vault.derived import chunk_canvas, chunk_pdf, match_page
+from vaultheat.core.vault.pdftext import PdfText
 
 
 def test_pdf_chunks_carry_page_ranges():

@@ -1,7 +1,7 @@
 import json
 
 from vaultheat.config import VaultSettings
-from vaultheat.core.discovery import discover, discover_documents
+from vaultheat.core.vault.discovery import discover, discover_documents
 
 
 def test_pdfs_and_canvases_follow_kinds_and_exclusions(tmp_path):

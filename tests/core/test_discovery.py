@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import SHARED
 from vaultheat.config import VaultSettings
-from vaultheat.core.discovery import (
+from vaultheat.core.vault.discovery import (
     IGNORE_REASON,
     Discovery,
     GlobSet,

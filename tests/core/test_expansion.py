@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vaultheat.core.expansion import Expansion, build_prompt, expand_query
+from vaultheat.core.query.expansion import Expansion, build_prompt, expand_query
 from vaultheat.errors import ProviderError
 from vaultheat.providers.fake import FakeGenerator
 

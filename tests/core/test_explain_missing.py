@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import open_fake_index
 from vaultheat.cli import main
-from vaultheat.core.explain import recompute_final
+from vaultheat.core.query.explain import recompute_final
 from vaultheat.core.requests import SearchRequest
 from vaultheat.documents import missing_document, search_document
 from vaultheat.engine import Engine

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vaultheat.core.fusion import ranked, rrf
+from vaultheat.core.query.fusion import ranked, rrf
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vaultheat.core.heat import (
+from vaultheat.core.query.heat import (
     EDGE_TYPES,
     HeatResult,
     Trace,

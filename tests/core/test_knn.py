@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vaultheat.core.knn import affected_ids, keep_neighbours, knn_lists
+from vaultheat.core.vault.knn import affected_ids, keep_neighbours, knn_lists
 from vaultheat.storage.vectors import VectorIndex
 
 

@@ -1,4 +1,4 @@
-"""Link heat (core/linkheat.py): the formulas of the module docstring on hand-made graphs.
+"""Link heat (core/query/linkheat.py): the formulas of the module docstring on hand-made graphs.
 
 Expectations are computed by hand (RA) or by solving the PPR fixed point exactly with a dense
 linear solve (the reference below); floats compare at abs 1e-9 for RA (exact sums) and at
@@ -12,8 +12,8 @@ from collections.abc import Collection, Mapping
 import numpy as np
 import pytest
 
-from vaultheat.core.linkheat import LinkGraph, link_heat
-from vaultheat.core.votes import NoteLinks
+from vaultheat.core.query.linkheat import LinkGraph, link_heat
+from vaultheat.core.query.votes import NoteLinks
 
 RA_TOL = 1e-9
 PPR_TOL = 1e-4

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vaultheat.core import links as links_mod
-from vaultheat.core.links import find_masked_regions, parse_markdown_dest, split_linktext
 from vaultheat.core.models import Link
-from vaultheat.core.parsing import parse_note
+from vaultheat.core.vault import links as links_mod
+from vaultheat.core.vault.links import find_masked_regions, parse_markdown_dest, split_linktext
+from vaultheat.core.vault.parsing import parse_note
 
 
 def links_of(md: str | bytes) -> list[Link]:

@@ -12,9 +12,9 @@ import pytest
 from tests.conftest import search_doc
 from vaultheat.config import Settings, save_settings
 from vaultheat.core.graphview import GraphView
-from vaultheat.core.pipeline import Retrieval
+from vaultheat.core.query.pipeline import Retrieval
+from vaultheat.core.query.search import note_scores
 from vaultheat.core.requests import SearchRequest
-from vaultheat.core.search import note_scores
 from vaultheat.engine import Engine
 from vaultheat.paths import index_paths
 from vaultheat.providers.fake import FakeEmbedder

@@ -1,5 +1,5 @@
-"""The note score part (``core/notevec.py``): one vector per note from its chunk vectors, and a
-search where a note about the query as a whole beats one lucky paragraph of a digest."""
+"""The note score part (``core/query/notevec.py``): one vector per note from its chunk vectors, and
+a search where a note about the query as a whole beats one lucky paragraph of a digest."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import pytest
 
 from tests.core.fakes import FakeModels, fake_view
 from vaultheat.config import Settings
-from vaultheat.core.notevec import note_vectors
-from vaultheat.core.related import run_related
+from vaultheat.core.query.notevec import note_vectors
+from vaultheat.core.query.related import run_related
+from vaultheat.core.query.results import NoteHit
+from vaultheat.core.query.search import run_search
 from vaultheat.core.requests import RelatedRequest, SearchRequest
-from vaultheat.core.results import NoteHit
-from vaultheat.core.search import run_search
 
 
 def _unit(rng: np.random.Generator, n: int, dim: int) -> np.ndarray:

@@ -1,11 +1,11 @@
-"""core/pagekind.py: digests, list pages and notes proper, by their shape and file name."""
+"""core/vault/pagekind.py: digests, list pages and notes proper, by their shape and file name."""
 
 from __future__ import annotations
 
 import pytest
 
-from vaultheat.core.pagekind import DIGEST, LIST, NOTE, dated_name, note_page_kind, page_kind
-from vaultheat.core.parsing import parse_note
+from vaultheat.core.vault.pagekind import DIGEST, LIST, NOTE, dated_name, note_page_kind, page_kind
+from vaultheat.core.vault.parsing import parse_note
 
 DIGEST_BODY = "# Computer Science\n\n### [LUKS](luks.md)\n\n* New: Change passphrase.\n"
 ENTRIES = "".join(f"- [[Plugin {i}]] turns lists into boards\n" for i in range(6))

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vaultheat.core.models import ParsedNote
-from vaultheat.core.parsing import parse_note
+from vaultheat.core.vault.parsing import parse_note
 
 
 def parse(md: str | bytes, path: str = "Folder/My Note.md", **kw: str) -> ParsedNote:

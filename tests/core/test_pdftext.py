@@ -6,7 +6,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pdf_fixtures import IMAGE_ONLY, build_pdf, text_page, two_column_page, write
 
-from vaultheat.core.pdftext import BACKENDS, extract_pdf
+from vaultheat.core.vault.pdftext import BACKENDS, extract_pdf
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -1,5 +1,5 @@
 """The retrieval plan search and related notes share: rerank choice, script fallback, stages,
-weights and shortlist decided in one place (``core/plan.py``)."""
+weights and shortlist decided in one place (``core/query/plan.py``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from vaultheat.config import Settings
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.language import even_weights
-from vaultheat.core.plan import (
+from vaultheat.core.query.plan import (
     HeatParams,
     QueryVector,
     RetrievalPlan,

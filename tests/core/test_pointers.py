@@ -1,12 +1,13 @@
-"""core/pointers.py: which entry of a chunk holds the query's evidence, and the notes it links."""
+"""core/query/pointers.py: which entry of a chunk holds the query's evidence, and the notes it
+links."""
 
 from __future__ import annotations
 
 import pytest
 
-from vaultheat.core.lexical import query_terms
-from vaultheat.core.pointers import Pointer, entries, find_pointer, note_resolver
-from vaultheat.core.resolve import LinkResolver
+from vaultheat.core.query.pointers import Pointer, entries, find_pointer, note_resolver
+from vaultheat.core.vault.lexical import query_terms
+from vaultheat.core.vault.resolve import LinkResolver
 
 OWN = "Weekly/2021-03.md"
 NOTES = [OWN, "Kanban.md", "Tasks.md", "Calendar.md", "Dataview.md", "Excalidraw.md"]

@@ -1,4 +1,4 @@
-"""Quotes fold into what they quote (``core/quotes.py``): a search result whose best chunk is
+"""Quotes fold into what they quote (``core/query/quotes.py``): a search result whose best chunk is
 mostly text of a note ranked above it leaves the list and is named among that note's
 ``duplicates``; a note proper quoted by a digest above it takes the digest's place."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import open_fake_index
-from vaultheat.core.quotes import MIN_GRAMS, fold_quotes, quoted_share, shingles
+from vaultheat.core.query.quotes import MIN_GRAMS, fold_quotes, quoted_share, shingles
 from vaultheat.core.requests import SearchRequest
 from vaultheat.documents import missing_document, search_document
 

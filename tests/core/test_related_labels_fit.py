@@ -1,4 +1,4 @@
-"""The index run fits related notes' labels on the vault's links (core/calibration.py) and the
+"""The index run fits related notes' labels on the vault's links (core/query/calibration.py) and the
 engine labels with that fit: once per vault state, for its own model, off by a setting."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from vaultheat.core import calibration
-from vaultheat.core.calibration import LABELS_KEY, VaultCurve
-from vaultheat.core.relevance import curve_for, rate
+from vaultheat.core.query import calibration
+from vaultheat.core.query.calibration import LABELS_KEY, VaultCurve
+from vaultheat.core.query.relevance import curve_for, rate
 from vaultheat.core.requests import RelatedRequest
 from vaultheat.engine import Engine
 
@@ -91,8 +91,8 @@ def _writer(engine: Engine) -> Any:
 def test_status_says_where_the_labels_come_from(
     fake_engine: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from vaultheat.commands import labels_line
     from vaultheat.documents import status_document
+    from vaultheat.status_lines import labels_line
 
     fit = stored_fit(fake_engine)
     assert fit is not None

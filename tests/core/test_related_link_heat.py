@@ -1,5 +1,5 @@
-"""Link heat in related notes (core/related.py ``_add_graph``) on a small in-memory vault with the
-fake embedder: the bonus adds to the note's score, the receipt names the path, linked notes get
+"""Link heat in related notes (core/query/related.py ``_add_graph``) on a small in-memory vault with
+the fake embedder: the bonus adds to the note's score, the receipt names the path, linked notes get
 none, and the seeds are the links of the text as it stands (unsaved text included).
 
 Link votes are off in these runs so the only difference between link heat on and off is the
@@ -12,10 +12,10 @@ import pytest
 
 from tests.core.fakes import FakeModels, fake_view
 from vaultheat.config import Settings
-from vaultheat.core.related import run_related
+from vaultheat.core.query.related import run_related
+from vaultheat.core.query.results import RelatedHit
+from vaultheat.core.query.view import IndexView
 from vaultheat.core.requests import RelatedRequest
-from vaultheat.core.results import RelatedHit
-from vaultheat.core.view import IndexView
 
 TOL = 1e-9
 OPEN = "Q.md"

@@ -1,4 +1,4 @@
-"""related.page_factor: a digest or a list page (core/pagekind.py) has its content score
+"""related.page_factor: a digest or a list page (core/vault/pagekind.py) has its content score
 scaled in related notes, so the notes it points at come first; other notes are untouched.
 Fake embedder, in-memory view, votes and link heat off; scores compare at abs 1e-9."""
 
@@ -8,10 +8,10 @@ import pytest
 
 from tests.core.fakes import FakeModels, fake_view
 from vaultheat.config import Settings
-from vaultheat.core.related import run_related
+from vaultheat.core.query.related import run_related
+from vaultheat.core.query.results import RelatedHit
+from vaultheat.core.query.view import IndexView
 from vaultheat.core.requests import RelatedRequest
-from vaultheat.core.results import RelatedHit
-from vaultheat.core.view import IndexView
 
 TOL = 1e-9
 OPEN = "luks.md"

@@ -1,5 +1,5 @@
-"""Related notes over a second vector space (issue #40 slice 3, ``core/routing.py``): a note is
-read in its own language's space. An English note's vectors read English chunks in the English
+"""Related notes over a second vector space (issue #40 slice 3, ``core/query/routing.py``): a note
+is read in its own language's space. An English note's vectors read English chunks in the English
 space and the others in the multilingual one; a German note's read every chunk in the
 multilingual space; unsaved text routes as its saved note does; without a second space the
 results are exactly what they were."""
@@ -14,13 +14,13 @@ import numpy as np
 
 from tests.core.fakes import FakeModels, fake_view, with_second_space
 from vaultheat.config import Settings
-from vaultheat.core.parsing import parse_note
-from vaultheat.core.related import run_related
+from vaultheat.core.query.related import run_related
+from vaultheat.core.query.results import RelatedResults
+from vaultheat.core.query.routing import note_language
+from vaultheat.core.query.view import text_key
 from vaultheat.core.requests import RelatedRequest
-from vaultheat.core.results import RelatedResults
-from vaultheat.core.routing import note_language
-from vaultheat.core.sizing import chunk_for
-from vaultheat.core.view import text_key
+from vaultheat.core.vault.parsing import parse_note
+from vaultheat.core.vault.sizing import chunk_for
 from vaultheat.documents import related_document
 from vaultheat.providers.fake import FakeEmbedder
 
@@ -184,10 +184,10 @@ def test_near_duplicates_in_different_spaces_are_compared_in_the_second_space() 
 
 
 def test_graph_found_notes_take_their_best_chunk_in_its_routed_space() -> None:
-    from vaultheat.core.pipeline import Retrieval
-    from vaultheat.core.related import _best_chunks
-    from vaultheat.core.relevance import curve_for
-    from vaultheat.core.routing import route_language
+    from vaultheat.core.query.pipeline import Retrieval
+    from vaultheat.core.query.related import _best_chunks
+    from vaultheat.core.query.relevance import curve_for
+    from vaultheat.core.query.routing import route_language
 
     models = FakeModels(second_model=second_model())
     view = routed_view(models)
@@ -214,7 +214,7 @@ def test_graph_found_notes_take_their_best_chunk_in_its_routed_space() -> None:
 
 
 def test_chunks_in_different_spaces_are_near_duplicates_only_in_the_second_space() -> None:
-    from vaultheat.core.related import _near
+    from vaultheat.core.query.related import _near
 
     a, b = np.array([1.0, 0.0]), np.array([0.0, 1.0])  # English vectors: far apart
     w = np.array([0.6, 0.8])  # the same second-space vector

@@ -8,10 +8,10 @@ import pytest
 
 from tests.core.fakes import FakeModels, fake_view
 from vaultheat.config import Settings
-from vaultheat.core.related import run_related
+from vaultheat.core.query.related import run_related
+from vaultheat.core.query.shared_text import SharedText, own_text
+from vaultheat.core.query.view import IndexView
 from vaultheat.core.requests import RelatedRequest
-from vaultheat.core.shared_text import SharedText, own_text
-from vaultheat.core.view import IndexView
 
 STYLE = (
     "<style> .game-header { display: flex; flex-direction: column; } .progress-bar "

@@ -8,10 +8,10 @@ import math
 import pytest
 
 from tests.conftest import explain_related_doc, related_doc
-from vaultheat.core.explain import recompute_final
-from vaultheat.core.related import run_related
+from vaultheat.core.query.explain import recompute_final
+from vaultheat.core.query.related import run_related
+from vaultheat.core.query.votes import link_votes, recompute_bonus
 from vaultheat.core.requests import RelatedRequest
-from vaultheat.core.votes import link_votes, recompute_bonus
 from vaultheat.documents import related_document
 from vaultheat.engine import Engine
 
@@ -109,7 +109,7 @@ def test_the_query_notes_own_links_never_vote(fake_engine: Engine) -> None:
         req = RelatedRequest(**{"path": NOTE, "top": 30, "explain": True, **kw})
         s = engine.settings
         res = run_related(view, engine.models, s, req)
-        # the curve the engine labels with (the index's own fit, core/calibration.py)
+        # the curve the engine labels with (the index's own fit, core/query/calibration.py)
         return related_document(res.with_relevance(engine._related_curve(s)))
 
     for hub in (0, 1):

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import related_doc, search_doc
-from vaultheat.core.relevance import (
+from vaultheat.core.query.relevance import (
     CURVES,
     curve_for,
     fit_isotonic,

@@ -10,7 +10,7 @@ import pytest
 from tests.conftest import search_doc
 from tests.providers.tiny_models import build_tiny_cross_encoder
 from vaultheat.config import RerankSettings
-from vaultheat.core.explain import recompute_final
+from vaultheat.core.query.explain import recompute_final
 from vaultheat.core.requests import SearchRequest
 from vaultheat.engine import Engine
 from vaultheat.modelset import ModelSet

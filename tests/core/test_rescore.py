@@ -14,11 +14,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-import vaultheat.core.search as search_mod
+import vaultheat.core.query.search as search_mod
 from tests.conftest import search_doc
 from vaultheat.config import SearchSettings
-from vaultheat.core import pipeline
-from vaultheat.core.pipeline import (
+from vaultheat.core.query import pipeline
+from vaultheat.core.query.pipeline import (
     Candidates,
     ranked,
     rerank,
@@ -26,9 +26,9 @@ from vaultheat.core.pipeline import (
     retrieve,
     score_parts,
 )
-from vaultheat.core.plan import QueryVector, RetrievalPlan, Stages
+from vaultheat.core.query.plan import QueryVector, RetrievalPlan, Stages
+from vaultheat.core.query.scoring import combine
 from vaultheat.core.requests import SearchRequest
-from vaultheat.core.scoring import combine
 from vaultheat.engine import Engine
 from vaultheat.modelset import ModelSet
 from vaultheat.providers.fake import FakeReranker

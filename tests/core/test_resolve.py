@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 from tests.conftest import CORPUS
 from vaultheat.config import VaultSettings
-from vaultheat.core.discovery import discover
 from vaultheat.core.models import Link
-from vaultheat.core.parsing import parse_note
-from vaultheat.core.resolve import LinkResolver, fold, lookup_key
+from vaultheat.core.vault.discovery import discover
+from vaultheat.core.vault.parsing import parse_note
+from vaultheat.core.vault.resolve import LinkResolver, fold, lookup_key
 
 NOTES = [
     "Note.md",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from vaultheat.core.relevance import Curve
-from vaultheat.core.results import ChunkRef, NoteHit, SearchResults
+from vaultheat.core.query.relevance import Curve
+from vaultheat.core.query.results import ChunkRef, NoteHit, SearchResults
 from vaultheat.documents import search_document
 
 CURVE = Curve((0.2, 0.8), (0.0, 0.6))

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from tests.conftest import related_doc, search_doc
-from vaultheat.core.explain import recompute_final, recompute_heat
+from vaultheat.core.query.explain import recompute_final, recompute_heat
 from vaultheat.core.requests import RelatedRequest, SearchRequest
 from vaultheat.engine import Engine
 from vaultheat.errors import InputError

@@ -1,4 +1,4 @@
-"""Routing by language over a second vector space (issue #40 slice 3, ``core/routing.py``):
+"""Routing by language over a second vector space (issue #40 slice 3, ``core/query/routing.py``):
 with no second space search is unchanged; with one, an English query reads a German chunk in
 the multilingual space and English chunks in the English one, a German query reads every
 chunk in the multilingual space, and the two spaces' cosines meet on the relevance curves."""
@@ -12,11 +12,11 @@ import pytest
 
 from tests.core.fakes import FakeModels, fake_view, with_second_space
 from vaultheat.config import Settings
-from vaultheat.core.relevance import CURVES, curve_for
+from vaultheat.core.query.relevance import CURVES, curve_for
+from vaultheat.core.query.results import ChunkHit, SearchResults
+from vaultheat.core.query.routing import CosineMap
+from vaultheat.core.query.search import run_search
 from vaultheat.core.requests import SearchRequest
-from vaultheat.core.results import ChunkHit, SearchResults
-from vaultheat.core.routing import CosineMap
-from vaultheat.core.search import run_search
 from vaultheat.providers.fake import FakeEmbedder
 
 NOTES = [
@@ -126,7 +126,7 @@ def test_the_cosine_map_is_the_identity_on_one_curve_and_monotone_between_two() 
 
 
 def test_explain_missing_reads_the_cosine_of_the_space_that_scored_the_note() -> None:
-    from vaultheat.core.missing import explain_missing
+    from vaultheat.core.query.missing import explain_missing
 
     models = FakeModels(second_model=second_model())
     view = with_second_space(fake_view(NOTES, models), second_model(), {GERMAN_CHUNK: "de"})

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vaultheat.core.scoring import combine, normalize
+from vaultheat.core.query.scoring import combine, normalize
 from vaultheat.errors import ConfigError
 
 

@@ -1,5 +1,5 @@
-"""The page part of search (search.score_page, core/pagekind.py): a digest that repeats a note's
-words loses to the note when both match, notes proper keep their order among themselves, and
+"""The page part of search (search.score_page, core/vault/pagekind.py): a digest that repeats a
+note's words loses to the note when both match, notes proper keep their order among themselves, and
 the explain trace adds up. Fake embedder, in-memory view; scores compare at abs 1e-9."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import pytest
 
 from tests.core.fakes import FakeModels, fake_view
 from vaultheat.config import Settings
+from vaultheat.core.query.search import run_search
+from vaultheat.core.query.view import IndexView
 from vaultheat.core.requests import SearchRequest
-from vaultheat.core.search import run_search
-from vaultheat.core.view import IndexView
 
 TOL = 1e-9
 QUERY = "luks change passphrase"

@@ -1,4 +1,4 @@
-"""Pointer credit in search (experimental.search_pointer_credit, core/pointer_credit.py): a
+"""Pointer credit in search (experimental.search_pointer_credit, core/query/pointer_credit.py): a
 digest's bullet that matches the query hands part of its score to the note it links, explain
 says so and still adds up. The page part is off here (score_page 0) so the pointer credit alone
 moves the digest. Fake embedder, in-memory view; scores compare at abs 1e-9."""
@@ -9,11 +9,11 @@ import pytest
 
 from tests.core.fakes import FakeModels, fake_view
 from vaultheat.config import Settings
-from vaultheat.core.explain import recompute_final
+from vaultheat.core.query.explain import recompute_final
+from vaultheat.core.query.results import explanation
+from vaultheat.core.query.search import run_search
+from vaultheat.core.query.view import IndexView
 from vaultheat.core.requests import SearchRequest
-from vaultheat.core.results import explanation
-from vaultheat.core.search import run_search
-from vaultheat.core.view import IndexView
 from vaultheat.documents import explain_document, parts_doc, search_document
 from vaultheat.render import render_explain
 

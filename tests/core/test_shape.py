@@ -1,10 +1,10 @@
-"""Per-note diversity in chunk results (core/shape.py)."""
+"""Per-note diversity in chunk results (core/query/shape.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from vaultheat.core.shape import diversify
+from vaultheat.core.query.shape import diversify
 
 NOTE = {1: 1, 2: 1, 3: 1, 4: 2, 5: 1, 6: 3}
 

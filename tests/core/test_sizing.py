@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from vaultheat.config import Settings
-from vaultheat.core.parsing import parse_note
-from vaultheat.core.sizing import chunk_for, document_token_counter
+from vaultheat.core.vault.parsing import parse_note
+from vaultheat.core.vault.sizing import chunk_for, document_token_counter
 from vaultheat.providers.fake import FakeEmbedder
 
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from tests.core.fakes import FakeModels, fake_view
 from vaultheat.config import Settings
 from vaultheat.core.lru import LRU
-from vaultheat.core.related import distinctive_terms, run_related
+from vaultheat.core.query.related import distinctive_terms, run_related
 from vaultheat.core.requests import RelatedRequest
 
 NOTES = [

@@ -1,11 +1,11 @@
-"""Note names as evidence (core/titles.py): exact names score 1, partial matches by the rarity
+"""Note names as evidence (core/query/titles.py): exact names score 1, partial matches by the rarity
 of the words they share, generic title words weigh little."""
 
 from __future__ import annotations
 
 import pytest
 
-from vaultheat.core.titles import TitleIndex, name_words
+from vaultheat.core.query.titles import TitleIndex, name_words
 
 PARTIAL = 0.5
 

@@ -10,12 +10,12 @@ import pytest
 
 from tests.core.fakes import FakeModels, fake_view
 from vaultheat.config import Settings
-from vaultheat.core.explain import recompute_final, recompute_heat
-from vaultheat.core.related import run_related
+from vaultheat.core.query.explain import recompute_final, recompute_heat
+from vaultheat.core.query.related import run_related
+from vaultheat.core.query.results import ChunkHit, NoteHit, explanation
+from vaultheat.core.query.search import run_search
+from vaultheat.core.query.votes import recompute_bonus
 from vaultheat.core.requests import RelatedRequest, SearchRequest
-from vaultheat.core.results import ChunkHit, NoteHit, explanation
-from vaultheat.core.search import run_search
-from vaultheat.core.votes import recompute_bonus
 from vaultheat.documents import explain_document, related_document, search_document
 
 GRINDERS = "Coffee/Grinders.md"

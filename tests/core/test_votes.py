@@ -1,4 +1,4 @@
-"""Link votes (core/votes.py): table tests, a brute-force reference, and the document (its
+"""Link votes (core/query/votes.py): table tests, a brute-force reference, and the document (its
 words are the shell's: ``tests/cli/test_render.py``)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from vaultheat.core.votes import (
+from vaultheat.core.query.votes import (
     NoteLinks,
     beyond_chance,
     link_votes,

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import open_fake_index, related_doc
-from vaultheat.core import related
+from vaultheat.core.query import related
+from vaultheat.core.query.votes import rank_floor, reachable
 from vaultheat.core.requests import RelatedRequest
-from vaultheat.core.votes import rank_floor, reachable
 from vaultheat.engine import Engine
 
 TOPICS = ["coffee roasting beans grinder espresso", "garden tomato soil compost seeds",

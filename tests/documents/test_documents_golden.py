@@ -200,5 +200,5 @@ def test_query_documents_are_built_in_one_place() -> None:
     # schemas, and an example line in the JSON-lines protocol's docstring
     schemas = [f"server/schemas/{m}.py" for m in ("explain", "missing", "related", "search")]
     assert builders == ["agents/jsonl.py", "agents/tools.py", "documents.py", *schemas]
-    for p in (package / "core").glob("*.py"):
+    for p in (package / "core").rglob("*.py"):
         assert '"schema":' not in p.read_text(encoding="utf-8"), p.name

@@ -12,7 +12,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from vaultheat.agents.tools import BY_NAME
-from vaultheat.core.results import (
+from vaultheat.core.query.results import (
     Explanation,
     HopTrace,
     ScoreParts,

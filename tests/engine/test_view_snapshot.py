@@ -4,7 +4,7 @@ view of the new generation while the old one stays as it was."""
 
 from __future__ import annotations
 
-from vaultheat.core.view import IndexView
+from vaultheat.core.query.view import IndexView
 from vaultheat.engine import Engine
 from vaultheat.storage.store import Store
 

@@ -349,7 +349,7 @@ def test_canary_catches_a_leaking_pipeline(
 ) -> None:
     """Positive control: if the pipeline let the query note's chunks relay heat, the planted
     random targets would rise, and the canary must say so."""
-    import vaultheat.core.related as related
+    import vaultheat.core.query.related as related
 
     real = related.retrieve
 
@@ -378,7 +378,7 @@ def test_canary_catches_query_links_voting(
 ) -> None:
     """Positive control for link votes: if the query note itself voted (its own links read),
     the planted random targets would rise, and the canary must say so."""
-    import vaultheat.core.related as related
+    import vaultheat.core.query.related as related
 
     real = related.link_votes
 

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from tests.conftest import open_fake_index
-from vaultheat.core.parsing import parse_note
-from vaultheat.core.resolve import LinkResolver
-from vaultheat.core.votes import NoteLinks
+from vaultheat.core.query.votes import NoteLinks
+from vaultheat.core.vault.parsing import parse_note
+from vaultheat.core.vault.resolve import LinkResolver
 from vaultheat.errors import InputError
 from vaultheat.evaluation import heldout
 from vaultheat.evaluation.harness import TOP, EvalConfig, builtin_configs

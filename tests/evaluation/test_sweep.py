@@ -189,7 +189,7 @@ def test_knn_variants_change_the_similar_edges_in_memory_only(fake_engine: Any) 
 
 def test_derived_lists_equal_a_direct_computation(fake_engine: Any) -> None:
     """Cutting the wide list equals computing k / floor directly (what the indexer does)."""
-    from vaultheat.core.knn import knn_lists
+    from vaultheat.core.vault.knn import knn_lists
 
     base = fake_engine.settings
     grid = parse_grid(_grid('"graph.knn_k" = [2, 12]\n"graph.knn_min_sim" = [0.1, 0.4]'), base)

@@ -11,8 +11,8 @@ import pytest
 
 from tests.conftest import search_doc, status_doc
 from vaultheat.cli import main
-from vaultheat.core.binary import binary_reason
 from vaultheat.core.requests import SearchRequest
+from vaultheat.core.vault.binary import binary_reason
 
 
 def _noise(n: int, *, nul: bool = True) -> bytes:

@@ -15,7 +15,7 @@ import pytest
 
 from vaultheat.check import check_index
 from vaultheat.config import VaultSettings
-from vaultheat.core.discovery import Discovery, FileEntry, discover, discover_changed
+from vaultheat.core.vault.discovery import Discovery, FileEntry, discover, discover_changed
 from vaultheat.engine import Engine
 
 

@@ -209,8 +209,8 @@ def test_full_rebuild_with_same_model_reuses_vectors_and_keeps_answering(
 
 
 def test_aliases_and_tags_are_indexed_lexically_not_embedded(fake_engine: Engine) -> None:
-    from vaultheat.core.parsing import parse_note
-    from vaultheat.core.sizing import chunk_for
+    from vaultheat.core.vault.parsing import parse_note
+    from vaultheat.core.vault.sizing import chunk_for
 
     store = fake_engine.views.store()
     row = store.note_by_path("Coffee/Brewing/Espresso Extraction.md")

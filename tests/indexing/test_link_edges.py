@@ -19,7 +19,7 @@ import pytest
 
 from tests.conftest import copy_vault, open_fake_index
 from tests.pdf_fixtures import build_pdf, text_page, write
-from vaultheat.core.derived_notes import document_kind
+from vaultheat.core.vault.derived_notes import document_kind
 from vaultheat.indexing.graph import _chunk_at, _pick_targets
 from vaultheat.storage.store import Store
 

@@ -108,7 +108,7 @@ def test_the_broken_pdf_is_skipped_with_its_reason(engine: Any) -> None:
 
 
 def test_an_unchanged_pdf_is_not_read_again(engine: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    import vaultheat.core.derived_notes as dn
+    import vaultheat.core.vault.derived_notes as dn
 
     calls: list[str] = []
     real = dn.extract_pdf

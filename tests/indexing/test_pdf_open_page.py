@@ -94,7 +94,7 @@ def test_the_cli_says_which_page_holds_the_match(
 def test_an_index_from_before_page_starts_answers_and_gains_them_on_the_next_run(
     engine: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import vaultheat.core.derived_notes as dn
+    import vaultheat.core.vault.derived_notes as dn
     from vaultheat.engine import Engine
     from vaultheat.providers.fake import FakeEmbedder
     from vaultheat.storage import db as dbmod

@@ -22,7 +22,7 @@ from tests.conftest import search_doc, status_doc
 from vaultheat.check import check_index
 from vaultheat.config import Settings, save_settings
 from vaultheat.core.requests import RelatedRequest, SearchRequest
-from vaultheat.core.status import phases_of
+from vaultheat.core.vault.status import phases_of
 from vaultheat.engine import Engine
 from vaultheat.indexing import limits
 from vaultheat.indexing.report import IndexReport

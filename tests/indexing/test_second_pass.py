@@ -202,9 +202,9 @@ def test_another_second_model_starts_the_space_again(paths: IndexPaths) -> None:
 def test_status_says_how_far_the_pass_is(
     paths: IndexPaths, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from vaultheat.commands import spaces_line
     from vaultheat.engine import Engine
     from vaultheat.index_status import status
+    from vaultheat.status_lines import spaces_line
 
     def space_status() -> tuple[str, int, int]:
         engine = Engine(paths, settings(True))
@@ -277,8 +277,8 @@ def test_check_finds_the_filled_space_consistent(paths: IndexPaths) -> None:
 def test_search_reads_a_german_chunk_in_the_filled_space(paths: IndexPaths) -> None:
     """Slice 3: once the space is filled, an English query reads the German note's chunks in
     it (the languages come from the index) and the English notes' in the English space."""
+    from vaultheat.core.query.results import ChunkHit
     from vaultheat.core.requests import SearchRequest
-    from vaultheat.core.results import ChunkHit
     from vaultheat.engine import Engine
 
     (paths.vault / "kaffee.md").write_text(

@@ -8,9 +8,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pdf_fixtures import bomb_stream, build_pdf, text_page, write
 
-from vaultheat.core.canvas import parse_canvas
-from vaultheat.core.derived import chunk_canvas
-from vaultheat.core.pdftext import extract_pdf
+from vaultheat.core.vault.canvas import parse_canvas
+from vaultheat.core.vault.derived import chunk_canvas
+from vaultheat.core.vault.pdftext import extract_pdf
 
 
 def test_decompression_bomb_hits_the_memory_bound(tmp_path):

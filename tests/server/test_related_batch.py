@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from live_server import Live
 
-from vaultheat.core.related_batch import MAX_BATCH_PATHS, RelatedBatchRequest, related_batch
+from vaultheat.core.query.related_batch import MAX_BATCH_PATHS, RelatedBatchRequest, related_batch
+from vaultheat.core.query.results import RelatedResults
 from vaultheat.core.requests import RelatedRequest
-from vaultheat.core.results import RelatedResults
 from vaultheat.errors import InputError, NotFoundError
 
 NOTES = ["Coffee/Index.md", "Garden/Composting.md", "Home.md"]

@@ -142,8 +142,8 @@ def test_a_note_rewritten_in_another_language_changes_its_chunks_language(
 def test_status_and_check_count_the_chunks_per_language(paths: IndexPaths) -> None:
     from tests.conftest import status_doc
     from vaultheat.check import check_index
-    from vaultheat.commands import languages_line
     from vaultheat.engine import Engine
+    from vaultheat.status_lines import languages_line
 
     index(paths)
     engine = Engine.open(paths.vault, embedder=FakeEmbedder())

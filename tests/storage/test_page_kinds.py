@@ -1,4 +1,4 @@
-"""Page kinds in the index: the indexer stores each note's kind (core/pagekind.py), the view
+"""Page kinds in the index: the indexer stores each note's kind (core/vault/pagekind.py), the view
 reads the digests and list pages, an index from before page kinds is classified by the next
 index run without re-embedding, and an edit that makes a note a list page is seen."""
 
@@ -8,8 +8,8 @@ import sqlite3
 from pathlib import Path
 
 from tests.conftest import open_fake_index
-from vaultheat.commands import pages_line
 from vaultheat.index_inspect import inspect_doc, render_inspect
+from vaultheat.status_lines import pages_line
 from vaultheat.storage.store import Store
 
 DIGEST = "# Computer Science\n\n### [Coffee](Coffee.md)\n\n* New: grind finer.\n"

@@ -14,8 +14,8 @@ import pytest
 
 from tests.conftest import status_doc
 from vaultheat.check import check_index
-from vaultheat.commands import spaces_line
 from vaultheat.engine import Engine
+from vaultheat.status_lines import spaces_line
 from vaultheat.storage.store import Store
 from vaultheat.storage.vectorsync import (
     MULTILINGUAL,

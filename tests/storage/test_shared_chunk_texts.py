@@ -1,12 +1,12 @@
 """Store.shared_chunk_texts: the chunk texts several notes hold word for word, with how many
-notes and which chunks (core/shared_text.py reads them for related notes)."""
+notes and which chunks (core/query/shared_text.py reads them for related notes)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from vaultheat.config import Settings, save_settings
-from vaultheat.core.shared_text import SharedText
+from vaultheat.core.query.shared_text import SharedText
 from vaultheat.indexing.run import Indexer
 from vaultheat.paths import index_paths
 from vaultheat.providers.fake import FakeEmbedder

@@ -93,19 +93,43 @@ def prompt_text(name: str, args: dict[str, str]) -> str:
     raise errors.NotFoundError(f"no prompt {name!r}")
 
 
-def build_server(auto: AutoBackend) -> Server[Any]:
-    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[
-            types.Tool(
-                name=t.name, title=t.title, description=t.description,
-                input_schema=t.input_schema, output_schema=t.output_schema,
-                annotations=types.ToolAnnotations(
-                    title=t.title, read_only_hint=t.read_only, destructive_hint=False,
-                    idempotent_hint=True, open_world_hint=False),
-            )
-            for t in TOOLS
-        ])  # fmt: skip
+async def _list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+    return types.ListToolsResult(tools=[
+        types.Tool(
+            name=t.name, title=t.title, description=t.description,
+            input_schema=t.input_schema, output_schema=t.output_schema,
+            annotations=types.ToolAnnotations(
+                title=t.title, read_only_hint=t.read_only, destructive_hint=False,
+                idempotent_hint=True, open_world_hint=False),
+        )
+        for t in TOOLS
+    ])  # fmt: skip
 
+
+async def _list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
+    return types.ListResourceTemplatesResult(resource_templates=[
+        types.ResourceTemplate(uri_template=SCHEME + "{path}", name="note",
+                               title="A note of the vault", mime_type="text/markdown")
+    ])  # fmt: skip
+
+
+async def _list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+    return types.ListPromptsResult(prompts=list(PROMPTS))
+
+
+async def _get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+    try:
+        text = prompt_text(params.name, dict(params.arguments or {}))
+    except errors.VaultheatError as exc:
+        from mcp.shared.exceptions import MCPError
+
+        raise MCPError(code=-32602, message=exc.message) from exc
+    return types.GetPromptResult(messages=[
+        types.PromptMessage(role="user", content=types.TextContent(text=text))
+    ])  # fmt: skip
+
+
+def build_server(auto: AutoBackend) -> Server[Any]:
     async def call(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         def progress(stage: str, done: int, total: int) -> None:
             try:  # a lost progress note must never stop an index run
@@ -144,12 +168,6 @@ def build_server(auto: AutoBackend) -> Server[Any]:
             next_cursor=str(start + PAGE) if start + PAGE < len(items) else None,
         )  # fmt: skip
 
-    async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
-        return types.ListResourceTemplatesResult(resource_templates=[
-            types.ResourceTemplate(uri_template=SCHEME + "{path}", name="note",
-                                   title="A note of the vault", mime_type="text/markdown")
-        ])  # fmt: skip
-
     async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> Any:
         def read() -> str:
             return display_text(
@@ -168,31 +186,17 @@ def build_server(auto: AutoBackend) -> Server[Any]:
             types.TextResourceContents(uri=str(params.uri), mime_type="text/markdown", text=text)
         ])  # fmt: skip
 
-    async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
-        return types.ListPromptsResult(prompts=list(PROMPTS))
-
-    async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
-        try:
-            text = prompt_text(params.name, dict(params.arguments or {}))
-        except errors.VaultheatError as exc:
-            from mcp.shared.exceptions import MCPError
-
-            raise MCPError(code=-32602, message=exc.message) from exc
-        return types.GetPromptResult(messages=[
-            types.PromptMessage(role="user", content=types.TextContent(text=text))
-        ])  # fmt: skip
-
     return Server(
         "vaultheat",
         version=__version__,
         instructions=INSTRUCTIONS,
-        on_list_tools=list_tools,
+        on_list_tools=_list_tools,
         on_call_tool=call,
         on_list_resources=list_resources,
-        on_list_resource_templates=list_templates,
+        on_list_resource_templates=_list_templates,
         on_read_resource=read_resource,
-        on_list_prompts=list_prompts,
-        on_get_prompt=get_prompt,
+        on_list_prompts=_list_prompts,
+        on_get_prompt=_get_prompt,
     )
 
 

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from vaultheat.config import Settings
-from vaultheat.core.derived_notes import document_kind
-from vaultheat.core.discovery import _Walker
 from vaultheat.core.models import ChunkRow, display_text, line_starts
-from vaultheat.core.parsing import is_excluded, split_frontmatter
+from vaultheat.core.vault.derived_notes import document_kind
+from vaultheat.core.vault.discovery import _Walker
+from vaultheat.core.vault.parsing import is_excluded, split_frontmatter
 from vaultheat.errors import InputError, NotFoundError
 from vaultheat.indexing.report import content_hash
 from vaultheat.paths import IndexPaths, safe_vault_path

@@ -88,7 +88,7 @@ class ChunkDraft:
     heading_path: tuple[str, ...]  # headings enclosing the chunk start, outermost first
     embed_input: str  # context header + "\n\n" + text: what is embedded and indexed lexically
     # derived text (PDF, canvas): where it comes from. Its bytes span the whole file and its
-    # lines are 0, since extracted text is no byte slice of the file (see core/derived.py)
+    # lines are 0, since extracted text is no byte slice of the file (see core/vault/derived.py)
     page: int | None = None  # 1-based first page (PDF)
     page_end: int | None = None  # last page (== page for a one-page chunk)
     card_id: str | None = None  # the canvas card (JSON Canvas node id)

@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from vaultheat.config import Settings
-from vaultheat.core.related import run_related
+from vaultheat.core.query.related import run_related
+from vaultheat.core.query.votes import NoteLinks
 from vaultheat.core.requests import RelatedRequest, SearchRequest
-from vaultheat.core.resolve import LinkResolver
-from vaultheat.core.votes import NoteLinks
+from vaultheat.core.vault.resolve import LinkResolver
 from vaultheat.engine import Engine
 from vaultheat.errors import InputError
 from vaultheat.evaluation.metrics import mean_scores, paired_difference, percentile, ranks_of
@@ -370,19 +370,8 @@ def canary(
         queries = rng.sample(queries, n)
     store = engine.index_view().store
     all_paths = sorted(store.notes())
-    tmp = Path(tempfile.mkdtemp(prefix="vaultheat-canary-"))
-    copy_root = tmp / "index"
-    shutil.copytree(
-        engine.paths.root, copy_root, ignore=shutil.ignore_patterns("writer.lock", "server.json")
-    )
-    copy_paths = IndexPaths(vault=engine.paths.vault, root=copy_root)
-    # heat propagation, link votes and link heat on, even when the defaults have them off:
-    # edges and stored links are the paths a leak would take, so the canary must exercise them
-    hops = max(engine.settings.experimental.search_hops, GRAPH_HOPS)
-    heat = engine.settings.related.link_heat
-    cfg = EvalConfig("default+graph+votes", {"experimental.search_hops": hops,
-                     "related.votes": True,
-                     "related.link_heat": "ppr" if heat == "off" else heat})  # fmt: skip
+    tmp, copy_paths = _index_copy(engine)
+    cfg = _canary_config(engine)
     base = engine.settings
     rises: list[int] = []
     planted_notes = changed = before_top10 = after_top10 = 0
@@ -412,11 +401,7 @@ def canary(
                 rises += [a - b for a, b in zip(r0, r1, strict=True)]
                 before_top10 += sum(1 for r in r0 if r <= 10)
                 after_top10 += sum(1 for r in r1 if r <= 10)
-            with w.transaction():
-                for rowid, resolved in saved:
-                    w.set_link_resolution(rowid, resolved)
-                w.replace_link_edges(chunk_ids, saved_edges)
-                w.bump_generation()
+            _restore_links(w, saved, chunk_ids, saved_edges)
     finally:
         copy_base.close()
         w.close()
@@ -432,6 +417,40 @@ def canary(
         "targets_in_top10_after": after_top10,
         "passed": mean_rise <= 0.5 and after_top10 <= before_top10,
     }
+
+
+def _index_copy(engine: Engine) -> tuple[Path, IndexPaths]:
+    """A copy of ``engine``'s index in a temporary folder (the folder, and the copy's paths)."""
+    tmp = Path(tempfile.mkdtemp(prefix="vaultheat-canary-"))
+    copy_root = tmp / "index"
+    shutil.copytree(
+        engine.paths.root, copy_root, ignore=shutil.ignore_patterns("writer.lock", "server.json")
+    )
+    return tmp, IndexPaths(vault=engine.paths.vault, root=copy_root)
+
+
+def _canary_config(engine: Engine) -> EvalConfig:
+    """Heat propagation, link votes and link heat on, even when the defaults have them off:
+    edges and stored links are the paths a leak would take, so the canary must exercise them."""
+    hops = max(engine.settings.experimental.search_hops, GRAPH_HOPS)
+    heat = engine.settings.related.link_heat
+    return EvalConfig("default+graph+votes", {"experimental.search_hops": hops,
+                      "related.votes": True,
+                      "related.link_heat": "ppr" if heat == "off" else heat})  # fmt: skip
+
+
+def _restore_links(
+    w: Store,
+    saved: Sequence[tuple[int, str | None]],
+    chunk_ids: list[int],
+    saved_edges: list[tuple[int, int, float]],
+) -> None:
+    """Put back a note's link resolutions and link edges as they were before the planting."""
+    with w.transaction():
+        for rowid, resolved in saved:
+            w.set_link_resolution(rowid, resolved)
+        w.replace_link_edges(chunk_ids, saved_edges)
+        w.bump_generation()
 
 
 def plant_random_links(

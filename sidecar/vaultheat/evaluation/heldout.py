@@ -20,7 +20,7 @@ The protocol the best published peer uses (Smart Related Notes: held-out link re
    label the share of those results that are hidden partners. A lower bound (a note can be
    related without a link), but one read the same way on every vault: "Strong" should mean
    the same share of true links everywhere (issue #38). The labels come from the curve an
-   index run would fit on the seed's visible links (``core/calibration.py``, when
+   index run would fit on the seed's visible links (``core/query/calibration.py``, when
    ``related.fit_labels`` is on), and again from the model's curve (``labels_model_curve``).
 
 Heat propagation (``experimental.search_hops`` > 0) reads the chunk graph's link edges, which
@@ -37,14 +37,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from vaultheat.core.calibration import fit_vault_curve
-from vaultheat.core.parsing import parse_note
-from vaultheat.core.related import run_related
-from vaultheat.core.relevance import curve_for
+from vaultheat.config import Settings
+from vaultheat.core.query.calibration import fit_vault_curve
+from vaultheat.core.query.related import run_related
+from vaultheat.core.query.relevance import Curve, curve_for
+from vaultheat.core.query.results import relevance_of
+from vaultheat.core.query.view import IndexView
+from vaultheat.core.query.votes import NoteLinks
 from vaultheat.core.requests import RelatedRequest
-from vaultheat.core.resolve import LinkResolver
-from vaultheat.core.results import relevance_of
-from vaultheat.core.votes import NoteLinks
+from vaultheat.core.vault.parsing import parse_note
+from vaultheat.core.vault.resolve import LinkResolver
 from vaultheat.engine import Engine
 from vaultheat.errors import InputError
 from vaultheat.evaluation.harness import TOP, EvalConfig, apply_config
@@ -125,13 +127,7 @@ def run_heldout(
     if seeds < 1:
         raise InputError("--seeds must be at least 1")
     base = engine.settings
-    for cfg in configs:
-        if base.with_overrides(cfg.overrides).experimental.search_hops > 0 and cfg.graph:
-            raise InputError(
-                f"configuration {cfg.name!r} propagates heat (experimental.search_hops > 0), "
-                "which reads link edges held-out links cannot hide; measure it with "
-                "experimental.search_hops = 0"
-            )
+    _check_configs(base, configs)
     view = engine.index_view()
     store = view.store
     resolver = LinkResolver(list(store.notes()), store.attachments(), store.note_aliases())
@@ -147,10 +143,7 @@ def run_heldout(
     per_seed: list[dict[str, Any]] = []
     for seed in range(first_seed, first_seed + seeds):
         split = hold_out(view.links, share, seed)
-        items = list(split.items)
-        if sample is not None and len(items) > sample:
-            keep = set(random.Random(seed).sample(range(len(items)), sample))
-            items = [it for i, it in enumerate(items) if i in keep]
+        items = _sampled(list(split.items), sample, seed)
         masked = dataclasses.replace(view, links=split.links)
         vault = engine.paths.vault
         texts = [
@@ -160,15 +153,7 @@ def run_heldout(
         row: dict[str, Any] = {"seed": seed, "hidden": len(split.hidden), "queries": len(items)}
         for cfg in configs:
             config_engine = config_engines[cfg.name]
-            e = config_engine.settings.embeddings
-            model_curve = curve = curve_for(e.provider, e.model, "related")
-            if config_engine.settings.related.fit_labels:
-                # what the index run would fit on this seed's visible links
-                links = sum(map(len, masked.links.out_links.values()))
-                fit = fit_vault_curve(masked, config_engine.models, config_engine.settings,
-                                      model_curve, model=e.model, notes=len(masked.links.chunks),
-                                      links=links)  # fmt: skip
-                curve = fit.curve or model_curve
+            model_curve, curve = _curves(config_engine, masked)
             seed_ranks: list[list[int | None]] = []
             for it, text in zip(items, texts, strict=True):
                 req = RelatedRequest(path=it.note, text=text, top=TOP + len(it.known),
@@ -203,6 +188,41 @@ def run_heldout(
         ],
         "paired": [paired(configs[0].name, c.name, ranks) for c in configs[1:]],
     }
+
+
+def _check_configs(base: Settings, configs: Sequence[EvalConfig]) -> None:
+    """Refuse a configuration that propagates heat: it reads link edges held-out links cannot
+    hide."""
+    for cfg in configs:
+        if base.with_overrides(cfg.overrides).experimental.search_hops > 0 and cfg.graph:
+            raise InputError(
+                f"configuration {cfg.name!r} propagates heat (experimental.search_hops > 0), "
+                "which reads link edges held-out links cannot hide; measure it with "
+                "experimental.search_hops = 0"
+            )
+
+
+def _sampled(items: list[HeldItem], sample: int | None, seed: int) -> list[HeldItem]:
+    """At most ``sample`` of a seed's queries, drawn with that seed (all when None)."""
+    if sample is not None and len(items) > sample:
+        keep = set(random.Random(seed).sample(range(len(items)), sample))
+        items = [it for i, it in enumerate(items) if i in keep]
+    return items
+
+
+def _curves(config_engine: Engine, masked: IndexView) -> tuple[Curve, Curve]:
+    """The model's related curve, and the curve the labels read: with ``fit_labels`` what the
+    index run would fit on this seed's visible links (the model's when the fit fails)."""
+    e = config_engine.settings.embeddings
+    model_curve = curve = curve_for(e.provider, e.model, "related")
+    if config_engine.settings.related.fit_labels:
+        # what the index run would fit on this seed's visible links
+        links = sum(map(len, masked.links.out_links.values()))
+        fit = fit_vault_curve(masked, config_engine.models, config_engine.settings,
+                              model_curve, model=e.model, notes=len(masked.links.chunks),
+                              links=links)  # fmt: skip
+        curve = fit.curve or model_curve
+    return model_curve, curve
 
 
 def summary(

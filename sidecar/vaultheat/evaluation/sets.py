@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from vaultheat.core.models import Link
-from vaultheat.core.parsing import parse_note
+from vaultheat.core.vault.parsing import parse_note
 from vaultheat.errors import InputError
 
 VARIANTS = ("links-removed", "links-as-text")

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from vaultheat.config import GraphSettings, Settings
-from vaultheat.core.knn import Neighbours, knn_lists
+from vaultheat.core.vault.knn import Neighbours, knn_lists
 from vaultheat.engine import Engine
 from vaultheat.errors import InputError
 from vaultheat.evaluation.harness import (

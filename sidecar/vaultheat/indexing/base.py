@@ -12,11 +12,11 @@ from collections.abc import Callable
 from typing import Any
 
 from vaultheat.config import EmbeddingSettings, Settings
-from vaultheat.core.derived_notes import document_kind, read_document
-from vaultheat.core.discovery import FileEntry
 from vaultheat.core.models import ChunkDraft, ParsedNote
-from vaultheat.core.parsing import parse_note
-from vaultheat.core.sizing import chunk_for
+from vaultheat.core.vault.derived_notes import document_kind, read_document
+from vaultheat.core.vault.discovery import FileEntry
+from vaultheat.core.vault.parsing import parse_note
+from vaultheat.core.vault.sizing import chunk_for
 from vaultheat.indexing.report import ProgressFn
 from vaultheat.paths import IndexPaths
 from vaultheat.providers.base import Embedder

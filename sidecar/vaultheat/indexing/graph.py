@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from vaultheat.config import GraphSettings
-from vaultheat.core.derived_notes import document_kind
-from vaultheat.core.knn import affected_ids, knn_lists
 from vaultheat.core.models import ParsedNote
-from vaultheat.core.resolve import LinkResolver
+from vaultheat.core.vault.derived_notes import document_kind
+from vaultheat.core.vault.knn import affected_ids, knn_lists
+from vaultheat.core.vault.resolve import LinkResolver
 from vaultheat.indexing import limits
 from vaultheat.indexing.report import IndexReport, ProgressFn
 from vaultheat.storage.store import Store, name_key

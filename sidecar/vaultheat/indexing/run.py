@@ -46,8 +46,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from vaultheat.core.derived_notes import MANIFEST_KEY, document_kind, find_documents
-from vaultheat.core.discovery import Discovery, FileEntry, Skip, discover, discover_changed
+from vaultheat.core.vault.derived_notes import MANIFEST_KEY, document_kind, find_documents
+from vaultheat.core.vault.discovery import Discovery, FileEntry, Skip, discover, discover_changed
 from vaultheat.errors import IndexMismatchError
 from vaultheat.indexing import limits
 from vaultheat.indexing.graph import repair_graph
@@ -129,6 +129,35 @@ class Indexer(WordsPhase, MeaningPhase):
             repair_graph(store, vectors, report, self.settings.graph, self.progress)
         report.timings["graph"] = time.perf_counter() - t4
 
+        vectors = self._meaning_phase(store, vectors, report, t0)
+
+        t8 = time.perf_counter()
+        if not self.should_stop():
+            self._detect_languages(store)
+        report.timings["languages"] = time.perf_counter() - t8
+
+        t6 = time.perf_counter()
+        self._save(store, vectors)
+        report.timings["save"] = time.perf_counter() - t6
+
+        t7 = time.perf_counter()
+        if self.settings.related.fit_labels and not self.should_stop():
+            self._fit_labels(store)
+        report.timings["labels"] = time.perf_counter() - t7
+
+        t9 = time.perf_counter()
+        if not self.should_stop():  # last: the English index is complete and saved before it
+            self._second_pass(store, report)
+        self._held.clear()
+        report.timings["second_space"] = time.perf_counter() - t9
+        report.timings["total"] = time.perf_counter() - t0
+
+    def _meaning_phase(
+        self, store: Store, vectors: VectorIndex | None, report: IndexReport, t0: float
+    ) -> VectorIndex | None:
+        """The words phase marked done (``words_total`` timed from ``t0``), then the meaning
+        phase: the chunks without a vector embedded, their kNN lists repaired. Returns the
+        vector file, opened if this step needed it."""
         # the words phase is committed: every note is findable by its words and links now
         fp = self.embedder.fingerprint
         only_notes = None if self._scan_all else sorted(self._awaiting)
@@ -153,27 +182,7 @@ class Indexer(WordsPhase, MeaningPhase):
             if not self.should_stop():  # the kNN lists of the chunks just embedded
                 repair_graph(store, vectors, report, self.settings.graph, self.progress)
         report.timings["embed"] = time.perf_counter() - t5
-
-        t8 = time.perf_counter()
-        if not self.should_stop():
-            self._detect_languages(store)
-        report.timings["languages"] = time.perf_counter() - t8
-
-        t6 = time.perf_counter()
-        self._save(store, vectors)
-        report.timings["save"] = time.perf_counter() - t6
-
-        t7 = time.perf_counter()
-        if self.settings.related.fit_labels and not self.should_stop():
-            self._fit_labels(store)
-        report.timings["labels"] = time.perf_counter() - t7
-
-        t9 = time.perf_counter()
-        if not self.should_stop():  # last: the English index is complete and saved before it
-            self._second_pass(store, report)
-        self._held.clear()
-        report.timings["second_space"] = time.perf_counter() - t9
-        report.timings["total"] = time.perf_counter() - t0
+        return vectors
 
     # -- the steps of a run -------------------------------------------------------------------
     def _prepare(self, store: Store, *, full: bool) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -218,12 +227,12 @@ class Indexer(WordsPhase, MeaningPhase):
     def _fit_labels(self, store: Store) -> None:
         """Fit the related notes' labels on the vault's own links (core/calibration.py) when
         there is no fit yet or the vault moved on; only once every chunk has its vector."""
-        from vaultheat.core.calibration import (
+        from vaultheat.core.query.calibration import (
             LABELS_KEY,
             VaultCurve,
             fit_vault_curve,
         )
-        from vaultheat.core.relevance import curve_for
+        from vaultheat.core.query.relevance import curve_for
         from vaultheat.modelset import ModelSet
         from vaultheat.views import ViewSource
 

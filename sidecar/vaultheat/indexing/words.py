@@ -18,14 +18,19 @@ from typing import Any
 
 import numpy as np
 
-from vaultheat.core.binary import binary_reason
-from vaultheat.core.chunking import context_header
-from vaultheat.core.derived_notes import MANIFEST_KEY, document_kind, read_document, remember_skip
-from vaultheat.core.discovery import Discovery, FileEntry, Skip
 from vaultheat.core.models import ChunkDraft, NoteRow, ParsedNote
-from vaultheat.core.pagekind import NOTE, note_page_kind
-from vaultheat.core.parsing import parse_note
-from vaultheat.core.resolve import LinkResolver
+from vaultheat.core.vault.binary import binary_reason
+from vaultheat.core.vault.chunk_header import context_header
+from vaultheat.core.vault.derived_notes import (
+    MANIFEST_KEY,
+    document_kind,
+    read_document,
+    remember_skip,
+)
+from vaultheat.core.vault.discovery import Discovery, FileEntry, Skip
+from vaultheat.core.vault.pagekind import NOTE, note_page_kind
+from vaultheat.core.vault.parsing import parse_note
+from vaultheat.core.vault.resolve import LinkResolver
 from vaultheat.indexing import limits
 from vaultheat.indexing.base import IndexerBase
 from vaultheat.indexing.graph import link_rows, reresolve

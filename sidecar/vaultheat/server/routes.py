@@ -16,7 +16,7 @@ from typing import Any
 from aiohttp import web
 
 from vaultheat import index_status
-from vaultheat.core.related_batch import RelatedBatchRequest, related_batch
+from vaultheat.core.query.related_batch import RelatedBatchRequest, related_batch
 from vaultheat.core.requests import RelatedRequest, SearchRequest, with_default_top
 from vaultheat.documents import (
     explain_document,

@@ -12,8 +12,8 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from vaultheat.core.lexical import fts_match, lexical_text
 from vaultheat.core.models import ChunkDraft, ChunkRow
+from vaultheat.core.vault.lexical import fts_match, lexical_text
 from vaultheat.storage.tables import Tables, batches, clean, clean_json
 
 _CHUNK_COLS = (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vaultheat.core.missing import STATUSES as MISSING_STATUSES
+from vaultheat.core.query.missing import STATUSES as MISSING_STATUSES
 from vaultheat.server.schemas.base import (
     BOOL,
     COUNT,

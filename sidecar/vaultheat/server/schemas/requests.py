@@ -9,7 +9,7 @@ the request types of ``core/requests.py`` that the server checks bodies with.
 
 from __future__ import annotations
 
-from vaultheat.core.related_batch import MAX_BATCH_PATHS
+from vaultheat.core.query.related_batch import MAX_BATCH_PATHS
 from vaultheat.core.requests import MAX_QUERY_CHARS, MAX_TEXT_CHARS, MAX_TOP
 from vaultheat.server.schemas.base import BOOL, INT, STR, Schema, d, obj, ref
 

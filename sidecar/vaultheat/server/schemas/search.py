@@ -29,10 +29,10 @@ from vaultheat.server.schemas.base import (
     tag,
 )
 
-# the score parts (core/pipeline.py); "title" is the note-name score (core/titles.py), "note"
-# the cosine to the whole note's vector (core/notevec.py), "page" 1 for a note proper and 0 for
-# a digest or a list page (core/pagekind.py), "pointer" the credit a digest's bullet moved to
-# the notes it links (core/pointer_credit.py)
+# the score parts (core/query/pipeline.py); "title" is the note-name score (core/query/titles.py),
+# "note" the cosine to the whole note's vector (core/query/notevec.py), "page" 1 for a note proper
+# and 0 for a digest or a list page (core/vault/pagekind.py), "pointer" the credit a digest's bullet
+# moved to the notes it links (core/query/pointer_credit.py)
 COMPONENT_NAMES = (
     "vector", "lexical", "heat", "fusion", "rerank", "title", "note", "page", "pointer",
 )  # fmt: skip

@@ -17,11 +17,11 @@ from vaultheat.server.schemas.base import (
     tag,
 )
 
-STATES = ["indexing", "incomplete", "stale", "ready"]  # core.freshness.STATES
-FRESHNESS = ("on_disk", "indexed", "not_indexed", "changed", "deleted")  # core.freshness
+STATES = ["indexing", "incomplete", "stale", "ready"]  # core.vault.freshness.STATES
+FRESHNESS = ("on_disk", "indexed", "not_indexed", "changed", "deleted")  # core.vault.freshness
 # what only a running server adds to the status document (the CLI and agents in process omit it)
 SERVER_STATUS = ("progress", "last_error", "paused", "queue")
-PHASE_STATES = ["done", "running", "interrupted", "pending"]  # core.status.Phases
+PHASE_STATES = ["done", "running", "interrupted", "pending"]  # core.vault.status.Phases
 EVENT_NAMES = {
     "state": "StatusDoc",
     "progress": "Progress",

@@ -2,7 +2,7 @@
 
 Components (vector, lexical, heat, rerank...) live on unrelated scales, so each is min-max
 normalized over the *candidates* before weighting. A component that is already on an absolute
-[0, 1] scale (the note-name score, ``core/titles.py``) can be named ``absolute``: it is only
+[0, 1] scale (the note-name score, ``core/query/titles.py``) can be named ``absolute``: it is only
 clipped, so a weak best match stays weak instead of being stretched to 1. A component that
 is off (``None``, e.g. no reranker) drops out and the remaining weights are renormalized to
 sum to 1, so turning the reranker off does not shrink every score. The result keeps the

@@ -19,9 +19,9 @@ import numpy as np
 from vaultheat.config import ExperimentalSettings, SearchSettings, Settings
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.language import even_weights, model_misses_script
-from vaultheat.core.notevec import NoteVectors
+from vaultheat.core.query.notevec import NoteVectors
+from vaultheat.core.query.routing import Routing
 from vaultheat.core.requests import RelatedRequest, SearchRequest
-from vaultheat.core.routing import Routing
 
 RerankFn = Callable[[list[int]], dict[int, float]]  # chunk ids -> reranker score
 LexicalQuery = tuple[str, float, str]  # (text, weight, stage)
@@ -37,7 +37,8 @@ class QueryVector:
 
 @dataclass(frozen=True)
 class NameMatch:
-    """A note the query names (``core/titles.py``): its name score in [0, 1] and its chunks."""
+    """A note the query names (``core/query/titles.py``): its name score in [0, 1] and its
+    chunks."""
 
     path: str
     score: float
@@ -46,7 +47,7 @@ class NameMatch:
 
 @dataclass(frozen=True)
 class HeatParams:
-    """Heat propagation from the seeds over the chunk graph (``core/heat.py``), an experiment
+    """Heat propagation from the seeds over the chunk graph (``core/query/heat.py``), an experiment
     (the ``experimental.search_*`` keys): it runs when ``hops`` > 0 and the plan has a graph;
     ``score`` weighs its part (search: ``search_score_heat``, related: ``related_score_heat``)."""
 
@@ -103,9 +104,9 @@ class RetrievalPlan:
     names: tuple[NameMatch, ...] | None = None  # None: no note-name stage (related notes)
     notes: NoteVectors | None = None  # None: no note part (weights.score_note 0, no vectors)
     # chunk ids -> 1.0 for a chunk of a plain note, 0.0 of a digest or a list page (the page
-    # part, core/pagekind.py); None: no page part (related notes, weights.score_page 0)
+    # part, core/vault/pagekind.py); None: no page part (related notes, weights.score_page 0)
     pages: Callable[[Sequence[int]], dict[int, float]] | None = None
-    # search with a second vector space: which space scores each chunk (core/routing.py);
+    # search with a second vector space: which space scores each chunk (core/query/routing.py);
     # every query vector then has its ``second``. None: one space, as before
     routing: Routing | None = None
 

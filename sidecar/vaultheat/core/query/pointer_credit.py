@@ -4,7 +4,7 @@ the notes it links.
 ``experimental.search_pointer_credit`` = s in [0, 1] (0: off, the ranking is untouched). Among
 the first ``POINTER_TOP`` chunks of the ranking, each chunk of a digest or a list page
 (``IndexView.page_kinds``) whose entry holds the query's evidence and links 1 to 3 notes
-(``core/pointers.py``) is a *pointer*:
+(``core/query/pointers.py``) is a *pointer*:
 
 * it keeps (1 - s) of its score: it gives ``s × score``, split evenly over its targets;
 * each target note receives its share on its best chunk for this query: its highest-scoring
@@ -15,7 +15,7 @@ the first ``POINTER_TOP`` chunks of the ranking, each chunk of a digest or a lis
 * a target that several pointers credit takes the largest single credit, not the sum: ten
   weekly digests repeating one bullet are one piece of evidence, not ten (so credit is not
   conserved: the other pointers' gifts are lost);
-* a pointer to its own note gives nothing (``core/pointers.py`` leaves its own note out).
+* a pointer to its own note gives nothing (``core/query/pointers.py`` leaves its own note out).
 
 The transfer is a score part of its own, ``pointer``, in score units (weight 1, not scaled):
 ``received - gave`` on every chunk it touched, 0 elsewhere, so ``final == Σ weights[k] ·
@@ -32,12 +32,12 @@ from collections.abc import Set as AbstractSet
 
 import numpy as np
 
-from vaultheat.core.lexical import query_terms
-from vaultheat.core.pipeline import Retrieval, unseen_parts
-from vaultheat.core.pointers import Pointer, find_pointer, note_resolver
-from vaultheat.core.results import PointerTrace
-from vaultheat.core.view import IndexView
-from vaultheat.core.votes import best_chunks
+from vaultheat.core.query.pipeline import Retrieval, unseen_parts
+from vaultheat.core.query.pointers import Pointer, find_pointer, note_resolver
+from vaultheat.core.query.results import PointerTrace
+from vaultheat.core.query.view import IndexView
+from vaultheat.core.query.votes import best_chunks
+from vaultheat.core.vault.lexical import query_terms
 
 POINTER_TOP = 50  # pointers are looked for among this many chunks of the ranking
 PART = "pointer"

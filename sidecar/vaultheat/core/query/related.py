@@ -1,12 +1,13 @@
 """Related notes for the note being written, from its saved or unsaved text.
 
-The query is the note itself: its mean chunk vector plus its chunks one by one (weighted
-toward the section around the cursor), and its most distinctive words (tf·idf over the index)
-as a lexical query. Unsaved text is parsed and chunked exactly like a saved note and embedded
-on the fly (cached by text hash) without writing anything. The note's own chunks neither
-appear nor relay heat, so its own links cannot leak into its suggestions. Then link votes
-(``core/votes.py``): notes that many of the closest notes link to rise; only links between
-other notes are read (the neighbours come from the text, the links from the index).
+The query is the note itself: its mean chunk vector plus its chunks one by one (weighted toward
+the section around the cursor), and its most distinctive words (tf·idf over the index) as a
+lexical query (the note and its vectors: ``core/query/query_note.py``). Unsaved text is parsed and
+chunked exactly like a saved note and embedded on the fly (cached by text hash) without writing
+anything. The note's own chunks neither appear nor relay heat, so its own links cannot leak into
+its suggestions. Then link votes (``core/query/votes.py``): notes that many of the closest notes
+link to rise; only links between other notes are read (the neighbours come from the text, the links
+from the index).
 """
 
 from __future__ import annotations
@@ -24,29 +25,22 @@ import numpy as np
 
 from vaultheat.config import RelatedSettings, Settings
 from vaultheat.core.graphview import GraphView
-from vaultheat.core.language import detect
-from vaultheat.core.linkheat import LinkHeat, link_heat
 from vaultheat.core.lru import LRU
 from vaultheat.core.models import ChunkRow
-from vaultheat.core.parsing import parse_note
-from vaultheat.core.pipeline import (
+from vaultheat.core.ports import StorePort, VectorIndexPort
+from vaultheat.core.query.linkheat import LinkHeat, link_heat
+from vaultheat.core.query.pipeline import (
     Retrieval,
-    components_of,
-    explain_chunk,
-    explain_unseen,
     retrieve,
     score_unseen,
     second_qmat,
-    space_trace,
     unseen_parts,
 )
-from vaultheat.core.plan import QueryVector, plan_for_related
-from vaultheat.core.ports import StorePort, VectorIndexPort
-from vaultheat.core.requests import RelatedRequest
-from vaultheat.core.resolve import LinkResolver
-from vaultheat.core.results import RelatedHit, RelatedResults
-from vaultheat.core.routing import Routing, SecondSpace, note_language, route_language
-from vaultheat.core.search import (
+from vaultheat.core.query.plan import plan_for_related
+from vaultheat.core.query.query_note import QueryNote, query_note, query_vectors
+from vaultheat.core.query.results import RelatedHit, RelatedResults
+from vaultheat.core.query.routing import Routing, route_language
+from vaultheat.core.query.search import (
     NoteScore,
     chunk_ref,
     make_rerank,
@@ -54,47 +48,15 @@ from vaultheat.core.search import (
     second_model,
     snippet_fn,
 )
-from vaultheat.core.shared_text import SharedText, own_text
-from vaultheat.core.sizing import chunk_for
-from vaultheat.core.view import IndexView, Models, text_key
-from vaultheat.core.votes import Vote, best_chunks, link_votes, rank_floor, reachable
-from vaultheat.errors import NotFoundError
+from vaultheat.core.query.shared_text import SharedText
+from vaultheat.core.query.traces import components_of, explain_chunk, explain_unseen, space_trace
+from vaultheat.core.query.view import IndexView, Models
+from vaultheat.core.query.votes import Vote, best_chunks, link_votes, rank_floor, reachable
+from vaultheat.core.requests import RelatedRequest
+from vaultheat.core.vault.resolve import LinkResolver
 from vaultheat.providers.base import Embedder
 
-MAX_QUERY_CHUNKS = 8
 LEXICAL_TERMS = 24
-
-
-def _text_chunks(
-    models: Models, s: Settings, path: str, raw: bytes
-) -> tuple[list[Any], np.ndarray, Any]:
-    """Chunks of unsaved text and their vectors (embedding cache first, then the model)."""
-    note = parse_note(path, raw, exclude_property=s.vault.exclude_property)
-    drafts = chunk_for(note, s, models.embedder)
-    return drafts, _draft_vectors(models, drafts), note
-
-
-def _draft_vectors(
-    models: Models, drafts: list[Any], embedder: Embedder | None = None
-) -> np.ndarray:
-    """The vectors of unsaved chunks by ``embedder`` (default the index's model), one per
-    row: the cache first (the second model's under keys of its own fingerprint)."""
-    prefix = "d:" if embedder is None else f"d:{embedder.fingerprint}:"
-    model = embedder or models.embedder
-    vecs: list[np.ndarray] = []
-    todo: list[tuple[int, str, str]] = []
-    for i, d in enumerate(drafts):
-        key = prefix + text_key(d.embed_input)
-        cached = models.cache.get(key)
-        vecs.append(cached if cached is not None else np.zeros(0, dtype=np.float32))
-        if cached is None:
-            todo.append((i, key, d.embed_input))
-    if todo:
-        fresh = model.embed_documents([t for _, _, t in todo])
-        for (i, key, _), v in zip(todo, fresh, strict=True):
-            vecs[i] = np.asarray(v, dtype=np.float32)
-            models.cache[key] = vecs[i]
-    return np.stack(vecs) if vecs else np.zeros((0, 1), dtype=np.float32)
 
 
 def distinctive_terms(
@@ -138,25 +100,9 @@ def distinctive_terms(
 
 
 def _all_terms(text: str) -> list[str]:
-    from vaultheat.core.lexical import _STOP, _WORD, lexical_text
+    from vaultheat.core.vault.lexical import _STOP, _WORD, lexical_text
 
     return [w for w in _WORD.findall(lexical_text(text).lower()) if w not in _STOP]
-
-
-@dataclass(frozen=True)
-class QueryNote:
-    """The note related notes are asked for, from its saved chunks or its unsaved text."""
-
-    mat: np.ndarray  # its chunk vectors, one per row
-    spans: list[tuple[int, int]]  # byte range of each chunk
-    title: str
-    body: str
-    own_ids: frozenset[int]  # its chunks in the index (never results, never relay heat)
-    links_out: frozenset[str]  # notes it links to
-    # with a second vector space (core/routing.py): the same chunks' vectors there (None: the
-    # space has not all of them yet), and the note's language (its chunks' majority)
-    second_mat: np.ndarray | None = None
-    language: str = "en"
 
 
 @dataclass(frozen=True)
@@ -209,6 +155,23 @@ def run_related(
             view, s, req, note, result, ranked, content, damp, shared, second_q
         )
     rows = store.chunks([cid for _, _, cid in ranked[: max(req.top * 3 + 10, s.related.vote_k)]])
+    titles = _voter_titles(store, rows, ranked, vote_of, heat_of)
+    kept = _keep(ranked, rows, store, vectors, req, s.related.duplicate_sim,
+                 lambda p: _link_status(p in note.links_out, p in backlinks),
+                 routing)  # fmt: skip
+    results = _hits(kept, rows, titles, result, unseen, content, vote_of, heat_of, store, s, req)
+    return _doc(req, results, t0)
+
+
+def _voter_titles(
+    store: StorePort,
+    rows: dict[int, ChunkRow],
+    ranked: list[NoteScore],
+    vote_of: dict[str, Vote],
+    heat_of: dict[str, LinkHeat],
+) -> dict[str, str]:
+    """path -> title of each note that voted (its best chunk read into ``rows``) and of each
+    note link heat came through."""
     voting = {v.path for vote in vote_of.values() for v in vote.voters}
     voter_cids = {p: cid for p, _, cid in ranked if p in voting}
     rows.update(store.chunks([c for c in voter_cids.values() if c not in rows]))
@@ -216,9 +179,25 @@ def run_related(
     for p in {v for h in heat_of.values() for v in h.via} - set(titles):
         via_row = store.note_by_path(p)  # link heat's receipt names the notes it came through
         titles[p] = via_row.title if via_row is not None else p
-    kept = _keep(ranked, rows, store, vectors, req, s.related.duplicate_sim,
-                 lambda p: _link_status(p in note.links_out, p in backlinks),
-                 routing)  # fmt: skip
+    return titles
+
+
+def _hits(
+    kept: list[Kept],
+    rows: dict[int, ChunkRow],
+    titles: dict[str, str],
+    result: Retrieval,
+    unseen: dict[int, float],
+    content: dict[str, float],
+    vote_of: dict[str, Vote],
+    heat_of: dict[str, LinkHeat],
+    store: StorePort,
+    s: Settings,
+    req: RelatedRequest,
+) -> list[RelatedHit]:
+    """The result rows, best first: each kept note's best chunk, score parts, votes and link
+    heat, and (``req.explain``) its trace; a chunk only the graph brought in (``unseen``: its
+    cosine) is explained from that cosine."""
     snippet = snippet_fn(s.search.snippet_chars)
     results = []
     for rank, k in enumerate(kept, start=1):
@@ -250,13 +229,13 @@ def run_related(
                 link_heat=heat_of.get(k.path),
             )
         )
-    return _doc(req, results, t0)
+    return results
 
 
 def _note_routing(
     view: IndexView, note: QueryNote, found: tuple[Embedder, Any, Any] | None
 ) -> Routing | None:
-    """The query note's routing (``core/routing.py``): read in its own language's space, as a
+    """The query note's routing (``core/query/routing.py``): read in its own language's space, as a
     search query in that language is; None without a second space, or while the space lacks
     some of the note's chunks (unsaved text is embedded by the second model: never)."""
     if found is None or note.second_mat is None or not len(note.second_mat):
@@ -268,104 +247,6 @@ def _note_routing(
     return route_language(space, note.language, english, second, embedder.fingerprint)
 
 
-def query_note(
-    models: Models,
-    s: Settings,
-    store: StorePort,
-    vectors: VectorIndexPort,
-    req: RelatedRequest,
-    resolver: LinkResolver | None,
-    shared: SharedText | None = None,
-    second: tuple[SecondSpace, Embedder] | None = None,
-) -> QueryNote:
-    """The query note: unsaved text parsed, chunked and embedded like a saved note (its links
-    resolved against the index), else the saved note's chunks and links from the index. Its
-    chunks whose exact text many notes hold (``shared``, ``related.shared_text_notes``) are
-    left out of its vectors and words, unless the note is nothing else. With ``second`` (the
-    view's second space and its model) the note also gets its vectors there (unsaved text
-    embedded by that model) and its language, the majority of its chunks' (unsaved text's
-    detected chunk by chunk, as the index detects them)."""
-    shared = shared or SharedText()
-    min_notes = s.related.shared_text_notes
-    row = store.note_by_path(req.path)
-    own_ids = frozenset(c.id for c in store.note_chunks(row.id)) if row is not None else frozenset()
-    if req.text is not None:
-        raw = req.text.encode("utf-8", "surrogatepass")
-        drafts, mat, note = _text_chunks(models, s, req.path, raw)
-        own = own_text([shared.is_shared(d.text, min_notes) for d in drafts])
-        if resolver is None:
-            resolver = LinkResolver(list(store.notes()), store.attachments(), store.note_aliases())
-        links_out = {
-            p for link in note.links if link.target and (p := resolver.resolve_link(link, req.path))
-        } - {req.path}
-        body = note.text[note.body_byte_start :] if note.body_byte_start else note.text
-        if len(own) < len(drafts):
-            body = "\n\n".join(drafts[i].text for i in own)
-        second_mat, language = None, "en"
-        if second is not None and own:
-            kept = [drafts[i] for i in own]
-            second_mat = _draft_vectors(models, kept, second[1])
-            language = note_language(detect(d.embed_input).code for d in kept)
-        return QueryNote(
-            mat=mat[own] if len(own) < len(drafts) else mat,
-            spans=[(drafts[i].byte_start, drafts[i].byte_end) for i in own],
-            title=note.title,
-            body=body,
-            own_ids=own_ids,
-            links_out=frozenset(links_out),
-            second_mat=second_mat,
-            language=language,
-        )
-    if row is None:
-        raise NotFoundError(f"{req.path} is not indexed; pass its text to find related notes")
-    every = store.note_chunks(row.id)
-    muted = shared.chunk_ids(min_notes)
-    chunks = [every[i] for i in own_text([c.id in muted for c in every])]
-    second_mat, language = None, "en"
-    if second is not None and chunks:
-        space = second[0]
-        language = note_language(space.languages.get(c.id, "en") for c in chunks)
-        if all(c.id in space.vectors for c in chunks):
-            second_mat = space.vectors.get_vectors([c.id for c in chunks])
-    return QueryNote(
-        mat=vectors.get_vectors([c.id for c in chunks]) if chunks else np.zeros((0, 1)),
-        spans=[(c.byte_start, c.byte_end) for c in chunks],
-        title=row.title,
-        body="\n\n".join(c.text for c in chunks),
-        own_ids=own_ids,
-        links_out=frozenset(store.linked_paths(row.id) - {req.path}),
-        second_mat=second_mat,
-        language=language,
-    )
-
-
-def query_vectors(note: QueryNote, cursor: int | None, window: int) -> list[QueryVector]:
-    """The note's mean chunk vector, then its chunks one by one (at most MAX_QUERY_CHUNKS),
-    each weighted toward the section around the cursor."""
-    weights = np.ones(len(note.spans), dtype=np.float32)
-    if cursor is not None:
-        for i, (b0, b1) in enumerate(note.spans):
-            dist = 0 if b0 <= cursor <= b1 else min(abs(cursor - b0), abs(cursor - b1))
-            weights[i] = 0.5 + 1.5 * np.exp(-dist / max(window, 1))
-    second = note.second_mat  # the same vectors in the second space (core/routing.py)
-    queries = [QueryVector(_mean(note.mat, weights), 1.0, "note",
-                           _mean(second, weights) if second is not None else None)]  # fmt: skip
-    order = np.argsort(-weights, kind="stable")[:MAX_QUERY_CHUNKS]
-    if len(note.spans) > 1:
-        for i in order:
-            weight = 0.5 * float(weights[i]) / len(order)
-            chunk_second = second[i] if second is not None else None
-            queries.append(QueryVector(note.mat[i], weight, f"chunk:{i}", chunk_second))
-    return queries
-
-
-def _mean(mat: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """The weighted mean of ``mat``'s rows, unit length (unless it is 0)."""
-    mean = (mat * weights[:, None]).sum(axis=0)
-    norm = float(np.linalg.norm(mean))
-    return np.asarray(mean / norm if norm else mean)
-
-
 def _retrieve(
     view: IndexView,
     models: Models,
@@ -375,7 +256,7 @@ def _retrieve(
     muted: frozenset[int] = frozenset(),
     routing: Routing | None = None,
 ) -> tuple[Retrieval, np.ndarray | None]:
-    """The shared retrieval (``core/plan.py``) with the note's vectors and distinctive words;
+    """The shared retrieval (``core/query/plan.py``) with the note's vectors and distinctive words;
     the note's own chunks are blocked, ``muted`` ones (shared text) are no candidates. With
     ``routing`` each chunk is scored in its routed space; the query vectors in the second
     space come back too (one per row; None without routing)."""
@@ -483,7 +364,7 @@ def _near(
 
 def damping(view: IndexView, r: RelatedSettings) -> Callable[[str], float]:
     """path -> the content score's factor: ``damp_factor`` for the ``damp`` globs, times
-    ``page_factor`` for a digest or a list page (core/pagekind.py)."""
+    ``page_factor`` for a digest or a list page (core/vault/pagekind.py)."""
     kinds = view.page_kinds
 
     def damp(path: str) -> float:
@@ -505,10 +386,10 @@ def _add_graph(
     shared: SharedText,
     second_q: np.ndarray | None = None,
 ) -> tuple[list[NoteScore], dict[str, Vote], dict[str, LinkHeat], dict[int, float]]:
-    """Link votes (core/votes.py) and link heat (core/linkheat.py) added to the note scores.
-    A note that only the graph found joins with its best chunk's content score (cosine scaled
-    and clipped, as graph-found chunks are scored, added to ``content``); votes never read the
-    query note's own links, link heat starts from them (as the note states them now). With a
+    """Link votes (core/query/votes.py) and link heat (core/query/linkheat.py) added to the note
+    scores. A note that only the graph found joins with its best chunk's content score (cosine
+    scaled and clipped, as graph-found chunks are scored, added to ``content``); votes never read
+    the query note's own links, link heat starts from them (as the note states them now). With a
     routing, each chunk's cosine is read in its routed space (``second_q``: the query vectors
     there), on the English scale."""
     r = s.related

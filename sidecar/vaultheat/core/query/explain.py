@@ -6,10 +6,11 @@ the document gives the reported score: ``final == Σ weights[k] · normalized[k]
 ``heat == seed_score · Π (edge_weight · decay · type_weight · hub_factor)``. A related-notes
 result adds ``content_score``, ``votes`` and ``link_heat``: ``score == content_score +
 votes.bonus + link_heat.bonus`` (a missing part adds 0). A search result that gave or received
-pointer credit (``core/pointer_credit.py``) adds ``pointer``: ``normalized.pointer == received -
-gave``, weight 1. The trace itself is ``core.results.Trace`` (built by ``core/pipeline.py``);
-the document is made in ``vaultheat.documents``; the functions here check a document, and
-``vaultheat.render`` prints it for a terminal.
+pointer credit (``core/query/pointer_credit.py``) adds ``pointer``:
+``normalized.pointer == received - gave``, weight 1. The trace itself is
+``core.query.results.Trace`` (built by ``core/query/traces.py``); the document is made in
+``vaultheat.documents``; the functions here check a document, and ``vaultheat.render`` prints it
+for a terminal.
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from vaultheat.core.query.results import RelatedResults
 from vaultheat.core.requests import MAX_TOP, RelatedRequest
-from vaultheat.core.results import RelatedResults
 from vaultheat.errors import InputError, NotFoundError
 
 MAX_BATCH_PATHS = 200

@@ -6,9 +6,9 @@ for the CLI, the HTTP API and the agent tools alike. So a field is named once he
 wire format (key order, rounding) is decided once there.
 
 Scores are kept exact (documents round them); ``components`` are the raw score parts per stage
-as the pipeline reports them (``pipeline.components_of``), ``None`` for a stage that did not
+as the pipeline reports them (``traces.components_of``), ``None`` for a stage that did not
 run. ``relevance`` / ``relevance_label`` stay ``None`` until ``with_relevance`` reads them off a
-calibrated curve (``core/relevance.py``).
+calibrated curve (``core/query/relevance.py``).
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
-from vaultheat.core.linkheat import LinkHeat
-from vaultheat.core.relevance import Curve, rate
-from vaultheat.core.votes import Vote
+from vaultheat.core.query.linkheat import LinkHeat
+from vaultheat.core.query.relevance import Curve, rate
+from vaultheat.core.query.votes import Vote
 
 Components = Mapping[str, float | None]  # stage -> raw score part (None: the stage did not run)
 
@@ -89,7 +89,7 @@ class ScoreParts:
 @dataclass(frozen=True, slots=True)
 class SpaceTrace:
     """The vector space that scored a chunk (an index with a second space, issue #40): its
-    ``vector`` part is that space's cosine on the English scale (``core/routing.py``)."""
+    ``vector`` part is that space's cosine on the English scale (``core/query/routing.py``)."""
 
     space: str  # "english" | "multilingual"
     query_language: str  # ISO 639-1 of the query ("und": not known)
@@ -101,7 +101,7 @@ class SpaceTrace:
 @dataclass(frozen=True, slots=True)
 class PointerTrace:
     """A chunk's pointer credit (``experimental.search_pointer_credit``,
-    ``core/pointer_credit.py``): its ``pointer`` score part is ``received - gave``. A pointer
+    ``core/query/pointer_credit.py``): its ``pointer`` score part is ``received - gave``. A pointer
     chunk (a digest's or a list page's, whose entry at ``lines`` of its note links the notes
     ``to``) gave ``gave``, the share of its score before the credit; the best chunk of a note
     such an entry links received ``received`` from the entry at ``source_lines`` of
@@ -211,7 +211,7 @@ class SearchResults:
     # words were found, so the exact matches led (search.score_lexical_weak)
     ranked_by: str = "meaning"
     # chunk results: at most this many chunks of one note came before every other note's
-    # chunks (search.chunks_per_note, core/shape.py), so a rank can sit below a lower score;
+    # chunks (search.chunks_per_note, core/query/shape.py), so a rank can sit below a lower score;
     # 0: plain score order (always 0 for files-only results)
     per_note: int = 0
     # the query was read in a second vector space that is still being filled (issue #40): a

@@ -7,7 +7,7 @@ at blank lines, then lines, then hard, into pieces of at most ``max_chars``; con
 pages are joined (so a chunk may span ``page``..``page_end``) until ``min_chars``; a page of
 ``min_chars`` or more is never joined to another, so the text printed on it keeps its page.
 A canvas gives one chunk per text card, its group/edge labels as context; a canvas of file cards
-only gives one chunk naming the files it holds (see ``core/canvas.py``). The embedding input
+only gives one chunk naming the files it holds (see ``core/vault/canvas.py``). The embedding input
 is a context header (title, and "p. N" / "card ID") + a blank line + the text, as for notes.
 A chunk of joined pages records where each page starts in its text (``page_starts``), so a
 result can open at the page that holds the match (``match_page``), not at the first one.
@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from vaultheat.core.canvas import CanvasDoc
-from vaultheat.core.lexical import fold, query_terms, text_terms
-from vaultheat.core.pdftext import PdfText
+from vaultheat.core.vault.canvas import CanvasDoc
+from vaultheat.core.vault.lexical import fold, query_terms, text_terms
+from vaultheat.core.vault.pdftext import PdfText
 
 PDF_MAX_CHARS = 1500
 PDF_MIN_CHARS = 200
@@ -113,7 +113,7 @@ def match_page(
     text: str, page: int | None, starts: tuple[tuple[int, int], ...], query: str | None
 ) -> int | None:
     """The page of a chunk to open for ``query``: the one whose text holds the most of the
-    query's terms (as the lexical index splits and matches them, core/lexical.py), the first
+    query's terms (as the lexical index splits and matches them, core/vault/lexical.py), the first
     of those on a tie; the first page when no page holds any, with no query (related notes) or
     when the chunk has one page or no recorded page starts (an index from before them)."""
     if page is None or len(starts) < 2 or not query:

@@ -21,8 +21,8 @@ from typing import Any
 
 import yaml
 
-from vaultheat.core.links import extract_links, find_masked_regions, mask_text
 from vaultheat.core.models import ByteMap, Heading, ParsedNote, Tag, line_of, line_starts
+from vaultheat.core.vault.links import extract_links, find_masked_regions, mask_text
 
 MAX_FRONTMATTER_CHARS = 64 * 1024
 MAX_FRONTMATTER_NODES = 50_000  # JSON-safe values produced from one frontmatter block

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from vaultheat.core.discovery import DEFAULT_KINDS, DOCUMENT_KINDS
-from vaultheat.core.freshness import IndexFreshness
+from vaultheat.core.vault.discovery import DEFAULT_KINDS, DOCUMENT_KINDS
+from vaultheat.core.vault.freshness import IndexFreshness
 
 
 @dataclass(frozen=True)
@@ -133,7 +133,7 @@ class Status:
     phases: Phases = field(default_factory=Phases)
     # Markdown notes, PDFs and canvases: indexed and skipped, each (``notes`` is their sum)
     kinds: Mapping[str, KindCount] = field(default_factory=lambda: {k: KindCount() for k in KINDS})
-    # what the notes are (core/pagekind.py): notes proper, digests, list pages; not classified
+    # what the notes are (core/vault/pagekind.py): notes proper, digests, list pages; not classified
     # yet ("unclassified": an index from before page kinds, until its next run)
     pages: Mapping[str, int] = field(default_factory=dict)
     labels: LabelFit | None = None  # None: not fitted (yet, or related.fit_labels off)
@@ -167,7 +167,7 @@ class SpaceCount:
 
 @dataclass(frozen=True)
 class LabelFit:
-    """Where related notes' labels come from (core/calibration.py): ``vault`` when the index
+    """Where related notes' labels come from (core/query/calibration.py): ``vault`` when the index
     fitted them on the vault's own links, ``model`` when it tried and found too few links; with
     the sidebars read for the fit and how many of their results were linked."""
 

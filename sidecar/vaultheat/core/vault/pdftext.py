@@ -1,11 +1,11 @@
 """Text of a PDF, page by page, extracted in a bounded child process.
 
 Design: a PDF is untrusted and its parser is native code, so extraction never runs in the
-sidecar's process. A child (``python -m vaultheat.core.pdftext``) opens the file under an address
-space limit (``RLIMIT_AS``) and the parent waits at most ``timeout_s``: a decompression bomb, a
-parser crash or a hang ends the child, and the PDF is skipped with a reason, never fatal. The
-child prints one JSON object: the text of each page, or why there is none (encrypted, broken, past
-the page cap, no text layer). The default backend is pypdfium2 (see docs/benchmarks.md, "PDF
+sidecar's process. A child (``python -m vaultheat.core.vault.pdftext``) opens the file under an
+address space limit (``RLIMIT_AS``) and the parent waits at most ``timeout_s``: a decompression
+bomb, a parser crash or a hang ends the child, and the PDF is skipped with a reason, never fatal.
+The child prints one JSON object: the text of each page, or why there is none (encrypted, broken,
+past the page cap, no text layer). The default backend is pypdfium2 (see docs/benchmarks.md, "PDF
 extraction", for the measurement against pypdf).
 """
 
@@ -107,10 +107,11 @@ def extract_pdf(
     if size > max_bytes:
         out.skipped = f"PDF is {size} bytes, over the {max_bytes}-byte cap"
         return out
-    cmd = [sys.executable, "-m", "vaultheat.core.pdftext", backend, str(max_pages), str(abs_path)]
+    module = "vaultheat.core.vault.pdftext"
+    cmd = [sys.executable, "-m", module, backend, str(max_pages), str(abs_path)]
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(Path(__file__).resolve().parents[2]), env.get("PYTHONPATH", "")]
+        [str(Path(__file__).resolve().parents[3]), env.get("PYTHONPATH", "")]
     )
     preexec = (lambda: _limit_memory(memory_mb)) if sys.platform != "win32" else None
     try:

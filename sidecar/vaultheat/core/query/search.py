@@ -11,32 +11,36 @@ from typing import Any
 import numpy as np
 
 from vaultheat.config import MULTILINGUAL_MODEL, Settings
-from vaultheat.core.derived import match_page
-from vaultheat.core.expansion import expand_query
 from vaultheat.core.graphview import GraphView
-from vaultheat.core.lexical import query_terms
 from vaultheat.core.models import ChunkRow
-from vaultheat.core.pipeline import (
+from vaultheat.core.ports import StorePort
+from vaultheat.core.query.expansion import expand_query
+from vaultheat.core.query.pipeline import (
     Retrieval,
-    components_of,
-    explain_chunk,
     find_candidates,
-    found_by,
     ranked,
     rerank,
     rescore,
     score_parts,
 )
-from vaultheat.core.plan import NameMatch, QueryVector, RerankFn, RetrievalPlan, plan_for_search
-from vaultheat.core.pointer_credit import credit_pointers
-from vaultheat.core.ports import StorePort
-from vaultheat.core.quotes import Fold, fold_quotes
-from vaultheat.core.relevance import GOOD, Curve, curve_for
+from vaultheat.core.query.plan import (
+    NameMatch,
+    QueryVector,
+    RerankFn,
+    RetrievalPlan,
+    plan_for_search,
+)
+from vaultheat.core.query.pointer_credit import credit_pointers
+from vaultheat.core.query.quotes import Fold, fold_quotes
+from vaultheat.core.query.relevance import GOOD, Curve, curve_for
+from vaultheat.core.query.results import ChunkHit, ChunkRef, NoteHit, SearchHit, SearchResults
+from vaultheat.core.query.routing import Routing, route_query
+from vaultheat.core.query.shape import diversify
+from vaultheat.core.query.traces import components_of, explain_chunk, found_by
+from vaultheat.core.query.view import IndexView, Models, text_key
 from vaultheat.core.requests import SearchRequest
-from vaultheat.core.results import ChunkHit, ChunkRef, NoteHit, SearchHit, SearchResults
-from vaultheat.core.routing import Routing, route_query
-from vaultheat.core.shape import diversify
-from vaultheat.core.view import IndexView, Models, text_key
+from vaultheat.core.vault.derived import match_page
+from vaultheat.core.vault.lexical import query_terms
 from vaultheat.providers.base import Embedder
 
 
@@ -167,7 +171,7 @@ def search_retrieval(
         allowed=allowed_chunks(store, req),
         names=named_notes(view, s, req.query) if s.search.score_title > 0 else None,
         # a few words ("keychain") ask for the passage that has them; a longer query describes
-        # what the note is about, which is what the note part weighs (core/notevec.py)
+        # what the note is about, which is what the note part weighs (core/query/notevec.py)
         notes=view.notes if len(query_terms(req.query)) > KEYWORD_TERMS else None,
         pages=page_values(view),
     )
@@ -236,7 +240,7 @@ def run_search(view: IndexView, models: Models, s: Settings, req: SearchRequest)
 
 
 def named_notes(view: IndexView, settings: Settings, query: str) -> list[NameMatch]:
-    """The notes whose title, alias or file name matches the query (``core/titles.py``)."""
+    """The notes whose title, alias or file name matches the query (``core/query/titles.py``)."""
     chunks = view.links.chunks
     s = settings.search
     return [
@@ -254,7 +258,7 @@ KEYWORD_TERMS = 3  # at most this many index terms: a keyword query, not a quest
 
 def _words_lead(s: Settings, query: str, r: Retrieval) -> bool:
     """A keyword query (a few terms: "ulysses", "textbundle export") whose words were found
-    while no vector match is even "good" (the model's search curve, core/relevance.py): then
+    while no vector match is even "good" (the model's search curve, core/query/relevance.py): then
     the exact matches should decide the order. Longer questions keep the usual weights (with
     weak vectors their incidental word matches mislead: cross-lingual questions over help/en,
     docs/eval.md "Keyword queries")."""
@@ -371,7 +375,7 @@ def file_results(
     fold: float = 0.0,
 ) -> list[NoteHit]:
     """The top notes, each with its best chunk; with ``fold`` > 0 a note whose best chunk is
-    mostly text of a note above it folds into that one (``core/quotes.py``)."""
+    mostly text of a note above it folds into that one (``core/query/quotes.py``)."""
     ranked = note_scores(r, graph, top_chunks, long_note=long_note)
     folded = fold_ranked(ranked, store, r, graph, top, fold)
     return [
@@ -406,7 +410,7 @@ class Folded:
 
 def proper_of(r: Retrieval) -> Callable[[int], bool]:
     """Whether a candidate chunk's note is a note proper, not a digest or a list page (its
-    ``page`` part, ``core/pagekind.py``; a chunk without one counts as proper)."""
+    ``page`` part, ``core/vault/pagekind.py``; a chunk without one counts as proper)."""
     page = r.raw.get("page") or {}
 
     def proper(cid: int) -> bool:
@@ -425,7 +429,7 @@ def fold_ranked(
     fold: float,
 ) -> Folded:
     """Walk ``ranked`` (path, score, best chunk) until ``top`` entries are kept, folding each
-    whose best chunk is at least ``fold`` of a kept note's candidate text (``core/quotes.py``;
+    whose best chunk is at least ``fold`` of a kept note's candidate text (``core/query/quotes.py``;
     a note proper takes the place of a digest quoting it). An
     entry whose chunk has no row (deleted by a re-index since retrieval) is left out, not a
     500. The rows are read ``top`` x ``FOLD_WINDOW`` at a time."""

@@ -5,8 +5,8 @@ BM25 and each named note's best chunk → weighted RRF into seeds → heat propa
 typed chunk graph (only when ``hops`` > 0) → candidates = seeds ∪ heated nodes → components per
 candidate (vector = true cosine to the query, lexical = BM25, heat, or without heat the seeds'
 RRF score as ``fusion``, rerank, title = the note-name score, note = the cosine to the chunk's
-note vector, ``core/notevec.py``) → min-max normalization (title is absolute, only clipped) and
-a weighted sum (weights renormalized over the stages that ran).
+note vector, ``core/query/notevec.py``) → min-max normalization (title is absolute, only clipped)
+and a weighted sum (weights renormalized over the stages that ran).
 
 Every candidate's vector component is its real cosine to the query, also for nodes that only
 the graph found: the graph widens the candidate set (recall) and the final order still rests
@@ -24,26 +24,21 @@ from typing import Any
 import numpy as np
 
 from vaultheat.config import SearchSettings
-from vaultheat.core.fusion import rrf
 from vaultheat.core.graphview import GraphView
-from vaultheat.core.heat import HeatResult, propagate_heat, trace_path
-from vaultheat.core.models import ChunkRow
-from vaultheat.core.plan import HeatParams, NameMatch, QueryVector, RetrievalPlan
 from vaultheat.core.ports import StorePort, VectorIndexPort
-from vaultheat.core.results import (
-    HopTrace,
+from vaultheat.core.query.fusion import rrf
+from vaultheat.core.query.heat import HeatResult, propagate_heat
+from vaultheat.core.query.plan import HeatParams, NameMatch, QueryVector, RetrievalPlan
+from vaultheat.core.query.results import (
     PointerTrace,
-    ScoreParts,
-    SeedTrace,
-    SpaceTrace,
-    Trace,
 )
-from vaultheat.core.routing import Routing
-from vaultheat.core.scoring import CombineResult, combine
+from vaultheat.core.query.routing import Routing
+from vaultheat.core.query.scoring import CombineResult, combine
 
-ABSOLUTE = ("title", "page")  # score parts already on an absolute [0, 1] scale (core/titles.py)
+# score parts already on an absolute [0, 1] scale (core/query/titles.py)
+ABSOLUTE = ("title", "page")
 # score parts added after the weighted sum, already in score units (weight 1, not scaled):
-# the pointer credit (core/pointer_credit.py); a chunk it did not touch has 0
+# the pointer credit (core/query/pointer_credit.py); a chunk it did not touch has 0
 ADDED = ("pointer",)
 
 
@@ -100,7 +95,7 @@ class Candidates:
     qmat: np.ndarray  # the query vectors, one per row
     weights: SearchSettings  # the settings the candidates were found with
     heat_params: HeatParams = field(default_factory=HeatParams)  # the heat stage's, the same
-    routing: Routing | None = None  # the plan's (core/routing.py)
+    routing: Routing | None = None  # the plan's (core/query/routing.py)
 
 
 @dataclass(frozen=True)
@@ -128,7 +123,7 @@ SCORE_WEIGHTS = {
 
 
 def retrieve(store: StorePort, vectors: VectorIndexPort, plan: RetrievalPlan) -> Retrieval:
-    """Run ``plan`` (``core/plan.py``): seeds, heat, scores and the final order."""
+    """Run ``plan`` (``core/query/plan.py``): seeds, heat, scores and the final order."""
     cands = find_candidates(store, vectors, plan)
     return ranked(cands, rerank(score_parts(cands, plan), plan))
 
@@ -211,10 +206,10 @@ def score_parts(
         # the note as a whole (its lead chunk and the mean of its chunks) against the query
         "note": (from_plan("note", lambda: notes.sims(ids, cands.qmat))
                  if notes is not None else None),
-        # 1 for a chunk of a plain note, 0 of a digest or a list page (core/pagekind.py)
+        # 1 for a chunk of a plain note, 0 of a digest or a list page (core/vault/pagekind.py)
         "page": from_plan("page", lambda: pages(ids)) if pages is not None else None,
         # credit moved from a digest's bullet to the notes it links: search only, after the
-        # ranking (core/pointer_credit.py); off here
+        # ranking (core/query/pointer_credit.py); off here
         "pointer": None,
     }  # fmt: skip
     return Parts(ids, raw, combine(ids, raw, score_weights(plan), ABSOLUTE))
@@ -300,7 +295,7 @@ def _routed_ranking(
     ok: Callable[[int], bool],
 ) -> list[int]:
     """The top-N of both spaces, each chunk from the space it is routed to, merged by the
-    English-scale cosine (``core/routing.py``). The English space is asked for extra (the
+    English-scale cosine (``core/query/routing.py``). The English space is asked for extra (the
     chunks routed away from it are dropped); the second space, which holds every chunk, is
     filtered to the chunks routed to it unless the query sends every chunk there."""
     assert q.second is not None
@@ -510,24 +505,6 @@ def best_unseen_chunks(
     return out
 
 
-def explain_unseen(
-    parts: dict[str, Any], cid: int, store: StorePort, snippet: Callable[[str], Any]
-) -> Trace:
-    """The trace of a chunk that only link votes brought in: no seed score, no hops."""
-    row = store.chunks([cid]).get(cid)
-    seed = SeedTrace(
-        chunk_id=cid,
-        path=row.path if row else None,
-        heading_path=tuple(row.heading_path) if row else (),
-        text=snippet(row.text) if row else "",
-        stage="votes",
-        seed_score=0.0,
-        **_locator(row),
-    )
-    return Trace(seed, (), ScoreParts(parts["raw"], parts["normalized"], parts["weights"],
-                                      parts["final"]))  # fmt: skip
-
-
 def _seed_stages(
     rankings: list[list[int]], weights: list[float], stage_of: list[str], k: int
 ) -> dict[int, str]:
@@ -539,77 +516,3 @@ def _seed_stages(
             if cid not in best or contrib > best[cid][0]:
                 best[cid] = (contrib, stage)
     return {cid: s for cid, (_, s) in best.items()}
-
-
-def components_of(r: Retrieval, cid: int) -> dict[str, float | None]:
-    return {k: (None if v is None else round(v.get(cid, 0.0), 6)) for k, v in r.raw.items()}
-
-
-def explain_chunk(
-    r: Retrieval, cid: int, store: StorePort, snippet: Callable[[str], Any], decay: float
-) -> Trace:
-    """The trace of one candidate: its seed, each hop, and the score arithmetic."""
-    path = trace_path(r.heat, cid) if r.heat is not None and cid in r.heat.trace else [cid]
-    rows = store.chunks(path)
-    seed_id = path[0]
-    seed_row = rows.get(seed_id)
-    hops = []
-    for i, node in enumerate(path[1:], start=1):
-        assert r.heat is not None
-        t = r.heat.trace[node]
-        row = rows.get(node)
-        hops.append(
-            HopTrace(
-                hop=i,
-                from_chunk=path[i - 1],
-                to_chunk=node,
-                edge=t.edge_type,
-                edge_weight=t.edge_weight,
-                type_weight=t.type_weight,
-                hub_factor=t.hub_factor,
-                decay=decay,
-                heat=r.heat.heat[node],
-                path=row.path if row else None,
-                heading_path=tuple(row.heading_path) if row else (),
-                text=snippet(row.text) if row else "",
-            )
-        )
-    normalized = {k: (r.normalized[k].get(cid, 0.0) if k in r.normalized else None) for k in r.raw}
-    seed = SeedTrace(
-        chunk_id=seed_id,
-        path=seed_row.path if seed_row else None,
-        heading_path=tuple(seed_row.heading_path) if seed_row else (),
-        text=snippet(seed_row.text) if seed_row else "",
-        stage=r.seed_stage.get(seed_id, "graph"),
-        seed_score=r.seeds.get(seed_id, 0.0),
-        **_locator(seed_row),
-    )
-    parts = ScoreParts(
-        raw={k: (None if v is None else v.get(cid, 0.0)) for k, v in r.raw.items()},
-        normalized=normalized,
-        weights={k: r.weights.get(k, 0.0) for k in r.raw},
-        final=r.final[cid],
-    )
-    return Trace(seed, tuple(hops), parts, pointer=r.pointers.get(cid), space=space_trace(r, cid))
-
-
-def space_trace(r: Retrieval, cid: int) -> SpaceTrace | None:
-    """Which vector space scored ``cid`` and why; None with one space."""
-    rt = r.routing
-    if rt is None:
-        return None
-    return SpaceTrace(rt.space_of(cid), rt.query_language, rt.chunk_language(cid),
-                      rt.reason(cid), rt.space.partial)  # fmt: skip
-
-
-def found_by(r: Retrieval, cid: int) -> str:
-    if cid in r.seed_stage:
-        return r.seed_stage[cid]
-    return "graph"
-
-
-def _locator(row: ChunkRow | None) -> dict[str, Any]:
-    """A derived chunk's page range or card id (empty for a note's chunk or no row)."""
-    if row is None:
-        return {}
-    return {"page": row.page, "page_end": row.page_end, "card_id": row.card_id}

@@ -1,7 +1,7 @@
 """Link heat: notes close to the open note *through its own links* rise.
 
-Link votes (``core/votes.py``) start from the notes whose text is closest; link heat starts from
-the note's own links (the notes it links to and the notes that link to it) and spreads over the
+Link votes (``core/query/votes.py``) start from the notes whose text is closest; link heat starts
+from the note's own links (the notes it links to and the notes that link to it) and spreads over the
 vault's link graph, read as undirected: two notes are neighbours when either links to the other.
 ``S`` is the open note Q's neighbourhood, ``N(z)`` a note's neighbours, ``d(z) = |N(z)|``.
 

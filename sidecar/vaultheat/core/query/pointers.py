@@ -4,7 +4,7 @@ it points at.
 A weekly newsletter holds "- [[Kanban]] turns a Markdown list into a board"; a query for a
 board of Markdown lists matches that one line and ranks the newsletter, while the answer is the
 note the line links. Search (``experimental.search_pointer_credit``,
-``core/pointer_credit.py``) moves a share of such a chunk's score to the notes its matching
+``core/query/pointer_credit.py``) moves a share of such a chunk's score to the notes its matching
 entry links. This module only reads a chunk's text: which entry holds the query's evidence,
 and where it points.
 
@@ -13,14 +13,14 @@ The rules, each chosen to be plain to check:
 * An *entry* is a list item (a ``-``, ``*``, ``+`` or ``1.`` bullet) with the lines indented
   under it (its continuation lines, blank lines between them included); a nested bullet is an
   entry of its own. Any other non-blank line (a heading, a paragraph line) is an entry alone.
-* The query's terms are matched as the lexical index matches them (``core/lexical.py``: folded,
-  diacritics removed, CJK bigrams, no stemming). ``matched`` is the set of distinct query terms
-  found anywhere in the chunk; the entry holding the most of them (the first on ties) holds the
-  evidence when it holds at least ``EVIDENCE_SHARE`` (2/3) of them, rounded up. Evidence spread
-  over several entries points nowhere.
+* The query's terms are matched as the lexical index matches them (``core/vault/lexical.py``:
+  folded, diacritics removed, CJK bigrams, no stemming). ``matched`` is the set of distinct query
+  terms found anywhere in the chunk; the entry holding the most of them (the first on ties) holds
+  the evidence when it holds at least ``EVIDENCE_SHARE`` (2/3) of them, rounded up. Evidence
+  spread over several entries points nowhere.
 * That entry is a pointer when its links (wikilinks, embeds, markdown links, parsed by
-  ``core/links.py``, so nothing inside code counts) resolve to 1 to ``MAX_TARGETS`` (3) distinct
-  notes other than the chunk's own: ``resolve`` returns None for an unresolved link or an
+  ``core/vault/links.py``, so nothing inside code counts) resolve to 1 to ``MAX_TARGETS`` (3)
+  distinct notes other than the chunk's own: ``resolve`` returns None for an unresolved link or an
   attachment (``note_resolver``). An entry that links more notes is a list in itself, not a
   pointer.
 """
@@ -32,10 +32,10 @@ import re
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 
-from vaultheat.core.lexical import fold, text_terms
-from vaultheat.core.links import extract_links
 from vaultheat.core.models import ByteMap, Link, line_starts
-from vaultheat.core.resolve import LinkResolver
+from vaultheat.core.vault.lexical import fold, text_terms
+from vaultheat.core.vault.links import extract_links
+from vaultheat.core.vault.resolve import LinkResolver
 
 EVIDENCE_SHARE = 2 / 3  # the entry holds at least this share of the chunk's matched terms
 MAX_TARGETS = 3  # an entry linking more notes than this is not a pointer

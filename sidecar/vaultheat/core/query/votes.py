@@ -39,8 +39,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from vaultheat.core.heat import hub_factor
-from vaultheat.core.linkheat import LinkGraph
+from vaultheat.core.query.heat import hub_factor
+from vaultheat.core.query.linkheat import LinkGraph
 
 
 class Voter(NamedTuple):

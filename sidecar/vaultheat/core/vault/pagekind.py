@@ -4,7 +4,7 @@ A digest (a daily, weekly or monthly newsletter that a generator or a habit writ
 name, headings and bullets that link the notes they are about) and a list page (most of its
 lines are links) match many queries with one line each, and that line usually points at the
 note that answers: "* New: Change passphrase" under "### [LUKS](luks.md)". Search reads the
-kind as evidence (the ``page`` score part, ``core/pipeline.py``): when a digest or a list page
+kind as evidence (the ``page`` score part, ``core/query/pipeline.py``): when a digest or a list page
 and a note proper both match, the note wins.
 
 The indexer classifies each note when it reads it (``Store`` keeps the kind), from its body

@@ -82,7 +82,7 @@ def fold_quotes(
     folding each whose best chunk is at least ``share`` text of a kept note from another path.
     ``share`` <= 0 keeps everything. Entries of one path (chunk results: several chunks of a
     note) never fold into their own note. ``proper(chunk id)``: whether the chunk's note is a
-    note proper, not a digest or a list page (``core/pagekind.py``); a note proper that folds
+    note proper, not a digest or a list page (``core/vault/pagekind.py``); a note proper that folds
     into a digest or a list page takes its place instead, and the digest folds into it (the
     source outranks its quotes)."""
     kept: list[Kept] = []

@@ -1,6 +1,6 @@
 """Related notes' labels fitted on the vault's own links (issues #38 and #37, item 5).
 
-The model's related curve (``core/relevance.py``) was fitted on the help vault, where a note
+The model's related curve (``core/query/relevance.py``) was fitted on the help vault, where a note
 whose best chunk reads cosine 0.8 is linked about half the time. A vault of template-made notes
 reads 0.9 between notes that share only the template, and a documentation vault links few of its
 close notes, so the same curve called "strong" what was a true link 1-3% of the time there
@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from vaultheat.config import Settings
-from vaultheat.core.related import run_related
-from vaultheat.core.relevance import Curve, fit_isotonic
+from vaultheat.core.query.related import run_related
+from vaultheat.core.query.relevance import Curve, fit_isotonic
+from vaultheat.core.query.view import IndexView, Models
 from vaultheat.core.requests import RelatedRequest
-from vaultheat.core.view import IndexView, Models
 
 LABELS_KEY = "related_labels"  # the index manifest's entry for the fit
 SAMPLE = 150  # notes whose sidebars are read: 1.7-5.7 s on the shared vaults (2 cores)

@@ -19,7 +19,7 @@ there (issue #22). Generic name words weigh little, a query word that no name ha
 most, so a long question that happens to hold a short generic title scores low, and a long
 list-page name ("Awesome Python tools and libraries") that shares one word scores low too.
 
-The score is absolute (not min-max normalized over the candidates, ``core/scoring.py``): a
+The score is absolute (not min-max normalized over the candidates, ``core/query/scoring.py``): a
 weak partial match stays weak even when it is the best one among the candidates.
 """
 
@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from vaultheat.core.lexical import lexical_text
+from vaultheat.core.vault.lexical import lexical_text
 
 MIN_OVERLAP = 0.2  # a partial match below this overlap (before ``partial``) is no match
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)  # snake_case and kebab-case split into words

@@ -20,11 +20,17 @@ from pathlib import Path
 from typing import Any
 
 from vaultheat.config import Settings
-from vaultheat.core.canvas import MAX_CANVAS_BYTES, parse_canvas
-from vaultheat.core.derived import DerivedChunk, chunk_canvas, chunk_pdf
-from vaultheat.core.discovery import DOCUMENT_KINDS, Discovery, FileEntry, Skip, discover_documents
 from vaultheat.core.models import ChunkDraft, Link, ParsedNote
-from vaultheat.core.pdftext import extract_pdf
+from vaultheat.core.vault.canvas import MAX_CANVAS_BYTES, parse_canvas
+from vaultheat.core.vault.derived import DerivedChunk, chunk_canvas, chunk_pdf
+from vaultheat.core.vault.discovery import (
+    DOCUMENT_KINDS,
+    Discovery,
+    FileEntry,
+    Skip,
+    discover_documents,
+)
+from vaultheat.core.vault.pdftext import extract_pdf
 
 MANIFEST_KEY = "document_skips"  # path -> [mtime_ns, size, caps, reason]
 _SUFFIX_KIND = {ext: kind for kind, ext in DOCUMENT_KINDS.items()}

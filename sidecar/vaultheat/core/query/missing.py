@@ -14,7 +14,7 @@ for one explained note but not something a search could do per result.
 
 Statuses, in the order they are checked (the engine answers ``not_indexed`` itself):
 ``not_indexed`` · ``no_chunks`` · ``no_vectors`` · ``filtered`` · ``shown`` (rank <= top) ·
-``folded`` (its best chunk is mostly the text of a note shown above it: ``core/quotes.py``) ·
+``folded`` (its best chunk is mostly the text of a note shown above it: ``core/query/quotes.py``) ·
 ``ranked`` (a candidate below the shown results) · ``cut_by_rerank`` (a candidate the rerank
 shortlist left out) · ``not_retrieved``.
 """
@@ -24,25 +24,25 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from vaultheat.config import SearchSettings, Settings
 from vaultheat.core.graphview import GraphView
-from vaultheat.core.pipeline import (
+from vaultheat.core.models import ChunkRow
+from vaultheat.core.ports import StorePort, VectorIndexPort
+from vaultheat.core.query.pipeline import (
     Retrieval,
-    explain_chunk,
     plan_sims,
     score_unseen,
     unseen_parts,
 )
-from vaultheat.core.plan import RetrievalPlan
-from vaultheat.core.ports import StorePort, VectorIndexPort
-from vaultheat.core.quotes import Fold
-from vaultheat.core.relevance import Curve, label
-from vaultheat.core.requests import SearchRequest
-from vaultheat.core.results import ChunkRef, ScoreParts, Trace
-from vaultheat.core.search import (
+from vaultheat.core.query.plan import RetrievalPlan
+from vaultheat.core.query.quotes import Fold
+from vaultheat.core.query.relevance import Curve, label
+from vaultheat.core.query.results import ChunkRef, ScoreParts, Trace
+from vaultheat.core.query.search import (
     allowed_chunks,
     chunk_ref,
     fold_ranked,
@@ -50,8 +50,10 @@ from vaultheat.core.search import (
     search_retrieval,
     snippet_fn,
 )
-from vaultheat.core.shape import diversify
-from vaultheat.core.view import IndexView, Models
+from vaultheat.core.query.shape import diversify
+from vaultheat.core.query.traces import explain_chunk
+from vaultheat.core.query.view import IndexView, Models
+from vaultheat.core.requests import SearchRequest
 
 STATUSES = (
     "not_indexed",
@@ -143,77 +145,124 @@ def explain_missing(
     plan, r, ranked_by = search_retrieval(view, models, settings, req)
     graph = view.graph
     s = settings.search
-    snippet = snippet_fn(s.snippet_chars)
     ok_rows = [row for row in with_vec if allowed is None or row.id in allowed]
     ids = [row.id for row in ok_rows]
     sims = _sims(r, plan, vectors, ids)
-    base = dataclasses.replace(base, ranked_by=ranked_by)
     places = _places(r, plan, store, graph, vectors, allowed, ids, sims)
     ranking, fold = _folded(_ranking(r, graph, req.files_only, s), r, graph, store, req.top, s,
                             path)  # fmt: skip
-    by_id = {row.id: row for row in rows}
+    run = _Scored(req, plan, r, store, snippet_fn(s.snippet_chars), curve, sims, places, ranking,
+                  {row.id: row for row in rows})  # fmt: skip
+    base = dataclasses.replace(base, ranked_by=ranked_by)
     if fold is not None:
-        _, score, cid = fold[0]
-        trace = explain_chunk(r, cid, store, snippet, plan.heat.decay)
-        f = fold[1]
-        return dataclasses.replace(
-            _with_label(base, curve, (r.raw["vector"] or {}).get(cid, sims.get(cid, 0.0))),
-            status="folded",
-            reason=(
-                f"folded into {f.into} (#{f.into_rank}): {f.share:.0%} of its best chunk's "
-                f"words are that note's text, so the search shows it once, there "
-                f"(search.fold_quotes = {s.fold_quotes})"
-            ),
-            candidates=len(ranking),
-            score=score,
-            best_chunk=chunk_ref(by_id[cid], snippet, req.query),
-            trace=trace,
-            components=trace.components,
-            retrievers=places,
-        )
+        return _as_folded(run, base, fold, s.fold_quotes)
     found = next((i for i, (p, _, _) in enumerate(ranking) if p == path), None)
     if found is not None:
-        _, score, cid = ranking[found]
-        rank = found + 1
-        trace = explain_chunk(r, cid, store, snippet, plan.heat.decay)
-        base = _with_label(base, curve, (r.raw["vector"] or {}).get(cid, sims.get(cid, 0.0)))
-        shown = rank <= req.top
-        rival = _rival(ranking, min(req.top, rank - 1)) if rank > 1 else None
-        if shown:
-            reason = f"shown at #{rank} of the top {req.top}"
-        else:
-            assert rival is not None  # rank > top >= 1
-            reason = (
-                f"ranked #{rank} of {len(ranking)}: the search shows the top {req.top}; "
-                f"#{req.top} scores {rival.score:.4f}, {rival.score - score:.4f} more"
-            )
-        return dataclasses.replace(
-            base,
-            status="shown" if shown else "ranked",
-            reason=reason,
-            rank=rank,
-            candidates=len(ranking),
-            score=score,
-            best_chunk=chunk_ref(by_id[cid], snippet, req.query),
-            trace=trace,
-            components=trace.components,
-            retrievers=places,
-            to_beat=rival,
+        return _as_ranked(run, base, found)
+    return _as_unseen(run, base, ids, graph, s)
+
+
+@dataclass(frozen=True)
+class _Scored:
+    """What ``explain_missing`` read of the search, for the outcome it reports."""
+
+    req: SearchRequest
+    plan: RetrievalPlan
+    r: Retrieval
+    store: StorePort
+    snippet: Any  # ``snippet_fn``'s
+    curve: Curve | None
+    sims: dict[int, float]  # the note's chunks -> their best cosine to the query
+    places: tuple[RetrieverPlace, ...]
+    ranking: list[tuple[str, float, int]]  # what the search ranked, best first
+    by_id: dict[int, ChunkRow]  # the note's chunks
+
+    def labelled(self, base: MissingExplanation, cid: int) -> MissingExplanation:
+        """``base`` with the relevance its chunk ``cid`` would read."""
+        cosine = (self.r.raw["vector"] or {}).get(cid, self.sims.get(cid, 0.0))
+        return _with_label(base, self.curve, cosine)
+
+    def best(self, cid: int) -> ChunkRef:
+        return chunk_ref(self.by_id[cid], self.snippet, self.req.query)
+
+
+def _as_folded(
+    run: _Scored,
+    base: MissingExplanation,
+    fold: tuple[tuple[str, float, int], Fold],
+    fold_quotes: float,
+) -> MissingExplanation:
+    """The note was folded into the note it quotes (``search.fold_quotes``)."""
+    _, score, cid = fold[0]
+    trace = explain_chunk(run.r, cid, run.store, run.snippet, run.plan.heat.decay)
+    f = fold[1]
+    return dataclasses.replace(
+        run.labelled(base, cid),
+        status="folded",
+        reason=(
+            f"folded into {f.into} (#{f.into_rank}): {f.share:.0%} of its best chunk's "
+            f"words are that note's text, so the search shows it once, there "
+            f"(search.fold_quotes = {fold_quotes})"
+        ),
+        candidates=len(run.ranking),
+        score=score,
+        best_chunk=run.best(cid),
+        trace=trace,
+        components=trace.components,
+        retrievers=run.places,
+    )
+
+
+def _as_ranked(run: _Scored, base: MissingExplanation, found: int) -> MissingExplanation:
+    """The note is a candidate, at index ``found`` of the ranking: shown, or ranked below."""
+    req, ranking = run.req, run.ranking
+    _, score, cid = ranking[found]
+    rank = found + 1
+    trace = explain_chunk(run.r, cid, run.store, run.snippet, run.plan.heat.decay)
+    base = run.labelled(base, cid)
+    shown = rank <= req.top
+    rival = _rival(ranking, min(req.top, rank - 1)) if rank > 1 else None
+    if shown:
+        reason = f"shown at #{rank} of the top {req.top}"
+    else:
+        assert rival is not None  # rank > top >= 1
+        reason = (
+            f"ranked #{rank} of {len(ranking)}: the search shows the top {req.top}; "
+            f"#{req.top} scores {rival.score:.4f}, {rival.score - score:.4f} more"
         )
-    # not a candidate: scored as retrieval scores a chunk only the graph found
+    return dataclasses.replace(
+        base,
+        status="shown" if shown else "ranked",
+        reason=reason,
+        rank=rank,
+        candidates=len(ranking),
+        score=score,
+        best_chunk=run.best(cid),
+        trace=trace,
+        components=trace.components,
+        retrievers=run.places,
+        to_beat=rival,
+    )
+
+
+def _as_unseen(
+    run: _Scored, base: MissingExplanation, ids: list[int], graph: GraphView, s: SearchSettings
+) -> MissingExplanation:
+    """Not a candidate: scored as retrieval scores a chunk only the graph found."""
+    req, r, plan, ranking, sims = run.req, run.r, run.plan, run.ranking, run.sims
     unseen = score_unseen(r, sims)
     cid = min(unseen, key=lambda c: (-unseen[c], c))
     parts = unseen_parts(r, sims[cid])
-    base = _with_label(base, curve, sims[cid])
+    base = _with_label(base, run.curve, sims[cid])
     components = ScoreParts(parts["raw"], parts["normalized"], parts["weights"], parts["final"])
     would = _ranking(_with_unseen(r, unseen), graph, req.files_only, s)
-    at = next(i for i, (p, _, _) in enumerate(would) if p == path)
+    at = next(i for i, (p, _, _) in enumerate(would) if p == base.path)
     score = would[at][1]
     rival = _rival(ranking, req.top) if len(ranking) >= req.top else None
     pre = set(r.heat.heat) if r.heat is not None else set(r.seeds)
     cut = plan.stages.rerank and any(c in pre for c in ids)
     status = "cut_by_rerank" if cut else "not_retrieved"
-    reason = _why_not(plan, places, len(pre) if cut else len(r.order), cut) + (
+    reason = _why_not(plan, run.places, len(pre) if cut else len(r.order), cut) + (
         f"; if retrieved it would score {score:.4f} and rank #{at + 1}"
         + (f" (#{req.top} scores {rival.score:.4f})" if rival else "")
     )
@@ -224,9 +273,9 @@ def explain_missing(
         candidates=len(ranking),
         would_rank=at + 1,
         score=score,
-        best_chunk=chunk_ref(by_id[cid], snippet, req.query),
+        best_chunk=run.best(cid),
         components=components,
-        retrievers=places,
+        retrievers=run.places,
         to_beat=rival,
     )
 
@@ -253,7 +302,7 @@ def _sims(
     r: Retrieval, plan: RetrievalPlan, vectors: VectorIndexPort, ids: Sequence[int]
 ) -> dict[int, float]:
     """Each chunk's best cosine to the query vectors, as ``retrieve`` computes it (in the
-    space each is routed to, ``core/routing.py``)."""
+    space each is routed to, ``core/query/routing.py``)."""
     assert r.qmat is not None
     if plan.routing is not None:
         return plan_sims(plan, r.qmat, vectors)(list(ids))

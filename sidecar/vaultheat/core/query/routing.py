@@ -9,7 +9,7 @@ pass is still filling it) stays in the first space.
 
 The two models' cosines are on different scales (e5's off-topic best results sit near 0.79,
 MiniLM's relevant ones near 0.45), so they are merged on their calibrated relevance curves
-(``core/relevance.py``): a second-space cosine c is mapped onto the English scale as
+(``core/query/relevance.py``): a second-space cosine c is mapped onto the English scale as
 ``curve_en⁻¹(curve_second(c))``. The rest of the pipeline (fusion, score weights tuned on
 English cosines, relevance labels) then reads one scale. Both curves have flat stretches
 (P(relevant) 0 below a point, a plateau at the top), so each is made strictly increasing by a
@@ -30,7 +30,7 @@ import numpy as np
 
 from vaultheat.core.language import detect
 from vaultheat.core.ports import VectorIndexPort
-from vaultheat.core.relevance import Curve
+from vaultheat.core.query.relevance import Curve
 
 ENGLISH = "english"
 MULTILINGUAL = "multilingual"

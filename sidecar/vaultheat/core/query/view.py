@@ -28,13 +28,13 @@ import xxhash
 from vaultheat.config import EmbeddingSettings, ExpansionSettings, RerankSettings
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.lru import LRU
-from vaultheat.core.notevec import NoteVectors
 from vaultheat.core.ports import StorePort, VectorIndexPort
-from vaultheat.core.resolve import LinkResolver
-from vaultheat.core.routing import SecondSpace
-from vaultheat.core.shared_text import SharedText
-from vaultheat.core.titles import TitleIndex
-from vaultheat.core.votes import NoteLinks
+from vaultheat.core.query.notevec import NoteVectors
+from vaultheat.core.query.routing import SecondSpace
+from vaultheat.core.query.shared_text import SharedText
+from vaultheat.core.query.titles import TitleIndex
+from vaultheat.core.query.votes import NoteLinks
+from vaultheat.core.vault.resolve import LinkResolver
 from vaultheat.providers.base import Embedder, Generator, Reranker
 
 TERM_DF_ENTRIES = 200_000  # about 20 MB of words and counts at most
@@ -44,8 +44,8 @@ TERM_DF_ENTRIES = 200_000  # about 20 MB of words and counts at most
 class IndexView:
     """One index generation: its store (a snapshot while a query runs), vectors, chunk graph,
     dense chunk vectors (rows by chunk id), note links, link resolver, the notes' names
-    (title, aliases, file name: the note-name stage of search, ``core/titles.py``) and the
-    note vectors (the ``note`` score part, ``core/notevec.py``; None: no such part)."""
+    (title, aliases, file name: the note-name stage of search, ``core/query/titles.py``) and the
+    note vectors (the ``note`` score part, ``core/query/notevec.py``; None: no such part)."""
 
     generation: int
     store: StorePort
@@ -56,13 +56,13 @@ class IndexView:
     resolver: LinkResolver
     titles: TitleIndex
     notes: NoteVectors | None = None
-    # path -> "digest" | "list" for the notes that are not plain notes (core/pagekind.py)
+    # path -> "digest" | "list" for the notes that are not plain notes (core/vault/pagekind.py)
     page_kinds: Mapping[str, str] = dataclasses.field(default_factory=dict)
     # ``shared_text()`` once read (a generation's own, shared with the views ``reading`` makes)
     shared_read: list[SharedText] = dataclasses.field(default_factory=list)
     # words' document counts read so far (``related.distinctive_terms``): a generation's own
     term_df: LRU[str, int] = dataclasses.field(default_factory=lambda: LRU(TERM_DF_ENTRIES))
-    # the second vector space (issue #40, ``core/routing.py``); None: off, empty or unreadable
+    # the second vector space (issue #40, ``core/query/routing.py``); None: off, empty or unreadable
     second: SecondSpace | None = None
 
     def reading(self, store: StorePort) -> IndexView:
@@ -71,7 +71,7 @@ class IndexView:
 
     def shared_text(self) -> SharedText:
         """The chunk texts several notes hold word for word (a template's text,
-        ``core/shared_text.py``), read on first use: only related notes ask, and the read
+        ``core/query/shared_text.py``), read on first use: only related notes ask, and the read
         scans every chunk's text (0.15-0.2 s at 55,000 chunks)."""
         if not self.shared_read:
             self.shared_read.append(SharedText.from_rows(self.store.shared_chunk_texts()))

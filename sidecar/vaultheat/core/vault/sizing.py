@@ -6,8 +6,8 @@ import dataclasses
 from collections.abc import Callable
 
 from vaultheat.config import Settings
-from vaultheat.core.chunking import chunk_note
 from vaultheat.core.models import ChunkDraft, ParsedNote
+from vaultheat.core.vault.chunking import chunk_note
 from vaultheat.providers.base import Embedder
 
 
