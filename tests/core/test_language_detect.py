@@ -70,3 +70,37 @@ def test_script_rule_kana_with_han_is_japanese() -> None:
 )
 def test_route(query: str, space: str) -> None:
     assert route(query) == space
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "usar mi propio dominio para mi sitio publicado",
+        "organizar notas con etiquetas",
+        "importer mes carnets depuis Evernote",
+        "borré un párrafo sin querer, ¿puedo recuperarlo?",
+    ],
+)
+def test_a_short_latin_query_in_another_language_is_not_read_as_english(query: str) -> None:
+    from vaultheat.core.language import query_language
+
+    assert detect(query).code == "en"  # the script rule's guess, which sent it to MiniLM
+    assert query_language(query).code != "en"
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "luks change passphrase",
+        "mdadm grow raid0 add disk",
+        "red lentil soup",
+        "pyflyby auto import",
+        "networkx from pandas edgelist",
+        "git worktree checkout",
+        "graph view",
+    ],
+)
+def test_a_short_english_keyword_query_stays_english(query: str) -> None:
+    from vaultheat.core.language import query_language
+
+    assert query_language(query).code == "en"

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vaultheat.core.language import detect
+from vaultheat.core.language import query_language
 from vaultheat.core.ports import VectorIndexPort
 from vaultheat.core.query.relevance import Curve
 
@@ -127,7 +127,7 @@ def route_query(
         return None
     if not len(space.vectors):
         return None
-    return route_language(space, detect(query).code, english, second, fingerprint)
+    return route_language(space, query_language(query).code, english, second, fingerprint)
 
 
 def note_language(codes: Iterable[str]) -> str:
