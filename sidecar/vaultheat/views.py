@@ -48,6 +48,7 @@ from vaultheat.storage.vectorsync import (
 
 log = logging.getLogger("vaultheat.engine")
 T = TypeVar("T")
+DENSE_BLOCK = 4096  # rows of the dense copy looked at or filled at a time (fill_dense)
 Similar = Mapping[int, Sequence[tuple[int, float]]]
 
 
@@ -259,11 +260,11 @@ class ViewSource:
         reuse the old ones (the dense copy of the vectors assumes they never are)."""
         with self._rw.exclusive(), self._lock:
             self.close()
-            self._vectors, self._vectors_gen = None, -1
-            self._space, self._space_key, self._space_gen = None, None, -1
-            self._view, self._key = None, None
 
     def close(self) -> None:
+        """Close the connections and let go of the view and its vectors (a closed engine held
+        by its caller kept every vector twice, the index's and the dense copy): a call after
+        this opens and builds them again."""
         with self._lock:
             if self._store is not None:
                 self._store.close()
@@ -271,6 +272,9 @@ class ViewSource:
             if self._snapshots is not None:
                 self._snapshots.close()
                 self._snapshots = None
+            self._view, self._key = None, None
+            self._vectors, self._vectors_gen = None, -1
+            self._space, self._space_key, self._space_gen = None, None, -1
 
 
 def _check_stored(stored: Any, wanted: dict[str, Any]) -> None:
@@ -297,13 +301,19 @@ def fill_dense(dense: np.ndarray | None, store: Store, dim: int, fingerprint: st
         grown[: dense.shape[0]] = dense
         dense = grown
     ids = np.fromiter((cid for cid, _ in keys), dtype=np.int64, count=len(keys))
-    empty = set(ids[~dense[ids].any(axis=1)].tolist())
+    # block by block: a fancy index of every row at once would be a second copy of the vectors
+    empty: set[int] = set()
+    for start in range(0, len(ids), DENSE_BLOCK):
+        part = ids[start : start + DENSE_BLOCK]
+        empty.update(part[~dense[part].any(axis=1)].tolist())
     if len(empty) > 1024:  # a first index's meaning phase: look up only what has a vector
         keys = store.embedded_chunk_keys(fingerprint)
     missing = [(cid, h) for cid, h in keys if cid in empty]
-    if missing:
-        cache = store.cached_vectors(fingerprint, [h for _, h in missing])
-        for cid, h in missing:
+    # the cached vectors a block at a time, not the whole cache as one dict of arrays
+    for start in range(0, len(missing), DENSE_BLOCK):
+        block = missing[start : start + DENSE_BLOCK]
+        cache = store.cached_vectors(fingerprint, [h for _, h in block])
+        for cid, h in block:
             if h in cache:
                 dense[cid] = cache[h]
     return dense

@@ -99,3 +99,22 @@ def test_related_notes_read_their_own_note_weight() -> None:
     res = run_related(view, models, s, RelatedRequest(path=TIL, top=3))
     assert res.results
     assert all(h.components["note"] is not None for h in res.results)
+
+
+def test_note_vectors_block_by_block_are_bitwise_the_one_pass_sums(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Bounded memory: the chunk rows are gathered a block of whole notes at a time; any block
+    size gives the same bits (a note larger than a block is summed whole)."""
+    import vaultheat.core.query.notevec as notevec
+
+    rng = np.random.default_rng(3)
+    dense = _unit(rng, 400, 16)
+    dense[rng.random(400) < 0.1] = 0.0
+    chunk_note = rng.integers(-1, 60, size=400)
+    chunk_note[:90] = 7  # one note of 90 chunks, more than a small block
+    lead = {int(n): int(c) for c, n in enumerate(chunk_note) if n >= 0 and c % 5 == 0}
+    whole = note_vectors(dense, chunk_note, lead).matrix
+    for block in (1, 7, 64):
+        monkeypatch.setattr(notevec, "BLOCK", block)
+        assert np.array_equal(note_vectors(dense, chunk_note, lead).matrix, whole)

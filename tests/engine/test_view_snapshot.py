@@ -57,3 +57,21 @@ def test_search_and_related_after_notes_are_deleted_answer_from_the_new_view(
     other = next(h.path for h in after.results)
     related = fake_engine.related(RelatedRequest(other, top=10))
     assert NOTE not in [h.path for h in related.results]
+
+
+def test_a_closed_engine_lets_go_of_its_view_and_answers_the_same_after(
+    fake_engine: Engine,
+) -> None:
+    """close() drops the view and its vectors (bounded memory: a closed engine its caller
+    still holds keeps no copy of every vector); the next query builds them again, the same."""
+    from vaultheat.core.requests import RelatedRequest, SearchRequest
+
+    req = SearchRequest("roasting first crack", top=10)
+    before = fake_engine.search(req)
+    rel = fake_engine.related(RelatedRequest(NOTE, top=10))
+    fake_engine.close()
+    assert fake_engine.views._view is None and fake_engine.views._vectors is None
+    after = fake_engine.search(req)
+    assert [(h.path, h.score) for h in after.results] == [(h.path, h.score) for h in before.results]
+    again = fake_engine.related(RelatedRequest(NOTE, top=10))
+    assert [(h.path, h.score) for h in again.results] == [(h.path, h.score) for h in rel.results]

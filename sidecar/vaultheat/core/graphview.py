@@ -70,10 +70,13 @@ class GraphView:
         else:
             edges = store.edge_rows(similar=False)
             edges += [(u, v, "similar", w) for u, nbrs in similar.items() for v, w in nbrs]
-        if edges:
-            arr = np.array([(s, d, KINDS.index(k), w) for s, d, k, w in edges], dtype=np.float64)
-            src, dst = arr[:, 0].astype(np.int64), arr[:, 1].astype(np.int64)
-            kind, w = arr[:, 2].astype(np.int8), arr[:, 3].astype(np.float32)
+        if edges:  # a column at a time: no second list of every edge, no float64 matrix
+            n = len(edges)
+            src = np.fromiter((e[0] for e in edges), dtype=np.int64, count=n)
+            dst = np.fromiter((e[1] for e in edges), dtype=np.int64, count=n)
+            kind = np.fromiter((KINDS.index(e[2]) for e in edges), dtype=np.int8, count=n)
+            w = np.fromiter((e[3] for e in edges), dtype=np.float32, count=n)
+            del edges
             keep = (src < size) & (dst < size)
             src, dst, kind, w = src[keep], dst[keep], kind[keep], w[keep]
         else:

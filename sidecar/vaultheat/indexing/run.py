@@ -138,6 +138,9 @@ class Indexer(WordsPhase, MeaningPhase):
 
         t6 = time.perf_counter()
         self._save(store, vectors)
+        # saved: the labels' fit below reads the vectors through a view of its own (its copy
+        # loaded from the file), so this one goes first: never two copies of every vector
+        vectors = None
         report.timings["save"] = time.perf_counter() - t6
 
         t7 = time.perf_counter()

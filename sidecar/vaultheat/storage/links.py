@@ -193,7 +193,7 @@ class LinkTables(Tables):
         sql = "SELECT src, dst, kind, weight FROM edges"
         if not similar:
             sql += " WHERE kind != 'similar'"
-        return [(r[0], r[1], r[2], r[3]) for r in self.db.execute(sql).fetchall()]
+        return [(r[0], r[1], r[2], r[3]) for r in self.db.execute(sql)]  # no fetchall copy
 
     def similar_pairs(self) -> set[tuple[int, int]]:
         """(src, dst) of every stored similarity edge."""

@@ -35,6 +35,7 @@ log = logging.getLogger("vaultheat.vectors")
 
 
 MULTILINGUAL = "multilingual"  # the second space (filled from issue #40's slice 2 on)
+RECONCILE_BLOCK = 4096  # vectors read from the cache and added to the index at a time
 SPACES_KEY = "spaces"  # manifest: space -> {"fingerprint", "dimension", "generation", "synced"}
 
 
@@ -67,9 +68,12 @@ def reconcile(index: VectorIndex, store: Store, fingerprint: str) -> tuple[int, 
     if extra:
         index.delete(extra)
     missing = [cid for cid in keys if cid not in live]
-    if missing:
-        cache = store.cached_vectors(fingerprint, [keys[c] for c in missing])
-        have = [c for c in missing if keys[c] in cache]
+    # a block at a time: a file rebuilt from the cache never holds the whole cache twice more
+    # (as a dict of vectors and stacked) beside the index it fills
+    for start in range(0, len(missing), RECONCILE_BLOCK):
+        block = missing[start : start + RECONCILE_BLOCK]
+        cache = store.cached_vectors(fingerprint, [keys[c] for c in block])
+        have = [c for c in block if keys[c] in cache]
         if have:
             index.add(have, np.stack([cache[keys[c]] for c in have]))
     return len(missing), len(extra)

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+BLOCK = 4096  # chunk rows gathered at a time
+
 
 @dataclass(frozen=True)
 class NoteVectors:
@@ -56,15 +58,27 @@ def note_vectors(
     if not size or not dim:
         return NoteVectors(chunk_note, matrix)
     ids = np.flatnonzero(chunk_note[: len(dense)] >= 0)
-    ids = ids[dense[ids].any(axis=1)]
+    # block by block: gathering every row at once would copy the whole of ``dense`` (twice)
+    blocks = np.split(ids, range(BLOCK, len(ids), BLOCK))
+    ids = np.concatenate([ids[:0]] + [b[dense[b].any(axis=1)] for b in blocks])
     if len(ids):
         notes = chunk_note[ids]
         order = np.argsort(notes, kind="stable")
         ids, notes = ids[order], notes[order]
         starts = np.concatenate(([0], np.flatnonzero(np.diff(notes)) + 1))
-        sums = np.add.reduceat(dense[ids].astype(np.float32), starts, axis=0)
-        norms = np.linalg.norm(sums, axis=1, keepdims=True)
-        matrix[notes[starts]] = sums / np.where(norms > 0, norms, 1.0)
+        # whole notes per block: each note's sum is the same reduction as over all rows
+        ends = np.append(starts[1:], len(ids))
+        first = 0
+        while first < len(starts):
+            last = first + 1
+            while last < len(starts) and ends[last] - starts[first] <= BLOCK:
+                last += 1
+            lo, hi = int(starts[first]), int(ends[last - 1])
+            sums = np.add.reduceat(dense[ids[lo:hi]].astype(np.float32, copy=False),
+                                   starts[first:last] - lo, axis=0)  # fmt: skip
+            norms = np.linalg.norm(sums, axis=1, keepdims=True)
+            matrix[notes[starts[first:last]]] = sums / np.where(norms > 0, norms, 1.0)
+            first = last
     for nid, cid in note_lead.items():
         if 0 <= nid < size and 0 <= cid < len(dense):
             matrix[nid] += dense[cid]
