@@ -220,8 +220,10 @@ class Engine:
             if req.text is None and row is None:
                 return None  # the note status says why, outside the read (see below)
             asked = req
-            if row is not None and any(c.id not in vectors for c in store.note_chunks(row.id)):
-                # still waiting for its vectors (the meaning phase): embed its text on the fly
+            chunks = store.note_chunks(row.id) if row is not None else []
+            if row is not None and (not chunks or any(c.id not in vectors for c in chunks)):
+                # still waiting for its vectors (the meaning phase): embed its text on the fly;
+                # no body at all: its name and properties stand in (core/query/query_note.py)
                 asked = self._with_disk_text(req)
             return run_related(view, self.models, s, asked, resolver=resolver)
 

@@ -10,6 +10,7 @@ section around the cursor (``core/query/related.py`` retrieves with them).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,6 +105,10 @@ def query_note(
     if req.text is not None:
         raw = req.text.encode("utf-8", "surrogatepass")
         drafts, mat, note = _text_chunks(models, s, req.path, raw)
+        if not drafts and (stand_in := stand_in_text(note)):
+            # no body (an empty note, a book note of properties only): its name, aliases,
+            # tags and properties stand in, so its sidebar is not empty
+            drafts, mat, _ = _text_chunks(models, s, req.path, stand_in.encode("utf-8", "replace"))
         own = own_text([shared.is_shared(d.text, min_notes) for d in drafts])
         if resolver is None:
             resolver = LinkResolver(list(store.notes()), store.attachments(), store.note_aliases())
@@ -149,6 +154,29 @@ def query_note(
         second_mat=second_mat,
         language=language,
     )
+
+
+def stand_in_text(note: Any) -> str:
+    """What a note without a body says of itself, as a Markdown body: its title, aliases and
+    tags, and each frontmatter property whose value is text (``author: Andy Weir``); dates and
+    numbers say nothing of what it is about and are left out."""
+    lines = [f"# {note.title}"] if note.title else []
+    if note.aliases:
+        lines.append("aliases: " + ", ".join(note.aliases))
+    tags = [t.name for t in note.tags]
+    if tags:
+        lines.append("tags: " + ", ".join(tags))
+    for key, value in note.frontmatter.items():
+        if key in ("title", "aliases", "alias", "tags", "tag"):
+            continue
+        values = value if isinstance(value, list) else [value]
+        words = [v for v in values if isinstance(v, str) and _WORDY.search(v)]
+        if words:
+            lines.append(f"{key}: " + ", ".join(words))
+    return "\n\n".join(lines) + "\n" if len(lines) > 1 or note.title else ""
+
+
+_WORDY = re.compile(r"[^\W\d_]{2,}")  # a value with a word in it, not a date or a number
 
 
 def query_vectors(note: QueryNote, cursor: int | None, window: int) -> list[QueryVector]:
