@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -66,6 +67,11 @@ class LinkGraph:
         np.add.at(offsets, src + 1, 1)
         np.cumsum(offsets, out=offsets)
         return cls(index, paths, offsets, dst, np.diff(offsets).astype(np.float64))
+
+    @cached_property
+    def edge_src(self) -> np.ndarray:
+        """The source node of each entry of ``nbrs`` (built on first use, then kept)."""
+        return np.repeat(np.arange(len(self.paths), dtype=np.int64), np.diff(self.offsets))
 
     def neighbours(self, path: str) -> list[str]:
         i = self.index.get(path)
@@ -125,17 +131,30 @@ def link_heat(
     if not len(hot):
         return {}
     top = float(heat[hot].max())
-    seed_set = set(start)
+    near = _seeds_next_to(graph, degree, start, heat > 0, via)
     out: dict[str, LinkHeat] = {}
-    for i in hot:
+    for i in hot.tolist():
         h = float(heat[i])
-        near = [int(j) for j in graph.nbrs[graph.offsets[i] : graph.offsets[i + 1]]
-                if int(j) in seed_set]  # fmt: skip
-        near.sort(key=lambda j: (degree[j], graph.paths[j]))
         target = graph.paths[i]
         out[target] = LinkHeat(target, kind, h, top, weight, weight * h / top,
-                               tuple(graph.paths[j] for j in near[:via]))  # fmt: skip
+                               tuple(graph.paths[j] for j in near.get(i, ())))  # fmt: skip
     return out
+
+
+def _seeds_next_to(
+    graph: LinkGraph, degree: np.ndarray, start: list[int], hot: np.ndarray, via: int
+) -> dict[int, list[int]]:
+    """node -> its neighbours among the seeds, most telling first (lowest degree, then path:
+    nodes are numbered in path order), at most ``via``; read from the seeds' side, since the
+    heat reaches far more notes than the seeds touch."""
+    near: dict[int, list[int]] = {}
+    for z in sorted(start, key=lambda j: (degree[j], j)):
+        for i in graph.nbrs[graph.offsets[z] : graph.offsets[z + 1]].tolist():
+            if hot[i]:
+                got = near.setdefault(i, [])
+                if len(got) < via:
+                    got.append(z)
+    return near
 
 
 def _spread(graph: LinkGraph, degree: np.ndarray, x: np.ndarray, query: int) -> np.ndarray:
@@ -144,7 +163,7 @@ def _spread(graph: LinkGraph, degree: np.ndarray, x: np.ndarray, query: int) -> 
     share = np.divide(x, degree, out=np.zeros_like(x), where=degree > 0)
     if query >= 0:
         share[query] = 0.0
-    per_edge = np.repeat(share, np.diff(graph.offsets))
+    per_edge = share[graph.edge_src]
     out = np.bincount(graph.nbrs, weights=per_edge, minlength=len(x))
     if query >= 0:
         out[query] = 0.0

@@ -422,23 +422,22 @@ def _add_graph(
     if not bonus:
         return ranked, {}, {}, {}
     seen = {p for p, _, _ in ranked}
-    fresh = {
-        t: _own_chunks(links.chunks[t], shared.chunk_ids(r.shared_text_notes))
-        for t in bonus
-        if t not in seen and t in links.chunks and not _matches(t, r.exclude)
-    }
-    if fresh and not req.unlinked_only:
+    targets = [t for t in bonus
+               if t not in seen and t in links.chunks and not _matches(t, r.exclude)]  # fmt: skip
+    if targets and not req.unlinked_only:
         # Skip the vote-only notes that cannot reach the depth results are read from: each
         # one's content score is at most ``cap`` (its vector part at the maximum, the other
         # parts 0 raw) and its bonus is known, while the notes already scored fix a floor
         # the final score at that depth can only rise above. Exact (tests/core/test_votes_pruning)
         # unless more than 2·top + 9 of the notes above collapse as duplicates, which makes the
         # loop below read past the depth; ``unlinked_only`` always may, so it is not pruned.
+        # Pruned before their chunks are read: link heat reaches thousands of notes.
         depth = max(req.top * 3 + 10, r.vote_k)
         floor = rank_floor((sc + bonus.get(p, 0.0) for p, sc, _ in ranked), depth)
         cap = score_unseen(result, {-1: math.inf}).get(-1, 0.0)
-        fresh = {t: ids for t, ids in fresh.items()
-                 if reachable(cap, damp(t), bonus[t], floor)}  # fmt: skip
+        targets = [t for t in targets if reachable(cap, damp(t), bonus[t], floor)]
+    muted = shared.chunk_ids(r.shared_text_notes)
+    fresh = {t: _own_chunks(links.chunks[t], muted) for t in targets}
     best = _best_chunks(view, result, fresh, second_q)
     finals = score_unseen(result, {cid: sim for cid, sim in best.values()})
     out = list(ranked)

@@ -40,12 +40,17 @@ class SharedText:
                 of_chunk[cid] = key
         return cls(of_chunk, notes)
 
+    _muted: dict[int, frozenset[int]] = field(default_factory=dict, compare=False, repr=False)
+
     def chunk_ids(self, min_notes: int) -> frozenset[int]:
-        """The chunks whose text is in at least ``min_notes`` notes (none when below 2)."""
+        """The chunks whose text is in at least ``min_notes`` notes (none when below 2); built
+        once per threshold (a view's shared text serves every request of its generation)."""
         if min_notes < 2:
             return frozenset()
-        return frozenset(c for c, k in self.text_of_chunk.items()
-                         if self.notes_of_text[k] >= min_notes)  # fmt: skip
+        if min_notes not in self._muted:
+            self._muted[min_notes] = frozenset(c for c, k in self.text_of_chunk.items()
+                                               if self.notes_of_text[k] >= min_notes)  # fmt: skip
+        return self._muted[min_notes]
 
     def is_shared(self, text: str, min_notes: int) -> bool:
         """Whether ``text`` (a chunk's exact text) is in at least ``min_notes`` stored notes."""
