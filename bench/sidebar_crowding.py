@@ -11,7 +11,8 @@ indexed, top 10), then:
   random from the other notes);
 - **template share**: for notes made from a template (at least ``TEMPLATE_LINES`` of their
   lines are template lines: a line found in at least ``TEMPLATE_MIN`` notes or 0.5% of the
-  vault, whichever is more), the share of their top-10 slots held by notes made from the same
+  vault, whichever is more; code fence lines such as ```` ```bash ```` are Markdown syntax and
+  never count), the share of their top-10 slots held by notes made from the same
   template (sharing at least ``TEMPLATE_LINES`` template lines with them): the peer's "other
   daily notes in a daily note's top 10";
 - the five notes most often first, with their in-degree.
@@ -29,6 +30,7 @@ import argparse
 import json
 import math
 import random
+import re
 import sys
 import time
 from collections import Counter
@@ -42,6 +44,8 @@ TOP = 10
 HUB_SHARE = 0.01
 TEMPLATE_MIN = 5  # a line in at least this many notes (or 0.5% of the vault) is a template line
 TEMPLATE_LINES = 2  # template lines two notes must share to come from the same template
+# a code fence's opening or closing line (```` ```bash ````, ``~~~``): Markdown syntax, not text
+FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*[\w+#.-]*\s*$")
 
 
 def parse_sets(items: list[str]) -> dict[str, Any]:
@@ -96,7 +100,7 @@ def note_lines(text: str) -> set[str]:
     return {
         line.strip().lower()
         for line in lines
-        if len(line.strip()) >= 3 and any(ch.isalnum() for ch in line)
+        if len(line.strip()) >= 3 and any(ch.isalnum() for ch in line) and not FENCE.match(line)
     }
 
 

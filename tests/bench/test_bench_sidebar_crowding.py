@@ -28,6 +28,12 @@ def test_note_lines_leave_out_the_frontmatter_and_rules() -> None:
     assert sc.note_lines("---\nno end\n") == {"no end"}  # an unclosed block is body
 
 
+def test_note_lines_leave_out_code_fences() -> None:
+    # two notes with a bash block each share Markdown syntax, not a template
+    text = "Intro line\n```bash\nls -la\n```\n~~~ python\n~~~\n``` not a fence: words after\n"
+    assert sc.note_lines(text) == {"intro line", "ls -la", "``` not a fence: words after"}
+
+
 def test_template_lines_are_lines_in_enough_notes() -> None:
     tmpl = sc.template_lines(vault())
     # the daily template's lines are in 6 notes (>= TEMPLATE_MIN = 5); "## journal" in 7
