@@ -131,7 +131,7 @@ def test_product_over_the_limit_is_refused() -> None:
 
 
 def _similar_of(graph: GraphView) -> dict[int, set[int]]:
-    offsets, nbr, _w, kind = graph.fwd
+    offsets, nbr, _w, kind = graph.csr()[0]
     out: dict[int, set[int]] = {}
     for u in range(graph.size):
         a, b = offsets[u], offsets[u + 1]

@@ -3,8 +3,11 @@
 Heat propagation asks for the neighbours of hundreds of nodes per query; two SQL round trips
 per node cost more than everything else in a query (profiled: ~85% of search time). So the
 edges are loaded once per index generation into CSR arrays (forward and reverse), which is a
-few MB even for 10,000 notes, and every query reads from memory. Tag neighbours are derived
-here too, from the tags table, so they are never stale.
+few MB even for 10,000 notes, and every query reads from memory. Only heat reads them
+(``experimental.search_hops`` > 0), so they are loaded on the first ``edges`` call, not when
+the view is built: with heat off (the default) a view of 10,000 notes is built ~0.7 s sooner
+and holds no edge arrays. Tag neighbours are derived here too, from the tags table, so they
+are never stale.
 
 ``similar`` lists given to ``from_store`` replace the stored similarity edges (link edges and
 tags stay as stored): a parameter sweep derives kNN variants in memory instead of re-indexing.
@@ -13,7 +16,7 @@ tags stay as stored): a parameter sweep derives kNN variants in memory instead o
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,11 +38,37 @@ def _csr(src: np.ndarray, dst: np.ndarray, w: np.ndarray, k: np.ndarray, size: i
     return offsets, dst, w, k
 
 
+def _stored_edges(
+    store: StorePort, similar: Mapping[int, Sequence[tuple[int, float]]] | None, size: int
+) -> tuple[CSR, CSR]:
+    """The stored edges as (forward, reverse) CSR arrays; ``similar`` replaces the stored
+    similarity edges when given (see ``GraphView.from_store``)."""
+    if similar is None:
+        edges = store.edge_rows()
+    else:
+        edges = store.edge_rows(similar=False)
+        edges += [(u, v, "similar", w) for u, nbrs in similar.items() for v, w in nbrs]
+    if edges:  # a column at a time: no second list of every edge, no float64 matrix
+        n = len(edges)
+        src = np.fromiter((e[0] for e in edges), dtype=np.int64, count=n)
+        dst = np.fromiter((e[1] for e in edges), dtype=np.int64, count=n)
+        kind = np.fromiter((KINDS.index(e[2]) for e in edges), dtype=np.int8, count=n)
+        w = np.fromiter((e[3] for e in edges), dtype=np.float32, count=n)
+        del edges
+        keep = (src < size) & (dst < size)
+        src, dst, kind, w = src[keep], dst[keep], kind[keep], w[keep]
+    else:
+        src = dst = np.zeros(0, dtype=np.int64)
+        kind = np.zeros(0, dtype=np.int8)
+        w = np.zeros(0, dtype=np.float32)
+    return _csr(src, dst, w, kind, size), _csr(dst, src, w, kind, size)
+
+
 @dataclass
 class GraphView:
     size: int
-    fwd: CSR
-    rev: CSR
+    fwd: CSR | None  # None until ``load_edges`` has run (``edges`` calls it)
+    rev: CSR | None
     chunk_note: np.ndarray  # chunk id -> note id (-1: no such chunk)
     note_path: dict[int, str]
     note_lead: dict[int, int]  # note id -> its first chunk
@@ -47,6 +76,8 @@ class GraphView:
     note_tags: dict[int, list[str]] = field(default_factory=dict)  # note -> its rare tags
     tag_weight: dict[str, float] = field(default_factory=dict)
     tag_edges: bool = True
+    # (fwd, rev) from a store (None: the one the view was built from), read on first use
+    load_edges: Callable[[StorePort | None], tuple[CSR, CSR]] | None = None
 
     @classmethod
     def from_store(
@@ -65,32 +96,15 @@ class GraphView:
             chunk_note[cid] = nid
             if nid not in note_lead or ordinal < note_lead[nid][0]:
                 note_lead[nid] = (ordinal, cid)
-        if similar is None:
-            edges = store.edge_rows()
-        else:
-            edges = store.edge_rows(similar=False)
-            edges += [(u, v, "similar", w) for u, nbrs in similar.items() for v, w in nbrs]
-        if edges:  # a column at a time: no second list of every edge, no float64 matrix
-            n = len(edges)
-            src = np.fromiter((e[0] for e in edges), dtype=np.int64, count=n)
-            dst = np.fromiter((e[1] for e in edges), dtype=np.int64, count=n)
-            kind = np.fromiter((KINDS.index(e[2]) for e in edges), dtype=np.int8, count=n)
-            w = np.fromiter((e[3] for e in edges), dtype=np.float32, count=n)
-            del edges
-            keep = (src < size) & (dst < size)
-            src, dst, kind, w = src[keep], dst[keep], kind[keep], w[keep]
-        else:
-            src = dst = np.zeros(0, dtype=np.int64)
-            kind = np.zeros(0, dtype=np.int8)
-            w = np.zeros(0, dtype=np.float32)
         view = cls(
             size=size,
-            fwd=_csr(src, dst, w, kind, size),
-            rev=_csr(dst, src, w, kind, size),
+            fwd=None,
+            rev=None,
             chunk_note=chunk_note,
             note_path=store.note_paths(),
             note_lead={nid: cid for nid, (_, cid) in note_lead.items()},
             tag_edges=graph.tag_edges,
+            load_edges=lambda at: _stored_edges(at or store, similar, size),
         )
         view._load_tags(store, graph)
         return view
@@ -134,13 +148,25 @@ class GraphView:
                 out[path] = part
         return out
 
+    def csr(self, store: StorePort | None = None) -> tuple[CSR, CSR]:
+        """The (forward, reverse) edge arrays, read on first use from ``store`` (a snapshot
+        of the view's generation: a query passes its own) or else the store the view was
+        built from."""
+        if self.fwd is None or self.rev is None:
+            if self.load_edges is None:
+                raise ValueError("a graph view without edges or a way to load them")
+            self.fwd, self.rev = self.load_edges(store)
+            self.load_edges = None
+        return self.fwd, self.rev
+
     def edges(self, u: int) -> list[tuple[int, float, str]]:
         """(neighbour, weight, type): stored edges both ways (a link read backwards is a
         ``backlink``) plus tag neighbours."""
         if not 0 <= u < self.size:
             return []
+        fwd, rev = self.csr()
         out: list[tuple[int, float, str]] = []
-        for (offsets, nbr, w, kind), back in ((self.fwd, False), (self.rev, True)):
+        for (offsets, nbr, w, kind), back in ((fwd, False), (rev, True)):
             a, b = offsets[u], offsets[u + 1]
             for v, weight, k in zip(nbr[a:b].tolist(), w[a:b].tolist(), kind[a:b].tolist(),
                                     strict=True):  # fmt: skip

@@ -171,7 +171,7 @@ def find_candidates(store: StorePort, vectors: VectorIndexPort, plan: RetrievalP
         stage_of.append("title")
     seeds = rrf(rankings, k=settings.rrf_k, weights=weights)
     seed_stage = _seed_stages(rankings, weights, stage_of, settings.rrf_k)
-    heat = _heat(seeds, plan, ok, query_sim)
+    heat = _heat(seeds, plan, ok, query_sim, store)
     ids = sorted(cid for cid in heat.heat if ok(cid)) if heat is not None else sorted(seeds)
     return Candidates(ids, seeds, seed_stage, heat, query_sim(ids), lexical_raw, names_raw,
                       qmat, settings, plan.heat, plan.routing)  # fmt: skip
@@ -392,13 +392,16 @@ def _heat(
     plan: RetrievalPlan,
     ok: Callable[[int], bool],
     query_sim: Callable[[Sequence[int]], dict[int, float]],
+    store: StorePort,
 ) -> HeatResult | None:
     """Heat from the seeds over the graph. It runs only when it can move something: with
     hops = 0 (the default) it would hand back the seeds' fusion scores under the name "heat";
-    then no heat part is reported at all."""
+    then no heat part is reported at all. The graph's edges are read here on first use, from
+    this query's snapshot."""
     h, graph = plan.heat, plan.graph
     if not (plan.stages.graph and seeds and graph is not None and h.hops > 0):
         return None
+    graph.csr(store)
     return propagate_heat(
         seeds,
         make_neighbors(graph, plan.blocked),
