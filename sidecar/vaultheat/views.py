@@ -285,19 +285,26 @@ def _check_stored(stored: Any, wanted: dict[str, Any]) -> None:
         )
 
 
+# the dense copy's element type: the embedding cache's own (float16), so the copy is exact
+DENSE_DTYPE = np.float16
+
+
 def fill_dense(dense: np.ndarray | None, store: Store, dim: int, fingerprint: str) -> np.ndarray:
     """A dense copy of the chunk vectors, rows by chunk id: scoring hundreds of candidates per
-    query is one fancy-index + matmul instead of hnswlib's per-item lookups. Ids are never
+    query is one fancy-index + matmul instead of hnswlib's per-item lookups (about 25 us an
+    item: 8 ms for 300 candidates against 0.02 ms). Float16, as the embedding cache stores them
+    (storage/embedcache.py), so the copy is exact at half the memory (42 MiB for 55,000
+    chunks); readers turn the rows they gather into float32. Ids are never
     reused, so rows only ever get filled in: a new generation costs only its new rows (filled in
     place: the previous view is no longer read when this runs, under the exclusive lock)."""
     keys = store.all_chunk_vectors_keys()
-    if dense is None or dense.shape[1:] != (dim,):
-        dense = np.zeros((0, dim), dtype=np.float32)
+    if dense is None or dense.shape[1:] != (dim,) or dense.dtype != DENSE_DTYPE:
+        dense = np.zeros((0, dim), dtype=DENSE_DTYPE)
     if not keys:
         return dense
     size = max(cid for cid, _ in keys) + 1
     if dense.shape[0] < size:
-        grown = np.zeros((max(size, int(dense.shape[0] * 1.5)), dim), dtype=np.float32)
+        grown = np.zeros((max(size, int(dense.shape[0] * 1.5)), dim), dtype=DENSE_DTYPE)
         grown[: dense.shape[0]] = dense
         dense = grown
     ids = np.fromiter((cid for cid, _ in keys), dtype=np.int64, count=len(keys))

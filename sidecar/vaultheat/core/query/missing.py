@@ -308,7 +308,7 @@ def _sims(
         return plan_sims(plan, r.qmat, vectors)(list(ids))
     dense = plan.dense
     if dense is not None and len(dense) > max(ids):
-        mat = dense[list(ids)]
+        mat = dense[list(ids)].astype(np.float32)
     else:
         mat = vectors.get_vectors(list(ids))
     sims = (mat @ r.qmat.T).max(axis=1)
@@ -332,7 +332,7 @@ def _places(
         live = live[np.isin(live, np.fromiter(allowed, dtype=np.int64, count=len(allowed)))]
     dense = plan.dense
     if dense is not None and len(dense) > int(live.max(initial=0)):
-        mat = dense[live]
+        mat: np.ndarray = dense[live].astype(np.float32)
         has = mat.any(axis=1)  # a row of zeros: a chunk without a vector
     else:
         live = np.array([c for c in live.tolist() if c in vectors], dtype=np.int64)

@@ -81,6 +81,6 @@ def note_vectors(
             first = last
     for nid, cid in note_lead.items():
         if 0 <= nid < size and 0 <= cid < len(dense):
-            matrix[nid] += dense[cid]
+            matrix[nid] += dense[cid].astype(np.float32)
     matrix *= 0.5
     return NoteVectors(chunk_note, matrix)

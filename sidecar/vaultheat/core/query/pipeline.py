@@ -378,7 +378,8 @@ def _query_sims(
         else:
             todo = [i for i in ids if i not in cache and i in vectors]
         if todo:
-            mat = dense[todo] if dense is not None else vectors.get_vectors(todo)
+            mat = (dense[todo].astype(np.float32) if dense is not None
+                   else vectors.get_vectors(todo))  # fmt: skip
             sims = mat @ qmat.T
             for i, s in zip(todo, sims.max(axis=1), strict=True):
                 cache[i] = float(s)
@@ -494,7 +495,7 @@ def best_unseen_chunks(
         return {}
     ids = np.concatenate([chunks[p] for p in paths])
     if dense is not None and len(dense) > int(ids.max()):
-        mat = dense[ids]
+        mat = dense[ids].astype(np.float32)
     else:
         mat = vectors.get_vectors([int(i) for i in ids])
     sims = (mat @ r.qmat.T).max(axis=1)

@@ -81,7 +81,7 @@ class IndexView:
         """The vectors of chunks ``ids``, one per row: from the dense copy when it covers
         them, else from the vector index (a chunk newer than the dense copy)."""
         if len(self.dense) > int(ids.max()):
-            return np.asarray(self.dense[ids])
+            return np.asarray(self.dense[ids], dtype=np.float32)
         return self.vectors.get_vectors([int(i) for i in ids])
 
 
