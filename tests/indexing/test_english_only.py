@@ -169,8 +169,32 @@ def test_search_finds_the_japanese_note_in_the_second_space(paths: IndexPaths) -
             assert hits[0].explain.space.space == "multilingual", query
             assert (hits[0].explain.components.raw.get("vector") or 0) > 0, query  # by meaning
             assert not res.partial_space
+        # every chunk has its vector in the space it is read in: not a partial index, whose
+        # words would decide
+        assert res.ranked_by == "meaning"
     finally:
         engine.close()
+
+
+def test_the_japanese_note_has_a_note_part_through_the_second_space(paths: IndexPaths) -> None:
+    """A note without English vectors has no English note vector: its chunks read in the
+    second space stand in for it in the ``note`` part (a long query turns that part on)."""
+    from vaultheat.core.query.results import ChunkHit
+    from vaultheat.core.requests import SearchRequest
+    from vaultheat.engine import Engine
+
+    index(paths, True)
+    engine = Engine.open(paths.vault, embedder=FakeEmbedder())
+    try:
+        res = engine.search(SearchRequest(f"{JA_QUERY} お湯 温度 香り 保存 毎朝", top=10,
+                                          explain=True))  # fmt: skip
+    finally:
+        engine.close()
+    hits = [h for h in res.results if isinstance(h, ChunkHit) and h.path == "kohi.md"]
+    assert hits and hits[0].explain is not None
+    raw = hits[0].explain.components.raw
+    assert raw.get("note") is not None and raw["note"] > 0
+    assert raw["note"] == pytest.approx(raw["vector"] or 0.0)
 
 
 def test_explain_missing_reads_the_japanese_note_in_the_second_space(paths: IndexPaths) -> None:
