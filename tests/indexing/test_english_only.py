@@ -6,6 +6,7 @@ second space every chunk gets its English vector, and turning the space off give
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -56,10 +57,12 @@ def paths(tmp_path: Path) -> IndexPaths:
     return p
 
 
-def index(paths: IndexPaths, on: bool, first: FakeEmbedder | None = None) -> IndexReport:
+def index(
+    paths: IndexPaths, on: bool, first: FakeEmbedder | None = None, **kw: object
+) -> IndexReport:
     save_settings(paths.config, settings(on))
-    return Indexer(paths, settings(on), first or FakeEmbedder(),
-                   make_second=make_embedder).run()  # type: ignore[arg-type]  # fmt: skip
+    return Indexer(paths, settings(on), first or FakeEmbedder(), make_second=make_embedder,
+                   **kw).run()  # type: ignore[arg-type]  # fmt: skip
 
 
 def japanese_ids(paths: IndexPaths) -> list[int]:
@@ -205,9 +208,47 @@ def test_explain_missing_reads_the_japanese_note_in_the_second_space(paths: Inde
     engine = Engine.open(paths.vault, embedder=FakeEmbedder())
     try:
         why = engine.explain_missing(SearchRequest("bread", top=3), "kohi.md")
+        found = engine.explain_missing(SearchRequest(JA_QUERY, top=3), "kohi.md")
     finally:
         engine.close()
-    assert why.status != "no_vectors"
+    assert why.status != "no_vectors", why.reason
+    assert found.status == "shown", found.reason
+    place = next(p for p in found.retrievers if p.stage == "vector")
+    assert place.rank == 1 and (place.score or 0) > 0  # its cosine in the second space
+
+
+def test_before_the_second_pass_reaches_it_the_note_is_found_by_words(
+    paths: IndexPaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Japanese chunk the second pass has not reached has a vector in neither space: it is
+    found by its words only, as a chunk awaiting its vector is, and explain says why."""
+    from vaultheat.core.requests import SearchRequest
+    from vaultheat.engine import Engine
+    from vaultheat.indexing import limits
+    from vaultheat.providers.base import Embedder
+
+    os.utime(paths.vault / "kohi.md", (1_000_000, 1_000_000))  # the oldest: the pass's last
+    monkeypatch.setattr(limits, "EMBED_BATCH", 2)
+    made: list[FakeEmbedder] = []
+
+    def second(e: object) -> Embedder:
+        emb = make_embedder(e)  # type: ignore[arg-type]
+        assert isinstance(emb, FakeEmbedder)
+        made.append(emb)
+        return emb
+
+    Indexer(paths, settings(True), FakeEmbedder(), make_second=second,
+            should_stop=lambda: sum(m.embedded_count for m in made) > 0).run()  # fmt: skip
+    assert not set(japanese_ids(paths)) & second_labels(paths)
+    engine = Engine.open(paths.vault, embedder=FakeEmbedder())
+    try:
+        res = engine.search(SearchRequest(JA_QUERY, top=10))
+        why = engine.explain_missing(SearchRequest(JA_QUERY, top=10), "kohi.md")
+    finally:
+        engine.close()
+    assert "kohi.md" in [h.path for h in res.results]
+    assert res.ranked_by == "words"
+    assert why.status == "no_vectors" and "multilingual space" in why.reason
 
 
 def test_related_notes_of_the_japanese_note(paths: IndexPaths) -> None:

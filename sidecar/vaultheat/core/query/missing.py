@@ -355,10 +355,14 @@ def _places(
     if dense is not None and len(dense) > int(live.max(initial=0)):
         mat = dense[live]
         has = mat.any(axis=1)  # a row of zeros: a chunk without a vector
-    else:
-        live = np.array([c for c in live.tolist() if c in vectors], dtype=np.int64)
-        mat = vectors.get_vectors(live.tolist()) if len(live) else np.zeros((0, vectors.dim))
-        has = np.ones(len(live), dtype=bool)
+    else:  # a chunk without an English vector stays when it is read in the second space
+        rt = plan.routing
+        live = np.array([c for c in live.tolist() if c in vectors or (rt and rt.second(c))],
+                        dtype=np.int64)  # fmt: skip
+        has = np.array([c in vectors for c in live.tolist()], dtype=bool)
+        mat = np.zeros((len(live), vectors.dim), dtype=np.float32)
+        if has.any():
+            mat[has] = vectors.get_vectors(live[has].tolist())
     assert r.qmat is not None
     if plan.routing is not None:  # each chunk's cosine in its routed space
         sims_of = plan_sims(plan, r.qmat, vectors)(live.tolist())
