@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from vaultheat.storage.vectors import VectorIndex
-from vaultheat.storage.vectorsync import MULTILINGUAL, space_state
+from vaultheat.storage.vectorsync import MULTILINGUAL, english_only, space_state
 
 CLEAN, INTERRUPTED, INCONSISTENT = "clean", "interrupted", "inconsistent"
 FINISH = "`vaultheat index` finishes it."
@@ -65,9 +65,18 @@ def check_index(engine: Any) -> dict[str, Any]:
         )
     manifest = store.manifest()
     fingerprint = (manifest.get("stored") or {}).get("fingerprint")
-    awaiting = store.unembedded_count(fingerprint) if isinstance(fingerprint, str) else 0
-    vectors_ok = _check_vectors(engine, store, manifest, ids, awaiting, problems, pending)
+    awaiting = only = 0
+    if isinstance(fingerprint, str):
+        # with a second space the chunks in other languages have no English vector by design
+        # (issue #40): they live only in the second space, awaiting nothing in the first
+        en_only = english_only(manifest)
+        awaiting = store.unembedded_count(fingerprint, english_only=en_only)
+        only = store.second_only_count(fingerprint) if en_only else 0
+    vectors_ok = _check_vectors(engine, store, manifest, ids, awaiting, problems, pending,
+                                only=only)  # fmt: skip
     spaces = {MULTILINGUAL: _check_space(engine, store, manifest, MULTILINGUAL, problems, pending)}
+    if only:  # chunks in other languages, read in the second space only (as in status)
+        spaces[MULTILINGUAL]["only"] = only
     if manifest.get("run_complete") is False:
         # stopped in its words phase: notes of the vault it never stored (a finished run's
         # later additions are freshness, for `status`, and not looked at here)
@@ -98,11 +107,12 @@ def check_index(engine: Any) -> dict[str, Any]:
 
 def _check_vectors(
     engine: Any, store: Any, manifest: dict[str, Any], ids: set[int], awaiting: int,
-    problems: list[str], pending: list[str],
+    problems: list[str], pending: list[str], *, only: int = 0,
 ) -> bool | None:  # fmt: skip
     """The vector file against the database: whether it holds exactly the chunks (None when
-    there is none to read); what is wrong goes to ``problems``, what a run would finish to
-    ``pending`` (``awaiting``: the chunks still without a vector)."""
+    there is none to read; with a second space, the chunks in English); what is wrong goes to
+    ``problems``, what a run would finish to ``pending`` (``awaiting``: the chunks still
+    without a vector; ``only``: those without one by right, in the second space only)."""
     fingerprint = (manifest.get("stored") or {}).get("fingerprint")
     vectors_ok = None
     if ids and "dimension" in manifest and engine.paths.vectors.exists():
@@ -114,13 +124,14 @@ def _check_vectors(
         if vi is not None:
             labels = vi.labels()
             missing, extra = len(ids - labels), len(labels - ids)
+            missing -= min(only, missing)
             vectors_ok = not missing and not extra
             if awaiting:  # a run stopped in its meaning phase: words only, not damage
                 pending.append(_n(awaiting, "chunk awaits its", "chunks await their") + " vector")
                 missing -= min(awaiting, missing)
             _file_against_db("the vector file", vi.generation, store.generation(),
                              missing, extra, problems, pending)  # fmt: skip
-    elif ids:
+    elif ids and only < len(ids):
         if awaiting or not isinstance(fingerprint, str):
             # a first run stopped before its meaning phase saved the vector file
             if awaiting:

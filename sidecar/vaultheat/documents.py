@@ -402,6 +402,8 @@ def status_document(st: Status, server: Doc | None = None) -> Doc:
     if st.multilingual is not None:
         m = st.multilingual
         doc["spaces"] = {"multilingual": {"state": m.state, "vectors": m.vectors}}
+        if m.only:
+            doc["spaces"]["multilingual"]["only"] = m.only
     doc["phases"] = phases_doc(st.phases)
     if server is not None:
         doc.update(server)

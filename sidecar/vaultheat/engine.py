@@ -221,7 +221,14 @@ class Engine:
                 return None  # the note status says why, outside the read (see below)
             asked = req
             chunks = store.note_chunks(row.id) if row is not None else []
-            if row is not None and (not chunks or any(c.id not in vectors for c in chunks)):
+            ids = [c.id for c in chunks]
+            second = view.second.vectors if view.second is not None else None
+            # every chunk with its vector in one space: a note in another language may have
+            # none in the English space, by design (issue #40), and read the second space
+            stored = all(c in vectors for c in ids) or (
+                second is not None and all(c in second for c in ids)
+            )
+            if row is not None and (not chunks or not stored):
                 # still waiting for its vectors (the meaning phase): embed its text on the fly;
                 # no body at all: its name and properties stand in (core/query/query_note.py)
                 asked = self._with_disk_text(req)

@@ -32,7 +32,7 @@ from vaultheat.indexing.report import stored_settings
 from vaultheat.modelset import ModelSet
 from vaultheat.paths import IndexPaths
 from vaultheat.storage.store import Store
-from vaultheat.storage.vectorsync import MULTILINGUAL, space_state
+from vaultheat.storage.vectorsync import MULTILINGUAL, english_only, space_state
 from vaultheat.views import ViewSource
 
 
@@ -124,9 +124,11 @@ def status(engine: Engine) -> Status:
         manifest = store.manifest()
         skipped = store.skipped() + store.unchunked_notes()
         stored_fp = (manifest.get("stored") or {}).get("fingerprint")
-        unembedded = store.unembedded_count(
-            stored_fp if isinstance(stored_fp, str) else engine.models.embedder.fingerprint
-        )
+        first_fp = stored_fp if isinstance(stored_fp, str) else engine.models.embedder.fingerprint
+        # with a second space the chunks in other languages await no English vector (issue #40)
+        en_only = english_only(manifest)
+        unembedded = store.unembedded_count(first_fp, english_only=en_only)
+        only = store.second_only_count(first_fp) if en_only else 0
     fresh = freshness(engine)
     listed = tuple(
         Skipped(s["path"], s["reason"]) for s in sorted(skipped, key=lambda s: s["path"])
@@ -160,7 +162,9 @@ def status(engine: Engine) -> Status:
         pages={(k or "unclassified"): n for k, n in sorted(pages.items())},
         labels=label_fit(engine.settings, manifest.get(LABELS_KEY), stored_fp),
         languages=languages,
-        multilingual=SpaceCount(space_vectors, counts["chunks"], filled=space is not None),
+        multilingual=SpaceCount(
+            space_vectors, counts["chunks"], filled=space is not None, only=only
+        ),
     )
 
 

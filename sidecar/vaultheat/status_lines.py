@@ -78,4 +78,7 @@ def spaces_line(spaces: dict[str, dict[str, Any]], chunks: int) -> str:
     m = spaces["multilingual"]
     if m["state"] == "empty":
         return "multilingual vectors: none yet"
-    return f"multilingual vectors: {m['vectors']:,} of {plural(chunks, 'chunk')}"
+    line = f"multilingual vectors: {m['vectors']:,} of {plural(chunks, 'chunk')}"
+    if m.get("only"):  # chunks in other languages: no English vector, read here only
+        line += f" ({m['only']:,} in other languages, read only there)"
+    return line

@@ -237,11 +237,13 @@ class ViewSource:
                 return None
             languages = snap.chunk_languages()
             partial = len(self._space) < snap.chunk_count()
+            english, space = self._vectors, self._space
+            only = sum(1 for c in languages if c in space and (english is None or c not in english))
         except (OSError, ValueError, IndexCorruptError) as exc:
             log.warning("the second vector space is unreadable (%s); searching one space", exc)
             self._space, self._space_key = None, None
             return None
-        return SecondSpace(self._space, state["fingerprint"], languages, partial)
+        return SecondSpace(self._space, state["fingerprint"], languages, partial, only)
 
     # -- changes ------------------------------------------------------------------------------
     def use_similar_edges(self, lists: Similar | None) -> None:

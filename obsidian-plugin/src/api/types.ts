@@ -118,8 +118,8 @@ export interface StatusDoc {
 	labels?: { source: "vault" | "model"; sampled: number; points: number; linked: number };
 	/** Chunks per language (ISO 639-1; "und": too short or unnamed script), most first, then "pending": not detected yet. */
 	languages?: Record<string, number>;
-	/** The second vector space (multilingual vectors of every chunk): empty until multilingual indexing fills it. */
-	spaces?: { multilingual: { state: "empty" | "filling" | "done"; vectors: number } };
+	/** The second vector space (multilingual vectors of every chunk): empty until multilingual indexing fills it; only (absent when 0): chunks in other languages, with no English vector, read there only. */
+	spaces?: { multilingual: { state: "empty" | "filling" | "done"; vectors: number; only?: number } };
 }
 
 /** "done", "running", "interrupted" (a run stopped in it) or "pending". */

@@ -10,6 +10,13 @@ on a huge vault, and a run that resumes after a crash does what a fresh one does
 since it was stored is left for the next run, which re-indexes it anyway. The chunks whose
 vector came from the cache get their language here too.
 
+With a second space configured (below), each input's language is detected before it is
+embedded, and only the inputs in English or of no determinable language ("und") get the English
+model's vector: the others are read in the second space only (core/query/routing.py), so their
+English vectors would be wasted work (most of the phase on a vault in Japanese) and, while the
+second space fills, poor matches. They await no vector in the English space (storage
+``english_only``); turned off again, the next run gives them their English vectors.
+
 **Second pass** (``embeddings.second_space = "multilingual"``, off by default; issue #40): last
 in the run, once the English index is complete and saved, every chunk (English ones too) gets
 the multilingual model's vector in the second space (storage/vectorsync.py), in batches, each
@@ -27,6 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from vaultheat.core.language import detect, forget_identifier
+from vaultheat.core.query.routing import ENGLISH_CODES
 from vaultheat.indexing import limits
 from vaultheat.indexing.base import IndexerBase
 from vaultheat.indexing.limits import note_groups
@@ -79,6 +87,9 @@ class MeaningPhase(IndexerBase):
         batches (one model call and one transaction each), recording the phase's progress in
         the manifest for ``status`` (done, total, when it started)."""
         fp = self.embedder.fingerprint
+        # with a second space, a chunk in another language gets no English vector: it is read
+        # in the second space only (core/query/routing.py; issue #40)
+        en_only = self._second_settings is not None
         started = time.time()
         last_save = time.perf_counter()
         done = 0
@@ -86,30 +97,37 @@ class MeaningPhase(IndexerBase):
         for group in note_groups(notes, limits.EMBED_BATCH):
             if self.should_stop():
                 break
-            want = store.unembedded_hashes(fp, [g[0] for g in group])
+            want = store.unembedded_hashes(fp, [g[0] for g in group], english_only=en_only)
             inputs = self._inputs_of(group, want, keep=self._keep_held)
             if not inputs:
                 continue
-            keys = list(inputs)
-            report.model_loaded = True
-            vecs = self.embedder.embed_documents([inputs[k] for k in keys])
-            # float16-rounded as the cache stores them: the vector file, the dense copy and a
-            # file rebuilt from the cache later all hold the same vector for a chunk
-            fresh = {k: as_stored(v) for k, v in zip(keys, vecs, strict=True)}
+            # the language of each input first, where it costs least (about 0.6 ms a chunk
+            # against tens of ms for its vector; the words phase stays model-free and fast)
+            languages = {k: detect(text).code for k, text in inputs.items()}
+            keys = [k for k in inputs if not en_only or languages[k] in ENGLISH_CODES]
+            fresh: dict[str, np.ndarray] = {}
+            if keys:
+                report.model_loaded = True
+                vecs = self.embedder.embed_documents([inputs[k] for k in keys])
+                # float16-rounded as the cache stores them: the vector file, the dense copy and
+                # a file rebuilt from the cache later all hold the same vector for a chunk
+                fresh = {k: as_stored(v) for k, v in zip(keys, vecs, strict=True)}
             report.chunks["embedded"] += len(keys)
-            # the language of each input, where it costs least (about 0.6 ms a chunk against
-            # tens of ms for its vector; the words phase stays model-free and fast)
-            languages = {k: detect(inputs[k]).code for k in keys}
-            # every chunk with one of these inputs gets its vector, in any note
-            chunks = store.chunks_with_hashes(keys)
+            if len(keys) < len(inputs):
+                report.chunks["second_only"] = (
+                    report.chunks.get("second_only", 0) + len(inputs) - len(keys)
+                )
+            # every chunk with one of these inputs gets its vector (or language), in any note
+            chunks = store.chunks_with_hashes(list(inputs))
+            embedded = [(cid, h) for cid, h in chunks if h in fresh]
             with store.transaction():
                 store.put_vectors(fp, fresh)
                 store.set_languages(languages)
-                store.add_pending_knn(cid for cid, _ in chunks)
+                store.add_pending_knn(cid for cid, _ in embedded)
                 done += len(chunks)
                 store.set_manifest(meaning=meaning_doc(total, done, started))
                 store.bump_generation()
-            live = [(cid, h) for cid, h in chunks if cid not in vectors]
+            live = [(cid, h) for cid, h in embedded if cid not in vectors]
             if live:
                 vectors.add([cid for cid, _ in live], np.stack([fresh[h] for _, h in live]))
             self.progress("meaning", min(done, total), total)

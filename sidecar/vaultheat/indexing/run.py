@@ -57,7 +57,13 @@ from vaultheat.indexing.words import WordsPhase, diff_vault
 from vaultheat.storage.lock import WriterLock
 from vaultheat.storage.store import Store
 from vaultheat.storage.vectors import VectorIndex
-from vaultheat.storage.vectorsync import MULTILINGUAL, SPACES_KEY, save_vectors
+from vaultheat.storage.vectorsync import (
+    ENGLISH_ONLY_KEY,
+    MULTILINGUAL,
+    SPACES_KEY,
+    english_only,
+    save_vectors,
+)
 
 
 class Indexer(WordsPhase, MeaningPhase):
@@ -90,9 +96,13 @@ class Indexer(WordsPhase, MeaningPhase):
         before = store.manifest()
         m = before.get("meaning") or {}
         # only a run after one that left chunks without a vector scans the whole index for
-        # them; otherwise they are the chunks this run stored without one (``_awaiting``)
-        self._scan_all = before.get("run_complete", True) is not True or (
-            m.get("done", 0) < m.get("total", 0)
+        # them; otherwise they are the chunks this run stored without one (``_awaiting``).
+        # A second space turned off since: the chunks in other languages await their English
+        # vector again (issue #40), wherever they are
+        self._scan_all = (
+            before.get("run_complete", True) is not True
+            or m.get("done", 0) < m.get("total", 0)
+            or english_only(before) != (self._second_settings is not None)
         )
         manifest, wanted = self._prepare(store, full=full)
         disc = self._discover(store, only)
@@ -164,10 +174,12 @@ class Indexer(WordsPhase, MeaningPhase):
         # the words phase is committed: every note is findable by its words and links now
         fp = self.embedder.fingerprint
         only_notes = None if self._scan_all else sorted(self._awaiting)
-        candidates = store.unembedded_notes(fp, only_notes)
+        # with a second space, the chunks in other languages get no English vector (issue #40)
+        en_only = self._second_settings is not None
+        candidates = store.unembedded_notes(fp, only_notes, english_only=en_only)
         unembedded = sum(n for *_, n in candidates)
         with store.transaction():
-            store.set_manifest(words_done=True)
+            store.set_manifest(words_done=True, **{ENGLISH_ONLY_KEY: en_only})
             if unembedded or "meaning" in store.manifest():
                 store.set_manifest(meaning=meaning_doc(unembedded, 0, time.time()))
         report.timings["words_total"] = time.perf_counter() - t0
@@ -240,7 +252,10 @@ class Indexer(WordsPhase, MeaningPhase):
         from vaultheat.views import ViewSource
 
         fp = self.embedder.fingerprint
-        if "dimension" not in store.manifest() or store.unembedded_count(fp):
+        manifest = store.manifest()
+        if "dimension" not in manifest or store.unembedded_count(
+            fp, english_only=english_only(manifest)
+        ):
             return
         notes, links = store.note_count(), store.resolved_link_count()
         old = VaultCurve.from_doc(json.loads(store.manifest_raw(LABELS_KEY) or "null"))

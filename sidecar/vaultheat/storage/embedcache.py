@@ -29,6 +29,9 @@ from vaultheat.storage.tables import Tables, batches
 # the rows of one model, in the cache ``e``; one ``?``, the fingerprint
 _OF_MODEL = "e.fp_id = (SELECT id FROM fingerprints WHERE fingerprint = ?)"
 _OF_MODEL_V4 = "e.fingerprint = ?"  # schemas 1-4: the fingerprint on every row
+# a chunk read in the English space: its language English, undetermined or not detected yet
+# (core/query/routing.py ``ENGLISH_CODES``)
+_ENGLISH_OR_UNKNOWN = "(c.language IS NULL OR c.language IN ('en', 'und'))"
 F16_TAG = b"\x10"  # after a float16 vector's bytes: an odd length, never a float32 blob's
 
 
@@ -103,28 +106,46 @@ class EmbeddingTables(Tables):
 
     # -- chunks awaiting their vector (the meaning phase) -----------------------------------
     # A chunk "awaits its vector" when the embedding cache holds none for its input: derived
-    # from the two tables, never a separate list that could drift from them.
-    def _unembedded(self) -> str:
+    # from the two tables, never a separate list that could drift from them. ``english_only``
+    # (the English space of an index with a second space, issue #40): a chunk whose language
+    # is known and not English (``ENGLISH_CODES``) awaits no vector there; it lives only in the
+    # second space. A chunk whose language is not detected yet still awaits one (the meaning
+    # phase detects it first, then embeds it or not).
+    def _unembedded(self, english_only: bool = False) -> str:
         """The condition on a chunk ``c`` awaiting its vector; one ``?``, the fingerprint."""
-        return (
+        cond = (
             f"NOT EXISTS (SELECT 1 FROM embeddings e WHERE {self._of_model()} "
             "AND e.input_hash = c.embed_hash)"
         )
+        if english_only and self._has_column("chunks", "language"):
+            cond += f" AND {_ENGLISH_OR_UNKNOWN}"
+        return cond
 
-    def unembedded_count(self, fingerprint: str) -> int:
+    def unembedded_count(self, fingerprint: str, *, english_only: bool = False) -> int:
         """Chunks whose vector the cache does not hold yet."""
-        sql = f"SELECT count(*) FROM chunks c WHERE {self._unembedded()}"
+        sql = f"SELECT count(*) FROM chunks c WHERE {self._unembedded(english_only)}"
+        return int(self.db.execute(sql, (fingerprint,)).fetchone()[0])
+
+    def second_only_count(self, fingerprint: str) -> int:
+        """Chunks that live only in the second space: their language is known and not English,
+        and the cache holds no vector of ``fingerprint`` (the English model's) for them."""
+        if not self._has_column("chunks", "language"):
+            return 0
+        sql = (
+            f"SELECT count(*) FROM chunks c WHERE {self._unembedded()} "
+            f"AND NOT {_ENGLISH_OR_UNKNOWN}"
+        )
         return int(self.db.execute(sql, (fingerprint,)).fetchone()[0])
 
     def unembedded_notes(
-        self, fingerprint: str, note_ids: Sequence[int] | None = None
+        self, fingerprint: str, note_ids: Sequence[int] | None = None, *, english_only: bool = False
     ) -> list[tuple[int, str, str, int]]:
         """(note id, path, content hash, chunks awaiting a vector) of every note with such
         chunks (or of those among ``note_ids``), most recently modified first: the order the
         meaning phase embeds them in."""
         sql = (
             "SELECT n.id, n.path, n.content_hash, n.mtime_ns, count(*) FROM chunks c "
-            f"JOIN notes n ON n.id = c.note_id WHERE {self._unembedded()}"
+            f"JOIN notes n ON n.id = c.note_id WHERE {self._unembedded(english_only)}"
         )
         if note_ids is None:
             rows = self.db.execute(sql + " GROUP BY n.id", (fingerprint,)).fetchall()
@@ -138,14 +159,16 @@ class EmbeddingTables(Tables):
         rows.sort(key=lambda r: (-r[3], r[0]))
         return [(r[0], r[1], r[2], r[4]) for r in rows]
 
-    def unembedded_hashes(self, fingerprint: str, note_ids: Sequence[int]) -> dict[int, set[str]]:
+    def unembedded_hashes(
+        self, fingerprint: str, note_ids: Sequence[int], *, english_only: bool = False
+    ) -> dict[int, set[str]]:
         """note id -> the input hashes of its chunks that await a vector."""
         out: dict[int, set[str]] = {}
         for part in batches(list(note_ids), 500):
             marks = ",".join("?" * len(part))
             for nid, h in self.db.execute(
                 f"SELECT c.note_id, c.embed_hash FROM chunks c WHERE c.note_id IN ({marks}) "
-                f"AND {self._unembedded()}",
+                f"AND {self._unembedded(english_only)}",
                 (*part, fingerprint),
             ):
                 out.setdefault(nid, set()).add(h)

@@ -37,6 +37,10 @@ log = logging.getLogger("vaultheat.vectors")
 MULTILINGUAL = "multilingual"  # the second space (filled from issue #40's slice 2 on)
 RECONCILE_BLOCK = 4096  # vectors read from the cache and added to the index at a time
 SPACES_KEY = "spaces"  # manifest: space -> {"fingerprint", "dimension", "generation", "synced"}
+# manifest: true while the last run's meaning phase embedded only the chunks in English (or of
+# no language) with the first model: a second space was configured, and the chunks in other
+# languages live only there (issue #40)
+ENGLISH_ONLY_KEY = "english_only"
 
 
 def open_vectors(
@@ -77,6 +81,12 @@ def reconcile(index: VectorIndex, store: Store, fingerprint: str) -> tuple[int, 
         if have:
             index.add(have, np.stack([cache[keys[c]] for c in have]))
     return len(missing), len(extra)
+
+
+def english_only(manifest: dict[str, Any]) -> bool:
+    """Whether the first (English) space holds only the chunks in English or of no language
+    (``ENGLISH_ONLY_KEY``): what counts as a chunk awaiting its vector there."""
+    return manifest.get(ENGLISH_ONLY_KEY) is True
 
 
 def space_state(manifest: dict[str, Any], space: str) -> dict[str, Any] | None:

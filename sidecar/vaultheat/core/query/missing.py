@@ -42,6 +42,7 @@ from vaultheat.core.query.plan import RetrievalPlan
 from vaultheat.core.query.quotes import Fold
 from vaultheat.core.query.relevance import Curve, label
 from vaultheat.core.query.results import ChunkRef, ScoreParts, Trace
+from vaultheat.core.query.routing import SecondSpace
 from vaultheat.core.query.search import (
     allowed_chunks,
     chunk_ref,
@@ -134,15 +135,22 @@ def explain_missing(
     rows = store.note_chunks(note.id)
     if not rows:
         return dataclasses.replace(base, status="no_chunks", reason="the note has no body text")
-    with_vec = [row for row in rows if row.id in vectors]
+    # a chunk in another language may have no English vector by design (a second space,
+    # issue #40): it is read in the second space when it has a vector there
+    second = view.second
+    in_second = second.vectors if second is not None else ()
+    with_vec = [row for row in rows if row.id in vectors or row.id in in_second]
     if not with_vec:
-        why = f"none of its {len(rows)} chunks has a vector: it cannot match by meaning"
-        return dataclasses.replace(base, status="no_vectors", reason=why)
+        return dataclasses.replace(base, status="no_vectors", reason=_no_vectors(rows, second))
     allowed = allowed_chunks(store, req)
     if allowed is not None and not any(row.id in allowed for row in rows):
         why = f"the search's filter ({_filters(req)}) leaves it out"
         return dataclasses.replace(base, status="filtered", reason=why)
     plan, r, ranked_by = search_retrieval(view, models, settings, req)
+    if plan.routing is None:  # the second space not read (another query model): English only
+        with_vec = [row for row in with_vec if row.id in vectors]
+        if not with_vec:
+            return dataclasses.replace(base, status="no_vectors", reason=_no_vectors(rows, None))
     graph = view.graph
     s = settings.search
     ok_rows = [row for row in with_vec if allowed is None or row.id in allowed]
@@ -298,6 +306,19 @@ def _filters(req: SearchRequest) -> str:
     return ", ".join(out)
 
 
+def _no_vectors(rows: Sequence[ChunkRow], second: SecondSpace | None) -> str:
+    """Why none of a note's chunks (``rows``) can match by meaning: no vector in the English
+    space, and none in the second space either (or that space not read)."""
+    n = len(rows)
+    if second is not None and any(row.id in second.languages for row in rows):
+        return (
+            f"none of its {n} chunks has a vector yet: not in English, they have no vector in "
+            "the English space and are read in the multilingual space, which `vaultheat index` "
+            "is still filling; until then it matches by its words only"
+        )
+    return f"none of its {n} chunks has a vector: it cannot match by meaning"
+
+
 def _sims(
     r: Retrieval, plan: RetrievalPlan, vectors: VectorIndexPort, ids: Sequence[int]
 ) -> dict[int, float]:
@@ -334,10 +355,14 @@ def _places(
     if dense is not None and len(dense) > int(live.max(initial=0)):
         mat: np.ndarray = dense[live].astype(np.float32)
         has = mat.any(axis=1)  # a row of zeros: a chunk without a vector
-    else:
-        live = np.array([c for c in live.tolist() if c in vectors], dtype=np.int64)
-        mat = vectors.get_vectors(live.tolist()) if len(live) else np.zeros((0, vectors.dim))
-        has = np.ones(len(live), dtype=bool)
+    else:  # a chunk without an English vector stays when it is read in the second space
+        rt = plan.routing
+        live = np.array([c for c in live.tolist() if c in vectors or (rt and rt.second(c))],
+                        dtype=np.int64)  # fmt: skip
+        has = np.array([c in vectors for c in live.tolist()], dtype=bool)
+        mat = np.zeros((len(live), vectors.dim), dtype=np.float32)
+        if has.any():
+            mat[has] = vectors.get_vectors(live[has].tolist())
     assert r.qmat is not None
     if plan.routing is not None:  # each chunk's cosine in its routed space
         sims_of = plan_sims(plan, r.qmat, vectors)(live.tolist())

@@ -32,6 +32,14 @@ class NoteVectors:
     note_of: np.ndarray  # chunk id -> note id (-1: no such chunk)
     matrix: np.ndarray  # note id -> note vector (zero row: no vectors)
 
+    def has_vector(self, cid: int) -> bool:
+        """Whether chunk ``cid``'s note has a note vector (a zero row: none of its chunks has an
+        English vector)."""
+        if not 0 <= cid < len(self.note_of):
+            return False
+        nid = int(self.note_of[cid])
+        return 0 <= nid < len(self.matrix) and bool(self.matrix[nid].any())
+
     def sims(self, ids: Sequence[int], queries: np.ndarray) -> dict[int, float]:
         """chunk id -> the best dot product of its note vector with a query row."""
         if not len(ids):

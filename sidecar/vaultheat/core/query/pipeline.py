@@ -28,6 +28,7 @@ from vaultheat.core.graphview import GraphView
 from vaultheat.core.ports import StorePort, VectorIndexPort
 from vaultheat.core.query.fusion import rrf
 from vaultheat.core.query.heat import HeatResult, propagate_heat
+from vaultheat.core.query.notevec import NoteVectors
 from vaultheat.core.query.plan import HeatParams, NameMatch, QueryVector, RetrievalPlan
 from vaultheat.core.query.results import (
     PointerTrace,
@@ -204,7 +205,7 @@ def score_parts(
         # no name matched: the part is off, so the scores read exactly as without the stage
         "title": {c: cands.names.get(c, 0.0) for c in ids} if cands.names else None,
         # the note as a whole (its lead chunk and the mean of its chunks) against the query
-        "note": (from_plan("note", lambda: notes.sims(ids, cands.qmat))
+        "note": (from_plan("note", lambda: _note_sims(notes, cands))
                  if notes is not None else None),
         # 1 for a chunk of a plain note, 0 of a digest or a list page (core/vault/pagekind.py)
         "page": from_plan("page", lambda: pages(ids)) if pages is not None else None,
@@ -213,6 +214,19 @@ def score_parts(
         "pointer": None,
     }  # fmt: skip
     return Parts(ids, raw, combine(ids, raw, score_weights(plan), ABSOLUTE))
+
+
+def _note_sims(notes: NoteVectors, cands: Candidates) -> dict[int, float]:
+    """The ``note`` part: each candidate's note vector (English space) against the query. A
+    note in another language may have no English vector at all (a second space, issue #40):
+    its chunks read in the second space stand in with their own cosine there."""
+    sims = notes.sims(cands.ids, cands.qmat)
+    rt = cands.routing
+    if rt is not None:
+        for c, s in sims.items():
+            if s == 0.0 and rt.second(c) and not notes.has_vector(c):
+                sims[c] = cands.sims.get(c, 0.0)
+    return sims
 
 
 def score_weights(plan: RetrievalPlan) -> dict[str, float]:

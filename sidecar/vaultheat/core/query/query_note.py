@@ -145,7 +145,7 @@ def query_note(
         if all(c.id in space.vectors for c in chunks):
             second_mat = space.vectors.get_vectors([c.id for c in chunks])
     return QueryNote(
-        mat=vectors.get_vectors([c.id for c in chunks]) if chunks else np.zeros((0, 1)),
+        mat=_english_rows(vectors, [c.id for c in chunks]) if chunks else np.zeros((0, 1)),
         spans=[(c.byte_start, c.byte_end) for c in chunks],
         title=row.title,
         body="\n\n".join(c.text for c in chunks),
@@ -154,6 +154,16 @@ def query_note(
         second_mat=second_mat,
         language=language,
     )
+
+
+def _english_rows(vectors: VectorIndexPort, ids: list[int]) -> np.ndarray:
+    """The English vectors of chunks ``ids``, one per row; a chunk without one (in another
+    language, read in the second space only, issue #40) has a zero row."""
+    mat = np.zeros((len(ids), vectors.dim), dtype=np.float32)
+    have = [i for i, cid in enumerate(ids) if cid in vectors]
+    if have:
+        mat[have] = vectors.get_vectors([ids[i] for i in have])
+    return mat
 
 
 def stand_in_text(note: Any) -> str:

@@ -47,6 +47,9 @@ class SecondSpace:
     fingerprint: str  # its model's: a query embedder of another model must not search it
     languages: Mapping[int, str]  # chunk id -> language, for the chunks not in English
     partial: bool = False  # some chunks have no vector in it yet (the second pass runs)
+    # chunks with a vector here and none in the English space: in other languages, they get no
+    # English vector while a second space is configured (indexing/meaning.py)
+    only: int = 0
 
 
 def _lifted(curve: Curve, xs: np.ndarray) -> np.ndarray:

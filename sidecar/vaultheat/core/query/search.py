@@ -182,8 +182,11 @@ def search_retrieval(
     result = ranked(cands, rerank(parts, plan))
     ranked_by = "meaning"
     # part of the index still awaits its vectors (a first index's meaning phase): chunks
-    # without one cannot be found by meaning, so the words decide and the results say so
-    partial = len(vectors) < store.chunk_count()
+    # without one cannot be found by meaning, so the words decide and the results say so. The
+    # chunks in other languages that have a vector in the second space only (issue #40) are
+    # found by meaning there
+    only = routing.space.only if routing is not None else 0
+    partial = len(vectors) + only < store.chunk_count()
     if partial or (s.search.score_lexical_weak > 0 and _words_lead(s, req.query, result)):
         plan = words_plan(s, plan)
         # the same candidates weighed again (no second retrieval); the reranker is asked

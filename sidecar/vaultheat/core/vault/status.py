@@ -157,6 +157,8 @@ class SpaceCount:
     vectors: int = 0
     chunks: int = 0
     filled: bool = False  # a model's vectors are recorded for the space
+    # chunks in other languages, without an English vector: read in this space only (issue #40)
+    only: int = 0
 
     @property
     def state(self) -> str:

@@ -137,12 +137,15 @@ def _status_optional() -> dict[str, Schema]:
                         {
                             "state": {"type": "string", "enum": ["empty", "filling", "done"]},
                             "vectors": COUNT,
-                        }
+                        },
+                        {"only": COUNT},
                     )
                 }
             ),
             "the second vector space (multilingual vectors of every chunk): empty until "
-            "multilingual indexing fills it, filling, done; vectors: chunks with theirs in it",
+            "multilingual indexing fills it, filling, done; vectors: chunks with theirs in it; "
+            "only (absent when 0): chunks in other languages that have no English vector and "
+            "are read in this space only",
         ),
         "phases": _phases(),
         "queue": d(COUNT, "server only: changed notes and runs waiting to be indexed"),
