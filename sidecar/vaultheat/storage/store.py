@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from vaultheat.errors import IndexChangedError
+from vaultheat.storage import fts
 from vaultheat.storage.chunks import ChunkTables
 from vaultheat.storage.db import check_integrity, connect
 from vaultheat.storage.embedcache import EmbeddingTables
@@ -82,15 +83,19 @@ class Store(NoteTables, ChunkTables, EmbeddingTables, LinkTables):
     def clear(self, *, keep_fingerprint: str) -> int:
         """Empty the index for a rebuild with another model or chunking, in one transaction:
         every note, chunk, link, tag, edge, queue and manifest entry goes; the embedding cache of
-        ``keep_fingerprint`` and the generation counter stay. Returns the new generation."""
+        ``keep_fingerprint``, the generation counter and the lexical version stay. Returns the new
+        generation."""
         with self.transaction() as db:
             for table in (
                 "notes", "chunks", "links", "tags", "edges", "pending_knn", "pending_links",
-                "skipped", "attachments", "chunks_fts",
+                "skipped", "attachments",
             ):  # fmt: skip
                 db.execute(f"DELETE FROM {table}")
+            fts.delete_all(db)
             self._keep_only_model(keep_fingerprint)
-            db.execute("DELETE FROM manifest WHERE key != 'generation'")
+            db.execute(
+                "DELETE FROM manifest WHERE key NOT IN ('generation', ?)", (fts.VERSION_KEY,)
+            )
             return self.bump_generation()
 
     def requeue_graph(self) -> int:
