@@ -210,3 +210,24 @@ def test_a_new_lexical_text_rebuilds_every_row(
         assert fts_count(store) == store.chunk_count()
     finally:
         store.close()
+
+
+def test_a_cleared_index_keeps_its_lexical_version_and_indexes_again(vault: Path) -> None:
+    open_fake_index(vault).close()
+    path = index_paths(vault).db
+    store = Store(path)
+    try:
+        store.clear(keep_fingerprint=FakeEmbedder().fingerprint)  # FTS5's 'delete-all'
+        assert fts_count(store) == store.chunk_count() == 0
+        assert store.manifest()[fts.VERSION_KEY] == fts.LEXICAL_VERSION
+    finally:
+        store.close()
+    engine = Engine.open(vault, embedder=FakeEmbedder())
+    try:
+        engine.index()
+        store = engine.views.store()
+        assert fts_count(store) == store.chunk_count() > 0
+        assert vocab(store.db) == as_fresh(path)
+        assert check_index(engine)["ok"], check_index(engine)["problems"]
+    finally:
+        engine.close()

@@ -52,6 +52,7 @@ class Integrity:
     orphan_chunks: int  # chunks whose note is gone
     bad_ranges: int  # chunks whose byte range lies outside their note
     lexical_rows: int  # FTS rows (one per chunk expected)
+    lexical_strays: int  # chunks without an FTS row under their id, and FTS rows of no chunk
 
 
 class Store(NoteTables, ChunkTables, EmbeddingTables, LinkTables):
@@ -126,6 +127,11 @@ class Store(NoteTables, ChunkTables, EmbeddingTables, LinkTables):
                 "WHERE c.byte_start < 0 OR c.byte_end > n.size OR c.byte_end <= c.byte_start"
             ).fetchone()[0],
             lexical_rows=q("SELECT count(*) FROM chunks_fts").fetchone()[0],
+            lexical_strays=q(
+                "SELECT (SELECT count(*) FROM chunks WHERE id NOT IN "
+                "(SELECT rowid FROM chunks_fts)) + (SELECT count(*) FROM chunks_fts "
+                "WHERE rowid NOT IN (SELECT id FROM chunks))"
+            ).fetchone()[0],
         )
 
     # -- manifest -----------------------------------------------------------------------------
