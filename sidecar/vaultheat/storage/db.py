@@ -7,13 +7,14 @@ older index upgrades it in place and a newer one is refused with a clear message
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from vaultheat.core.vault.lexical import LEXICAL_VERSION, lexical_text
+from vaultheat.core.vault.lexical import lexical_text
 from vaultheat.errors import IndexCorruptError
 from vaultheat.storage import fts
 from vaultheat.storage.embedcache import f32_blob_to_f16
@@ -186,13 +187,14 @@ def m007_float16_vectors() -> str:
 
 def m008_contentless_fts() -> str:
     """The full-text table without its copy of the text (storage/fts.py): until now FTS5 kept
-    every chunk's header and body a second time beside ``chunks.text`` (about a tenth of an
-    index). The header moves into ``chunks.header``, the one value of an FTS row that the chunk
-    did not store; the table is made again contentless under the same rowids (the chunk ids)
-    from the chunks, with ``vh_lexical`` (``lexical_text``, registered by ``_functions``), and
-    the manifest records that ``lexical_text``'s version. A stored header is the lexical form
-    the old table held, which ``lexical_text`` maps to the same terms. The old table's pages are
-    given back by ``VACUUM_AFTER``."""
+    every chunk's header and body a second time beside ``chunks.text`` (a tenth to a quarter
+    of an index). The header moves into ``chunks.header``, the one value of an FTS row that the
+    chunk did not store; the table is made again contentless under the same rowids (the chunk
+    ids) from the chunks, with ``vh_lexical`` (``lexical_text``, registered by ``_functions``),
+    and the manifest records what wrote the rows (``fts.version_value``). A stored header is
+    the lexical form the old table held, which ``lexical_text`` maps to the same terms. The old
+    table's pages are given back by ``VACUUM_AFTER``."""
+    version = json.dumps(fts.version_value()).replace("'", "''")
     return f"""
         ALTER TABLE chunks ADD COLUMN header TEXT NOT NULL DEFAULT '';
         UPDATE chunks SET header = coalesce(
@@ -201,7 +203,7 @@ def m008_contentless_fts() -> str:
         {fts.CREATE};
         INSERT INTO chunks_fts(rowid, header, body)
             SELECT id, vh_lexical(header), vh_lexical(text) FROM chunks ORDER BY id;
-        INSERT INTO manifest(key, value) VALUES ('{fts.VERSION_KEY}', '{LEXICAL_VERSION}')
+        INSERT INTO manifest(key, value) VALUES ('{fts.VERSION_KEY}', '{version}')
             ON CONFLICT(key) DO UPDATE SET value = excluded.value;
         """
 
@@ -310,7 +312,7 @@ def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
                 db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 db.execute("PRAGMA busy_timeout = 30000")
     if not readonly:
-        fts.ensure_lexical_version(db)  # after a change of lexical_text: every row again
+        fts.ensure_lexical_version(db)  # after a new lexical_text or SQLite: every row again
     return db
 
 

@@ -5,8 +5,10 @@ aliases, headings, tags; stored in ``chunks.header``) and its body (``chunks.tex
 stored once, in the chunks table. The price: FTS5 removes a row of a contentless table only
 when it is given the very values it indexed, so every row is written and removed through
 ``row_values``, computed from the chunk's stored columns with ``lexical_text``. Values that
-differ by a byte would leave the old terms behind, silently. ``LEXICAL_VERSION`` in the manifest
-says which ``lexical_text`` wrote the rows; a writer that finds another rebuilds them all
+differ by a byte would leave the old terms behind, silently, and so would the same values
+split into other tokens. The manifest says what wrote the rows (``version_value``:
+``LEXICAL_VERSION``, and the SQLite whose ``unicode61`` tokenizer split them, whose Unicode
+tables a newer SQLite may update); a writer that finds another rebuilds them all
 (``ensure_lexical_version``). ``snippet()`` and ``highlight()`` cannot read a contentless table:
 snippets are cut from ``chunks.text`` in Python (core/query/search.py).
 """
@@ -25,6 +27,12 @@ CREATE = (
     "tokenize = 'unicode61 remove_diacritics 2')"
 )
 VERSION_KEY = "lexical_version"
+_SQLITE = sqlite3.sqlite_version
+
+
+def version_value() -> str:
+    """What writes the FTS rows now: ``lexical_text``'s version and SQLite's."""
+    return f"lexical {LEXICAL_VERSION}, sqlite {_SQLITE}"
 
 
 def row_values(chunk_id: int, header: str, text: str) -> tuple[int, str, str]:
@@ -78,13 +86,13 @@ def set_version(db: sqlite3.Connection) -> None:
     db.execute(
         "INSERT INTO manifest(key, value) VALUES (?, ?) "
         "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-        (VERSION_KEY, json.dumps(LEXICAL_VERSION)),
+        (VERSION_KEY, json.dumps(version_value())),
     )
 
 
 def ensure_lexical_version(db: sqlite3.Connection) -> bool:
     """For a writer on a migrated index: rebuild the FTS rows in one transaction when another
-    ``lexical_text`` wrote them (their values could not be given again to remove them).
+    ``lexical_text`` or SQLite wrote them (their rows could not be removed exactly).
     Returns whether it rebuilt."""
     if _current(db):
         return False
@@ -102,4 +110,4 @@ def ensure_lexical_version(db: sqlite3.Connection) -> bool:
 
 def _current(db: sqlite3.Connection) -> bool:
     row = db.execute("SELECT value FROM manifest WHERE key = ?", (VERSION_KEY,)).fetchone()
-    return row is not None and json.loads(row[0]) == LEXICAL_VERSION
+    return row is not None and json.loads(row[0]) == version_value()
