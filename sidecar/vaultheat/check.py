@@ -51,6 +51,8 @@ def check_index(engine: Any) -> dict[str, Any]:
         problems.append(f"{db.bad_ranges} chunks have byte ranges outside their note")
     if db.lexical_rows != len(ids):
         problems.append(f"lexical index has {db.lexical_rows} rows for {len(ids)} chunks")
+    elif db.lexical_strays:
+        problems.append(f"{db.lexical_strays} chunks and lexical rows do not match by id")
     queued = store.counts()["pending"]
     if queued.get("knn"):
         pending.append(

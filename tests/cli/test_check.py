@@ -127,6 +127,26 @@ def test_deleted_chunk_row_is_inconsistent_exit_2(
     assert any("belong to no chunk" in p or "rows for" in p for p in doc["problems"])
 
 
+def test_a_lexical_row_under_another_id_is_inconsistent_exit_2(
+    fake_engine: Any, vault: Path, capsys: Any
+) -> None:
+    import sqlite3
+
+    from vaultheat.storage import fts
+
+    fake_engine.close()
+    con = sqlite3.connect(index_paths(vault).db)
+    (victim,) = con.execute("SELECT id FROM chunks LIMIT 1").fetchone()
+    (row,) = fts.stored_rows(con, [victim])
+    fts.delete_rows(con, [row])  # the same number of rows, one under an id of no chunk
+    fts.insert_rows(con, [(10**9, row[1], row[2])])
+    con.commit()
+    con.close()
+    rc, doc, _text = _cli_check(vault, capsys)
+    assert rc == 2 and doc["state"] == "inconsistent" and not doc["ok"]
+    assert "2 chunks and lexical rows do not match by id" in doc["problems"]
+
+
 def test_vector_file_ahead_of_the_database_is_inconsistent(fake_engine: Any, vault: Path) -> None:
     from vaultheat.storage.store import Store
 

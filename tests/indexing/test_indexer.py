@@ -218,10 +218,13 @@ def test_aliases_and_tags_are_indexed_lexically_not_embedded(fake_engine: Engine
     aliases = store.note_meta(row.id)["aliases"]
     assert aliases
     chunk = store.note_chunks(row.id)[0]
-    header = store.db.execute(
-        "SELECT header FROM chunks_fts WHERE rowid = ?", (chunk.id,)
-    ).fetchone()[0]
-    assert aliases[0].split()[0].lower() in header.lower()
+    header = store.db.execute("SELECT header FROM chunks WHERE id = ?", (chunk.id,)).fetchone()[0]
+    word = aliases[0].split()[0].lower()
+    assert word in header.lower()
+    hits = store.db.execute(  # and the FTS row's header column holds it (contentless table)
+        "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?", (f'header:"{word}"',)
+    )
+    assert chunk.id in {r[0] for r in hits}
     raw = (fake_engine.paths.vault / row.path).read_bytes()
     drafts = chunk_for(parse_note(row.path, raw), fake_engine.settings, fake_engine.models.embedder)
     assert "aliases:" not in drafts[0].embed_input

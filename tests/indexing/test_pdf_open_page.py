@@ -17,7 +17,7 @@ import pytest
 
 from tests.conftest import open_fake_index, related_doc, search_doc
 from tests.pdf_fixtures import build_pdf, text_page, write
-from tests.storage.old_schema import before_languages, old_cache_layout
+from tests.storage.old_schema import before_contentless_fts, before_languages, old_cache_layout
 from vaultheat.core.requests import RelatedRequest, SearchRequest
 
 SHORT1 = ["Pruning roses in late winter keeps them tidy."]
@@ -107,6 +107,7 @@ def test_an_index_from_before_page_starts_answers_and_gains_them_on_the_next_run
     con.execute("ALTER TABLE chunks DROP COLUMN page_starts")
     old_cache_layout(con)  # and before m005
     before_languages(con)  # and m006
+    before_contentless_fts(con)  # and m008
     con.execute("PRAGMA user_version = 3")
     con.close()
     reader = Store(db_path, readonly=True)  # a reader cannot migrate: it reads what is there

@@ -43,3 +43,23 @@ def float32_cache(con: sqlite3.Connection) -> None:
     con.create_function("to_f32", 1, lambda blob: decode(blob).tobytes(), deterministic=True)
     con.execute("UPDATE embeddings SET vector = to_f32(vector)")
     con.commit()
+
+
+def before_contentless_fts(con: sqlite3.Connection) -> None:
+    """Turn the FTS table back into one holding its own copy of the text (before m008), its
+    rows as the indexer wrote them then, and take ``chunks.header`` away."""
+    from vaultheat.core.vault.lexical import lexical_text
+
+    con.create_function("lex", 1, lexical_text, deterministic=True)
+    con.executescript(
+        """
+        DROP TABLE chunks_fts;
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+            header, body, tokenize = 'unicode61 remove_diacritics 2'
+        );
+        INSERT INTO chunks_fts(rowid, header, body) SELECT id, lex(header), lex(text) FROM chunks;
+        ALTER TABLE chunks DROP COLUMN header;
+        DELETE FROM manifest WHERE key = 'lexical_version';
+        """
+    )
+    con.commit()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.storage.old_schema import before_languages, float32_cache
+from tests.storage.old_schema import before_contentless_fts, before_languages, float32_cache
 from vaultheat.config import Settings, save_settings
 from vaultheat.indexing.report import IndexReport
 from vaultheat.indexing.run import Indexer
@@ -111,6 +111,7 @@ def test_an_index_from_before_languages_is_migrated_and_filled_by_the_next_run(
     con = sqlite3.connect(paths.db)
     before_languages(con)
     float32_cache(con)
+    before_contentless_fts(con)
     con.execute("PRAGMA user_version = 5")  # before m006
     con.commit()
     ids = sorted(r[0] for r in con.execute("SELECT id FROM chunks"))

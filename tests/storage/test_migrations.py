@@ -19,7 +19,12 @@ import numpy as np
 import pytest
 
 from tests.conftest import status_doc
-from tests.storage.old_schema import before_languages, float32_cache, old_cache_layout
+from tests.storage.old_schema import (
+    before_contentless_fts,
+    before_languages,
+    float32_cache,
+    old_cache_layout,
+)
 from vaultheat.check import check_index
 from vaultheat.engine import Engine
 from vaultheat.errors import IndexCorruptError
@@ -54,7 +59,9 @@ def dump(path: Path) -> dict[str, list[tuple[Any, ...]]]:
             cols = [r[1] for r in con.execute(f"PRAGMA table_info({table})")]
             keep = [c for c in cols if c != "language"]  # the column m002 adds
             out[table] = sorted(con.execute(f"SELECT {', '.join(keep)} FROM {table}").fetchall())
-        out["chunks_fts"] = sorted(con.execute("SELECT rowid, header, body FROM chunks_fts"))
+        # the FTS index itself: every term's place in every row (the table keeps no text)
+        con.execute("CREATE VIRTUAL TABLE temp.v USING fts5vocab(main, chunks_fts, instance)")
+        out["chunks_fts"] = sorted(con.execute("SELECT term, doc, col, offset FROM temp.v"))
         return out
     finally:
         con.close()
@@ -163,6 +170,7 @@ def test_a_schema_1_index_keeps_answering_and_is_upgraded_by_the_next_index_run(
     con.execute("ALTER TABLE notes DROP COLUMN page_kind")  # m003's column
     old_cache_layout(con)  # before m005
     before_languages(con)  # before m006
+    before_contentless_fts(con)  # before m008
     con.execute("PRAGMA user_version = 1")
     con.close()
     assert version(db_path) == 1
@@ -194,6 +202,7 @@ def test_m005_compacts_the_embedding_cache_in_place_bit_for_bit(old_index: Path)
     con = sqlite3.connect(old_index)
     old_cache_layout(con)
     before_languages(con)
+    before_contentless_fts(con)
     other = np.arange(4, dtype=np.float32) / 3  # another model's entry, kept by the migration
     con.execute("INSERT INTO embeddings VALUES ('other-model', 'h', ?)", (other.tobytes(),))
     con.execute("PRAGMA user_version = 4")
@@ -246,6 +255,7 @@ def test_m007_stores_the_cache_as_float16_and_a_reader_reads_either(old_index: P
     fp = FakeEmbedder().fingerprint
     con = sqlite3.connect(old_index)
     float32_cache(con)
+    before_contentless_fts(con)
     con.execute("PRAGMA user_version = 6")
     con.commit()
     con.close()

@@ -376,7 +376,7 @@ def store_batch(
                     awaiting.add(note_id)
                 if free.get(h):
                     cid = free[h].pop(0)
-                    store.update_chunk_position(cid, d)
+                    store.update_chunk_position(cid, d, header)
                     report.chunks["reused"] += 1
                 else:
                     inserts.append((note_id, d, h, header))

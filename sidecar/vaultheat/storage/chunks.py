@@ -1,4 +1,5 @@
-"""The chunks table and its full-text (FTS5) rows, written together.
+"""The chunks table and its full-text (FTS5) rows, written together (the rows through
+storage/fts.py, which computes them from the chunk's stored header and text).
 
 Chunk ids come from AUTOINCREMENT and are never reused: they are the hnswlib labels and the
 FTS rowids. A reader of an older index, which cannot migrate it, reads the columns it lacks
@@ -13,7 +14,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from vaultheat.core.models import ChunkDraft, ChunkRow
-from vaultheat.core.vault.lexical import fts_match, lexical_text
+from vaultheat.core.vault.lexical import fts_match
+from vaultheat.storage import fts
 from vaultheat.storage.tables import Tables, batches, clean, clean_json
 
 _CHUNK_COLS = (
@@ -96,8 +98,8 @@ class ChunkTables(Tables):
         ids = list(range(first, first + len(rows)))
         self.db.executemany(
             "INSERT INTO chunks(id, note_id, ordinal, byte_start, byte_end, line_start, "
-            "line_end, heading_path, text, embed_hash, page, page_end, card_id, page_starts) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "line_end, heading_path, text, embed_hash, page, page_end, card_id, page_starts, "
+            "header) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             [
                 (
                     cid,
@@ -114,23 +116,35 @@ class ChunkTables(Tables):
                     d.page_end,
                     d.card_id,
                     _page_starts(d),
+                    clean(header),
                 )
-                for cid, (note_id, d, embed_hash, _) in zip(ids, rows, strict=True)
+                for cid, (note_id, d, embed_hash, header) in zip(ids, rows, strict=True)
             ],
         )
-        self.db.executemany(
-            "INSERT INTO chunks_fts(rowid, header, body) VALUES (?, ?, ?)",
-            [
-                (cid, lexical_text(clean(header)), lexical_text(clean(d.text)))
+        fts.insert_rows(
+            self.db,
+            (
+                (cid, clean(header), clean(d.text))
                 for cid, (_, d, _, header) in zip(ids, rows, strict=True)
-            ],
+            ),
         )
         return ids
 
-    def update_chunk_position(self, chunk_id: int, d: ChunkDraft) -> None:
+    def update_chunk_position(
+        self, chunk_id: int, d: ChunkDraft, header: str | None = None
+    ) -> None:
+        """Move a kept chunk (same embedding input) to its new place in its note; its text, and
+        its lexical ``header`` when given, may change too, and its FTS row with them."""
+        old = fts.stored_rows(self.db, [chunk_id])
+        kept = old[0][1] if old else ""
+        new_header = kept if header is None else clean(header)
+        if old and old[0][1:] != (new_header, clean(d.text)):
+            fts.delete_rows(self.db, old)  # the row as it was indexed, then as it is now
+            fts.insert_rows(self.db, [(chunk_id, new_header, clean(d.text))])
         self.db.execute(
             "UPDATE chunks SET ordinal=?, byte_start=?, byte_end=?, line_start=?, line_end=?, "
-            "heading_path=?, text=?, page=?, page_end=?, card_id=?, page_starts=? WHERE id=?",
+            "heading_path=?, text=?, page=?, page_end=?, card_id=?, page_starts=?, header=? "
+            "WHERE id=?",
             (
                 d.ordinal,
                 d.byte_start,
@@ -143,6 +157,7 @@ class ChunkTables(Tables):
                 d.page_end,
                 d.card_id,
                 _page_starts(d),
+                new_header,
                 chunk_id,
             ),
         )
@@ -160,7 +175,7 @@ class ChunkTables(Tables):
             )
             self.db.execute(f"DELETE FROM edges WHERE src IN ({marks})", part)
             self.db.execute(f"DELETE FROM edges WHERE dst IN ({marks})", part)
-            self.db.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({marks})", part)
+            fts.delete_rows(self.db, fts.stored_rows(self.db, part))  # before the chunks go
             self.db.execute(f"DELETE FROM pending_knn WHERE chunk_id IN ({marks})", part)
             self.db.execute(f"DELETE FROM chunks WHERE id IN ({marks})", part)
 

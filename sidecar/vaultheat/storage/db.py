@@ -7,13 +7,16 @@ older index upgrades it in place and a newer one is refused with a clear message
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
+from vaultheat.core.vault.lexical import lexical_text
 from vaultheat.errors import IndexCorruptError
+from vaultheat.storage import fts
 from vaultheat.storage.embedcache import f32_blob_to_f16
 
 log = logging.getLogger("vaultheat.storage")
@@ -182,6 +185,29 @@ def m007_float16_vectors() -> str:
         """
 
 
+def m008_contentless_fts() -> str:
+    """The full-text table without its copy of the text (storage/fts.py): until now FTS5 kept
+    every chunk's header and body a second time beside ``chunks.text`` (a tenth to a quarter
+    of an index). The header moves into ``chunks.header``, the one value of an FTS row that the
+    chunk did not store; the table is made again contentless under the same rowids (the chunk
+    ids) from the chunks, with ``vh_lexical`` (``lexical_text``, registered by ``_functions``),
+    and the manifest records what wrote the rows (``fts.version_value``). A stored header is
+    the lexical form the old table held, which ``lexical_text`` maps to the same terms. The old
+    table's pages are given back by ``VACUUM_AFTER``."""
+    version = json.dumps(fts.version_value()).replace("'", "''")
+    return f"""
+        ALTER TABLE chunks ADD COLUMN header TEXT NOT NULL DEFAULT '';
+        UPDATE chunks SET header = coalesce(
+            (SELECT f.header FROM chunks_fts f WHERE f.rowid = chunks.id), '');
+        DROP TABLE chunks_fts;
+        {fts.CREATE};
+        INSERT INTO chunks_fts(rowid, header, body)
+            SELECT id, vh_lexical(header), vh_lexical(text) FROM chunks ORDER BY id;
+        INSERT INTO manifest(key, value) VALUES ('{fts.VERSION_KEY}', '{version}')
+            ON CONFLICT(key) DO UPDATE SET value = excluded.value;
+        """
+
+
 MIGRATIONS: list[Callable[[], str]] = [
     m001_initial,
     m002_locators,
@@ -190,18 +216,22 @@ MIGRATIONS: list[Callable[[], str]] = [
     m005_compact_embeddings,
     m006_chunk_language,
     m007_float16_vectors,
+    m008_contentless_fts,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 # Migrations that leave most of an existing file free: the writer rewrites it (VACUUM) once
 # after them, a step of its own. A crash or a full disk during the VACUUM leaves the migrated
 # index as it was, with its free pages, which later writes reuse.
-VACUUM_AFTER = frozenset({"m005_compact_embeddings", "m007_float16_vectors"})
+VACUUM_AFTER = frozenset(
+    {"m005_compact_embeddings", "m007_float16_vectors", "m008_contentless_fts"}
+)
 # The oldest schema a read-only opener still answers from (it cannot migrate): a schema-1 index
 # has no chunk locators, which read as NULL (Markdown chunks have none), until a writer (the
 # next `vaultheat index`) upgrades it in place; an index before schema 5 has its embedding cache
 # in m001's layout, which storage/embedcache.py reads too; before schema 6 every chunk's language
 # reads as not detected yet (storage/chunks.py); before schema 7 the cache holds float32 vectors,
-# which embedcache.py ``decode`` reads as well.
+# which embedcache.py ``decode`` reads as well; before schema 8 the FTS table holds its own copy
+# of the text, which searches read alike.
 READABLE_SCHEMA = 1
 
 
@@ -281,12 +311,15 @@ def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
                 db.execute("PRAGMA busy_timeout = 0")
                 db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 db.execute("PRAGMA busy_timeout = 30000")
+    if not readonly:
+        fts.ensure_lexical_version(db)  # after a new lexical_text or SQLite: every row again
     return db
 
 
 def _functions(db: sqlite3.Connection) -> None:
     """The SQL functions the migrations call."""
     db.create_function("vh_f16", 1, f32_blob_to_f16, deterministic=True)
+    db.create_function("vh_lexical", 1, lexical_text, deterministic=True)
 
 
 def check_integrity(db: sqlite3.Connection) -> str | None:

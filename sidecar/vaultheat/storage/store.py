@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from vaultheat.errors import IndexChangedError
+from vaultheat.storage import fts
 from vaultheat.storage.chunks import ChunkTables
 from vaultheat.storage.db import check_integrity, connect
 from vaultheat.storage.embedcache import EmbeddingTables
@@ -51,6 +52,7 @@ class Integrity:
     orphan_chunks: int  # chunks whose note is gone
     bad_ranges: int  # chunks whose byte range lies outside their note
     lexical_rows: int  # FTS rows (one per chunk expected)
+    lexical_strays: int  # chunks without an FTS row under their id, and FTS rows of no chunk
 
 
 class Store(NoteTables, ChunkTables, EmbeddingTables, LinkTables):
@@ -82,15 +84,19 @@ class Store(NoteTables, ChunkTables, EmbeddingTables, LinkTables):
     def clear(self, *, keep_fingerprint: str) -> int:
         """Empty the index for a rebuild with another model or chunking, in one transaction:
         every note, chunk, link, tag, edge, queue and manifest entry goes; the embedding cache of
-        ``keep_fingerprint`` and the generation counter stay. Returns the new generation."""
+        ``keep_fingerprint``, the generation counter and the lexical version stay. Returns the new
+        generation."""
         with self.transaction() as db:
             for table in (
                 "notes", "chunks", "links", "tags", "edges", "pending_knn", "pending_links",
-                "skipped", "attachments", "chunks_fts",
+                "skipped", "attachments",
             ):  # fmt: skip
                 db.execute(f"DELETE FROM {table}")
+            fts.delete_all(db)
             self._keep_only_model(keep_fingerprint)
-            db.execute("DELETE FROM manifest WHERE key != 'generation'")
+            db.execute(
+                "DELETE FROM manifest WHERE key NOT IN ('generation', ?)", (fts.VERSION_KEY,)
+            )
             return self.bump_generation()
 
     def requeue_graph(self) -> int:
@@ -121,6 +127,11 @@ class Store(NoteTables, ChunkTables, EmbeddingTables, LinkTables):
                 "WHERE c.byte_start < 0 OR c.byte_end > n.size OR c.byte_end <= c.byte_start"
             ).fetchone()[0],
             lexical_rows=q("SELECT count(*) FROM chunks_fts").fetchone()[0],
+            lexical_strays=q(
+                "SELECT (SELECT count(*) FROM chunks WHERE id NOT IN "
+                "(SELECT rowid FROM chunks_fts)) + (SELECT count(*) FROM chunks_fts "
+                "WHERE rowid NOT IN (SELECT id FROM chunks))"
+            ).fetchone()[0],
         )
 
     # -- manifest -----------------------------------------------------------------------------
