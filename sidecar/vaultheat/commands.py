@@ -40,6 +40,7 @@ from vaultheat.render import (
     partial_space_notice,
     render_explain,
     render_missing,
+    space_mark,
     trace_lines,
 )
 from vaultheat.status_lines import (
@@ -353,14 +354,16 @@ def cmd_search(args: argparse.Namespace) -> int:
         for r in doc["results"]:
             head = f"{r['rank']:>2}. {r['score']:.3f}  {_relevance(r)}  {r['path']}"
             loc = locator_text(r.get("best_chunk") or r)  # a PDF's page, a canvas's card
+            mark = space_mark(r)  # "  · multilingual": read in the second space
             if doc["files_only"]:
-                out.append(f"{head} {loc}" if loc else head)
+                out.append((f"{head} {loc}" if loc else head) + mark)
             elif loc:
-                out.append(f"{head} {loc}  [{r['found_by']}]")
+                out.append(f"{head} {loc}  [{r['found_by']}]{mark}")
                 out.append("      " + r["text"][:160].replace("\n", " "))
             else:
                 where = " > ".join(r["heading_path"]) or "(top)"  # as explain says it
-                out.append(f"{head}:{r['line_start']}-{r['line_end']}  {where}  [{r['found_by']}]")
+                span = f"{r['line_start']}-{r['line_end']}"
+                out.append(f"{head}:{span}  {where}  [{r['found_by']}]{mark}")
                 out.append("      " + r["text"][:160].replace("\n", " "))
             if r.get("duplicates"):
                 out.append("      " + also_in(r["duplicates"]))
@@ -395,12 +398,12 @@ def cmd_related(args: argparse.Namespace) -> int:
 
     def human() -> str:
         if not doc["results"]:
-            return "no related notes"
+            return "\n".join(["no related notes", *partial_space_notice(doc)])
         lines = []
         for r in doc["results"]:
             head = f"{r['rank']:>2}. {r['score']:.3f}  {_relevance(r)}  {r['path']}"
             loc = locator_text(r["best_chunk"])
-            lines.append(f"{head}{' ' + loc if loc else ''}  ({r['link_status']})")
+            lines.append(f"{head}{' ' + loc if loc else ''}  ({r['link_status']}){space_mark(r)}")
             if r.get("explain"):  # the trace has the votes line, with every voter
                 lines += _under(trace_lines(r["explain"]))
             else:
@@ -408,7 +411,7 @@ def cmd_related(args: argparse.Namespace) -> int:
                     lines.append(f"      {describe_votes(r['votes'], shown=3)}")
                 if r.get("link_heat"):
                     lines.append(f"      link heat {describe_heat(r['link_heat'])}")
-        return "\n".join(lines + _no_good_match(doc["results"]))
+        return "\n".join(lines + _no_good_match(doc["results"]) + partial_space_notice(doc))
 
     emit(args, doc, human)
     return EXIT_OK if doc["results"] else EXIT_EMPTY

@@ -78,7 +78,7 @@ def related_document(res: RelatedResults) -> Doc:
         "path": res.path,
         "took_ms": res.took_ms,
         "results": [related_hit(h) for h in res.results],
-    }
+    } | ({"partial_space": True} if res.partial_space else {})
 
 
 def related_batch_document(batch: RelatedBatch) -> Doc:
@@ -240,6 +240,10 @@ def related_hit(h: RelatedHit) -> Doc:
 
 
 def _relevance(h: ChunkHit | NoteHit | RelatedHit, doc: Doc) -> Doc:
+    """The hit's optional fields: its relevance once rated, the space that scored it with a
+    second vector space (absent with one, so those documents are as they were)."""
+    if h.space is not None:
+        doc["space"] = h.space
     if h.relevance is not None:
         doc["relevance"] = h.relevance
         doc["relevance_label"] = h.relevance_label

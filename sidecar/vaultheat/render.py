@@ -114,6 +114,13 @@ def space_line(space: Mapping[str, Any] | None) -> str:
     return f"space: {space['space']} ({space['reason']})"
 
 
+def space_mark(hit: Mapping[str, Any]) -> str:
+    """The mark "  · multilingual" ending a result line read in the multilingual space (its
+    ``space``, set only when the index has a second space); "" otherwise, so the lines of an
+    English-only index, and the English space's results, are as they were."""
+    return "  · multilingual" if hit.get("space") == "multilingual" else ""
+
+
 PARTIAL_SPACE = (
     "note: the multilingual space is still being filled (`vaultheat index` runs its second "
     "pass); chunks without a vector there yet were scored in the English space"
@@ -121,8 +128,8 @@ PARTIAL_SPACE = (
 
 
 def partial_space_notice(doc: Mapping[str, Any]) -> list[str]:
-    """One line when a search read a second space that is still being filled: a search
-    document's ``partial_space``, or an explain document's ``space.partial``."""
+    """One line when a search or related notes read a second space that is still being filled:
+    a search or related document's ``partial_space``, or an explain document's ``space.partial``."""
     space = doc.get("space")
     partial = doc.get("partial_space") or (isinstance(space, Mapping) and space.get("partial"))
     return [PARTIAL_SPACE] if partial else []

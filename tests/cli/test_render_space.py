@@ -1,10 +1,12 @@
 """The text output says which vector space scored a result when an index has a second space
-(issue #40): a ``space:`` line under a trace scored in the multilingual space, and one notice
-when the search read a space that is still being filled. Without a second space nothing
+(issue #40): a ``space:`` line under a trace scored in the multilingual space, a trailing
+"· multilingual" on a search or related result line read there, and one notice when the search
+or the related notes read a space that is still being filled. Without a second space nothing
 changes (the golden text in ``test_text_golden.py`` pins that)."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,10 @@ from vaultheat import commands
 from vaultheat.cli import main
 from vaultheat.core.query.results import (
     ChunkHit,
+    ChunkRef,
+    NoteHit,
+    RelatedHit,
+    RelatedResults,
     ScoreParts,
     SearchResults,
     SeedTrace,
@@ -21,7 +27,13 @@ from vaultheat.core.query.results import (
     Trace,
 )
 from vaultheat.documents import space_doc
-from vaultheat.render import PARTIAL_SPACE, render_explain, space_line, trace_lines
+from vaultheat.render import (
+    PARTIAL_SPACE,
+    render_explain,
+    space_line,
+    space_mark,
+    trace_lines,
+)
 
 COMP = {
     "raw": {"vector": 0.8125},
@@ -124,3 +136,80 @@ def test_search_without_a_second_space_prints_no_space_words(
     for flags in ((), ("--explain",)):
         out = _search_text(monkeypatch, capsys, tmp_path, res, *flags)
         assert "space" not in out and "multilingual" not in out
+
+
+def test_plain_search_lines_mark_the_multilingual_space(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ja = dataclasses.replace(_hit(1, "ja.md", None), explain=None, space="multilingual")
+    en = dataclasses.replace(_hit(2, "en.md", None), explain=None, space="english")
+    res = SearchResults("q", 1.0, False, (ja, en))
+    out = _search_text(monkeypatch, capsys, tmp_path, res).splitlines()
+    assert out[0].endswith("[vector]  · multilingual") and "ja.md" in out[0]
+    assert out[2].endswith("[vector]") and "en.md" in out[2]
+    assert PARTIAL_SPACE not in out
+    assert space_mark({"space": "english"}) == space_mark({}) == ""
+    files = SearchResults("q", 1.0, True, (
+        NoteHit(1, "ja.md", "ja", 1.0, _ref(), {"vector": 0.8}, 0.9, "strong",
+                space="multilingual"),
+        NoteHit(2, "en.md", "en", 0.5, _ref(), {"vector": 0.7}, 0.9, "strong", space="english"),
+    ))  # fmt: skip
+    lines = _search_text(monkeypatch, capsys, tmp_path, files).splitlines()
+    assert lines[0].endswith("ja.md  · multilingual") and lines[1].endswith("en.md")
+
+
+def _ref() -> ChunkRef:
+    return ChunkRef(1, (), 1, 2, 0, 10, "some text")
+
+
+def _related(rank: int, path: str, space: str | None) -> RelatedHit:
+    return RelatedHit(rank, path, path, "", 1.0 / rank, "unlinked", _ref(), (),
+                      {"vector": 0.8}, None, {}, relevance=0.9, relevance_label="strong",
+                      space=space)  # fmt: skip
+
+
+class FakeRelatedEngine:
+    def __init__(self, results: RelatedResults) -> None:
+        self.results = results
+        self.settings = commands.Settings()
+
+    def related(self, req: Any) -> RelatedResults:
+        return self.results
+
+
+def _related_text(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    vault: Path,
+    results: RelatedResults,
+) -> list[str]:
+    monkeypatch.setattr(commands, "_engine", lambda args, **kw: FakeRelatedEngine(results))
+    monkeypatch.setattr(commands, "warn_if_not_ready", lambda engine: None)
+    main(["related", "a.md", "--vault", str(vault)])
+    return capsys.readouterr().out.splitlines()
+
+
+def test_related_marks_the_multilingual_space_and_says_partial(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hits = (_related(1, "ja.md", "multilingual"), _related(2, "en.md", "english"))
+    out = _related_text(monkeypatch, capsys, tmp_path, RelatedResults("a.md", 1.0, hits))
+    assert out[0].endswith("ja.md  (unlinked)  · multilingual")
+    assert out[1].endswith("en.md  (unlinked)")
+    assert PARTIAL_SPACE not in out
+    partial = RelatedResults("a.md", 1.0, hits, partial_space=True)
+    out = _related_text(monkeypatch, capsys, tmp_path, partial)
+    assert out[-1] == PARTIAL_SPACE and out.count(PARTIAL_SPACE) == 1
+    empty = RelatedResults("a.md", 1.0, (), partial_space=True)
+    assert _related_text(monkeypatch, capsys, tmp_path, empty) == [
+        "no related notes",
+        PARTIAL_SPACE,
+    ]
+
+
+def test_related_without_a_second_space_prints_no_space_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    res = RelatedResults("a.md", 1.0, (_related(1, "a2.md", None),))
+    out = "\n".join(_related_text(monkeypatch, capsys, tmp_path, res))
+    assert "space" not in out and "multilingual" not in out

@@ -185,7 +185,12 @@ export interface SearchHit {
 	duplicates: string[];
 	components: Components;
 	explain: ExplainDoc | null;
+	/** With a second vector space: the one that scored the passage (absent with one space). */
+	space?: VectorSpaceName;
 }
+
+/** The vector space that scored a result: "multilingual" when the query's language or the passage's is not English. */
+export type VectorSpaceName = "english" | "multilingual";
 
 export interface SearchDoc {
 	schema: "vaultheat.search.v1";
@@ -249,6 +254,8 @@ export interface RelatedHit {
 	votes?: Votes | null;
 	/** Close through the source note's own links: null or absent when no heat reached it (older sidecars). */
 	link_heat?: LinkHeat | null;
+	/** With a second vector space: the one that scored the best passage (absent with one space). */
+	space?: VectorSpaceName;
 }
 
 export interface Voter {
@@ -301,6 +308,8 @@ export interface RelatedDoc {
 	path: string;
 	took_ms: number;
 	results: RelatedHit[];
+	/** Present (true) when the note may be read in the multilingual space while it is still being filled. */
+	partial_space?: boolean;
 }
 
 /** POST /v1/related/batch: the saved notes' related notes, many at once (the snapshot). */

@@ -65,7 +65,7 @@ export const WIRE_FIELDS = {
 		rank: R, chunk_id: R, path: R, title: R, heading_path: R, line_start: R, line_end: R,
 		byte_start: R, byte_end: R, text: R, text_truncated: R, score: R, found_by: R,
 		duplicates: R, components: R, explain: R, relevance: P, relevance_label: P, page: O, page_end: O, card_id: O,
-		open_page: O,
+		open_page: O, space: O,
 	} satisfies Fields<SearchHit>,
 	SearchDoc: { schema: R, query: R, took_ms: R, files_only: R, ranked_by: R, per_note: R, results: R, partial_space: O } satisfies Fields<SearchDoc>,
 	RelatedRequest: {
@@ -79,9 +79,9 @@ export const WIRE_FIELDS = {
 	RelatedHit: {
 		rank: R, path: R, title: R, folder: R, score: R, link_status: R, best_chunk: R,
 		duplicates: R, components: R, explain: R, relevance: P, relevance_label: P, votes: P,
-		link_heat: O,
+		link_heat: O, space: O,
 	} satisfies Fields<RelatedHit>,
-	RelatedDoc: { schema: R, path: R, took_ms: R, results: R } satisfies Fields<RelatedDoc>,
+	RelatedDoc: { schema: R, path: R, took_ms: R, results: R, partial_space: O } satisfies Fields<RelatedDoc>,
 	RelatedBatchRequest: { paths: R, top: O } satisfies Fields<RelatedBatchRequest>,
 	RelatedBatchNote: { path: R, results: R } satisfies Fields<RelatedBatchNote>,
 	RelatedBatchDoc: { schema: R, took_ms: R, notes: R, missing: R } satisfies Fields<RelatedBatchDoc>,

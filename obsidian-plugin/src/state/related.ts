@@ -49,6 +49,8 @@ export interface RelatedState {
 	selection: boolean;
 	/** Set when `results` come from the snapshot (no server answered): its time and what changed. */
 	snapshot: { at: number; noteChanged: boolean; changed: string[] } | null;
+	/** The last answer read the multilingual space while it is still being filled (as search's). */
+	partialSpace: boolean;
 }
 
 export interface RelatedDeps {
@@ -85,6 +87,7 @@ export function initialRelatedState(unlinkedOnly: boolean): RelatedState {
 		hiddenWeak: 0,
 		selection: false,
 		snapshot: null,
+		partialSpace: false,
 	};
 }
 
@@ -231,7 +234,8 @@ export class RelatedController {
 		if (request.path !== this.source?.path) return;
 		if (Boolean(request.unlinked_only) !== this.state.unlinkedOnly && !latest) return;
 		const { kept, results } = this.shown(request.path, doc.results);
-		this.patch({ results, resultsFor: request, error: null, tookMs: doc.took_ms, hiddenWeak: kept.length - results.length, snapshot: null });
+		const partialSpace = doc.partial_space === true;
+		this.patch({ results, resultsFor: request, error: null, tookMs: doc.took_ms, hiddenWeak: kept.length - results.length, snapshot: null, partialSpace });
 	}
 
 	/** The hits the sidebar lists: not excluded, not hidden, not the note itself, above the threshold. */
@@ -250,10 +254,10 @@ export class RelatedController {
 		if (answer) {
 			const { kept, results } = this.shown(request.path, answer.hits.map((h, i) => asRelatedHit(h, i + 1)));
 			const snapshot = { at: answer.at, noteChanged: answer.noteChanged, changed: answer.changed };
-			this.patch({ results, resultsFor: null, error: null, tookMs: null, hiddenWeak: kept.length - results.length, snapshot });
+			this.patch({ results, resultsFor: null, error: null, tookMs: null, hiddenWeak: kept.length - results.length, snapshot, partialSpace: false });
 			return;
 		}
-		this.patch({ error: apiError, resultsFor: request, snapshot: null });
+		this.patch({ error: apiError, resultsFor: request, snapshot: null, partialSpace: false });
 	}
 
 	private patch(patch: Partial<RelatedState>): void {

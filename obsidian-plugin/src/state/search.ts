@@ -29,8 +29,8 @@ export interface SearchState {
 	partialSpace: boolean;
 }
 
-/** The search view's one line while `partialSpace` is set. */
-export const PARTIAL_SPACE_NOTICE = "Multilingual vectors are still being built; results in other languages may be missing.";
+/** The search view's one line while `partialSpace` is set (the related view shows it too). */
+export { PARTIAL_SPACE_NOTICE } from "./space";
 
 export interface SearchDeps {
 	search(request: SearchRequest): Promise<SearchDoc>;

@@ -163,3 +163,8 @@ export function renderRelevance(parent: HTMLElement, hit: Scored): HTMLElement {
 	}
 	return wrap;
 }
+
+/** The small "Multilingual" marker of a result read in the multilingual space (state/space.ts), with its tooltip. */
+export function renderSpaceMark(parent: HTMLElement, mark: { text: string; tooltip: string } | null): void {
+	if (mark) parent.createSpan({ cls: "vaultheat-space-mark", text: mark.text, attr: { title: mark.tooltip, "aria-label": mark.tooltip } });
+}

@@ -13,7 +13,8 @@ import { shownScore } from "../state/relevance";
 import { toSnippet } from "../state/text";
 import { heatLine, heatSentence } from "../state/linkheat";
 import { votesLine } from "../state/votes";
-import { headingTrail, iconButton, LINK_BADGES, renderBadge, renderRelevance } from "./dom";
+import { spaceMark } from "../state/space";
+import { headingTrail, iconButton, LINK_BADGES, renderBadge, renderRelevance, renderSpaceMark } from "./dom";
 
 export interface RowHandlers {
 	open(hit: RelatedHit, evt: MouseEvent | KeyboardEvent): void;
@@ -32,7 +33,8 @@ export function rowLabel(hit: RelatedHit): string {
 	const score = shown.label ? `${shown.label} match, relevance ${shown.text}` : `score ${shown.text}`;
 	const votes = votesLine(hit.votes);
 	const heat = heatLine(hit.link_heat);
-	return `${hit.title}${where}, ${LINK_BADGES[hit.link_status]?.label.toLowerCase() ?? hit.link_status}, ${score}${votes ? `, ${votes.toLowerCase()}` : ""}${heat ? `, ${lowerFirst(heat)}` : ""}`;
+	const space = hit.space === "multilingual" ? ", matched in the multilingual space" : "";
+	return `${hit.title}${where}, ${LINK_BADGES[hit.link_status]?.label.toLowerCase() ?? hit.link_status}, ${score}${votes ? `, ${votes.toLowerCase()}` : ""}${heat ? `, ${lowerFirst(heat)}` : ""}${space}`;
 }
 
 /**
@@ -77,6 +79,7 @@ export function renderRelatedRow(list: HTMLElement, hit: RelatedHit, handlers: R
 	const meta = row.createDiv({ cls: "vaultheat-row-meta" });
 	renderRelevance(meta, hit);
 	meta.createSpan({ cls: "vaultheat-row-folder", text: hit.folder || "Vault root" });
+	renderSpaceMark(meta, spaceMark(hit, "related"));
 	const actions = meta.createDiv({ cls: "vaultheat-row-actions" });
 	iconButton(actions, "link", "Insert link at cursor (Alt+Enter)", () => handlers.insertLink(hit));
 	iconButton(actions, "help-circle", `Why is this related? (${explainKey(Platform.isMacOS)})`, () => handlers.explain(hit));

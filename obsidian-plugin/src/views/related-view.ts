@@ -20,6 +20,7 @@ import { diagnoseQueryError, diagnoseStatus, type Diagnosis } from "../state/dia
 import type { NoteContext, NoteSource, RelatedState } from "../state/related";
 import { NO_ADDRESS } from "../state/connection";
 import { asOf } from "../state/snapshot";
+import { PARTIAL_SPACE_NOTICE } from "../state/space";
 import type { AppStatus } from "../state/status";
 import { renderDiagnosis, renderProgress } from "./dom";
 import { openExplain } from "./explain-modal";
@@ -37,6 +38,7 @@ export class RelatedView extends ItemView {
 	private selectionEl!: HTMLElement;
 	private readonly selected = new Set<string>();
 	private bannerEl!: HTMLElement;
+	private partialEl!: HTMLElement;
 	private bodyEl!: HTMLElement;
 	private footerEl!: HTMLElement;
 	private listEl: HTMLElement | null = null;
@@ -205,6 +207,8 @@ export class RelatedView extends ItemView {
 		});
 		header.createDiv({ cls: "vaultheat-activity", attr: { "aria-hidden": "true" } });
 		this.bannerEl = root.createDiv({ cls: "vaultheat-banner" });
+		// The multilingual space is still filling: one line, as the search modal says it.
+		this.partialEl = root.createDiv({ cls: "vaultheat-related-partial", text: PARTIAL_SPACE_NOTICE, attr: { role: "status" } });
 		this.selectionEl = root.createDiv({ cls: "vaultheat-selection" });
 		this.bodyEl = root.createDiv({ cls: "vaultheat-body" });
 		this.footerEl = root.createDiv({ cls: "vaultheat-footer", attr: { "aria-live": "polite" } });
@@ -222,6 +226,7 @@ export class RelatedView extends ItemView {
 		this.headerTitleEl.setText(state.target?.title ?? "No note open");
 		this.headerTitleEl.setAttr("title", state.target?.path ?? "");
 		this.renderBanner(state, status);
+		this.partialEl.toggleClass("is-visible", state.partialSpace);
 		this.renderBody(state, status);
 		this.renderSelection(state.results);
 		this.renderFooter(state);

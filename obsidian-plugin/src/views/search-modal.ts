@@ -15,9 +15,10 @@ import { morePassagesText, quotedInPaths, quotedInText, type NoteGroup } from ".
 import { explainKey, keyHelp, ROW_KEY_MODIFIERS, type RowAction, rowAction } from "../state/keys";
 import { hiddenNote } from "../state/relevance";
 import { PARTIAL_SPACE_NOTICE, type SearchController } from "../state/search";
+import { spaceMark } from "../state/space";
 import { basename, folderOf, queryTerms, toSnippet } from "../state/text";
 import type { ViewContext } from "./context";
-import { headingTrail, iconButton, renderDiagnosis, renderHighlighted, renderRelevance } from "./dom";
+import { headingTrail, iconButton, renderDiagnosis, renderHighlighted, renderRelevance, renderSpaceMark } from "./dom";
 import { openExplain } from "./explain-modal";
 import { openMissing } from "./missing-modal";
 import { insertLink, lastMarkdownView, openResult, sectionSubpath } from "./navigation";
@@ -133,6 +134,7 @@ export class SearchModal extends SuggestModal<SearchRow> {
 		const top = el.createDiv({ cls: "vaultheat-suggestion-top" });
 		renderHighlighted(top.createDiv({ cls: "vaultheat-suggestion-title" }), hit.title, terms);
 		renderRelevance(top, hit);
+		renderSpaceMark(top, spaceMark(hit, "search"));
 		iconButton(top, "help-circle", `Why does this match? (${explainKey(Platform.isMacOS)})`, () => this.explain(hit));
 		const where = [folderOf(hit.path), headingTrail(hit.heading_path, hit.title), pagesText(hit)].filter(Boolean).join(" › ");
 		if (where) el.createDiv({ cls: "vaultheat-suggestion-path", text: where });

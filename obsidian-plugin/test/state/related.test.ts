@@ -59,6 +59,26 @@ describe("RelatedController", () => {
 		expect(state().target?.path).toBe("C.md");
 	});
 
+	it("keeps the answer's partial_space until another note's or an error", async () => {
+		const { calls, controller, state } = setup();
+		controller.follow(note("A.md"));
+		expect(state().partialSpace).toBe(false);
+		calls[0]?.d.resolve({ ...relatedDoc("A.md", [relatedHit("B.md", { space: "multilingual" })]), partial_space: true });
+		await flush();
+		expect(state().partialSpace).toBe(true);
+		expect(state().results[0]?.space).toBe("multilingual");
+		controller.follow(note("C.md"));
+		expect(state().partialSpace).toBe(false);
+		calls[1]?.d.resolve({ ...relatedDoc("C.md", [relatedHit("B.md")]), partial_space: true });
+		await flush();
+		expect(state().partialSpace).toBe(true);
+		controller.refresh();
+		calls[2]?.d.reject(new ApiError("http", "broken", 500, "internal"));
+		await flush();
+		expect(calls).toHaveLength(3);
+		expect(state().partialSpace).toBe(false);
+	});
+
 	it("debounces typing and keeps the old rows visible while updating", async () => {
 		const { clock, calls, controller, state } = setup();
 		controller.follow(note("A.md", "one"));

@@ -56,6 +56,43 @@ describe("related sidebar", () => {
 		expect(root.querySelector("[role=list]")?.getAttribute("aria-label")).toContain("Arrow keys");
 	});
 
+	it("marks a note matched in the multilingual space, with why in its tooltip; English ones and one-space answers get none", async () => {
+		world = makeWorld();
+		const { root } = await withSidebar(world, [
+			relatedHit("Kaffee.md", { title: "Kaffee", space: "multilingual" }),
+			relatedHit("Coffee.md", { title: "Coffee", space: "english" }),
+			relatedHit("Tea.md", { title: "Tea" }),
+		]);
+		const rows = [...root.querySelectorAll(".vaultheat-row")];
+		expect(rows).toHaveLength(3);
+		const mark = rows[0]!.querySelector(".vaultheat-row-meta .vaultheat-space-mark");
+		expect(text(mark)).toBe("Multilingual");
+		expect(mark?.getAttribute("title")).toBe("Matched in the multilingual space: this note or the open note is not in English");
+		expect(rows[0]!.getAttribute("aria-label")).toContain("matched in the multilingual space");
+		expect(rows[1]!.querySelector(".vaultheat-space-mark")).toBeNull();
+		expect(rows[2]!.querySelector(".vaultheat-space-mark")).toBeNull();
+		expect(rows[1]!.getAttribute("aria-label")).not.toContain("multilingual");
+	});
+
+	it("says in one line when the multilingual vectors are still being built, as search does", async () => {
+		world = makeWorld();
+		let partial = true;
+		world.transport.on("POST /v1/related", () => json(200, { ...relatedDoc("Alpha.md", hits()), ...(partial ? { partial_space: true } : {}) }));
+		await goOnline(world);
+		const { view } = await openSidebar(world);
+		await openNote(world, "Alpha.md");
+		await flush();
+		const notices = view.contentEl.querySelectorAll(".vaultheat-related-partial");
+		expect(notices).toHaveLength(1);
+		expect(notices[0]!.classList.contains("is-visible")).toBe(true);
+		expect(text(notices[0]!)).toBe("Multilingual vectors are still being built; results in other languages may be missing.");
+		partial = false;
+		world.services.related.refresh();
+		await world.clock.advance(1000);
+		await flush();
+		expect(notices[0]!.classList.contains("is-visible")).toBe(false);
+	});
+
 	it("sends the note text, re-queries while typing after the pause, and keeps rows in place meanwhile", async () => {
 		const { root, editor } = await ready();
 		const before = world.transport.bodies("POST /v1/related");

@@ -174,6 +174,30 @@ describe("search modal", () => {
 		expect(modal.resultContainerEl.querySelectorAll(".suggestion-item")).toHaveLength(1);
 	});
 
+	it("marks a passage matched in the multilingual space, with why in its tooltip; English ones and one-space answers get none", async () => {
+		world = makeWorld();
+		world.transport.on("POST /v1/search", (_req, body) => {
+			const q = (body as { query: string }).query;
+			return json(200, searchDoc(q, [
+				searchHit("Kaffee.md", { title: "Kaffee", chunk_id: 1, space: "multilingual" }),
+				searchHit("Coffee.md", { title: "Coffee", chunk_id: 2, space: "english" }),
+				searchHit("Tea.md", { title: "Tea", chunk_id: 3 }),
+			]));
+		});
+		await goOnline(world);
+		await openNote(world, "Gamma.md");
+		const modal = new SearchModal(world.services.viewContext());
+		modal.open();
+		await search(modal, "espresso");
+		const rows = [...modal.resultContainerEl.querySelectorAll(".suggestion-item")];
+		expect(rows).toHaveLength(3);
+		const marks = rows.map((row) => row.querySelector(".vaultheat-space-mark"));
+		expect(text(marks[0]!)).toBe("Multilingual");
+		expect(marks[0]!.getAttribute("title")).toBe("Matched in the multilingual space: the query or this passage is not in English");
+		expect(marks[1]).toBeNull();
+		expect(marks[2]).toBeNull();
+	});
+
 	it("Ctrl+Shift+Enter explains the passage, and closing the explanation returns to the search", async () => {
 		const { modal } = await setup();
 		world.transport.on("POST /v1/explain", () => json(200, explainDoc()));

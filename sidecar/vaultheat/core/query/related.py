@@ -49,7 +49,13 @@ from vaultheat.core.query.search import (
     snippet_fn,
 )
 from vaultheat.core.query.shared_text import SharedText
-from vaultheat.core.query.traces import components_of, explain_chunk, explain_unseen, space_trace
+from vaultheat.core.query.traces import (
+    components_of,
+    explain_chunk,
+    explain_unseen,
+    space_of,
+    space_trace,
+)
 from vaultheat.core.query.view import IndexView, Models
 from vaultheat.core.query.votes import Vote, best_chunks, link_votes, rank_floor, reachable
 from vaultheat.core.requests import RelatedRequest
@@ -160,7 +166,9 @@ def run_related(
                  lambda p: _link_status(p in note.links_out, p in backlinks),
                  routing)  # fmt: skip
     results = _hits(kept, rows, titles, result, unseen, content, vote_of, heat_of, store, s, req)
-    return _doc(req, results, t0)
+    # as search: a note that may read the second space while it is still being filled (one
+    # whose own chunks lack their vectors there yet stays in the English space meanwhile)
+    return _doc(req, results, t0, second is not None and second[0].partial)
 
 
 def _voter_titles(
@@ -227,6 +235,7 @@ def _hits(
                 voter_titles=titles,
                 explain=trace,
                 link_heat=heat_of.get(k.path),
+                space=space_of(result, k.cid),
             )
         )
     return results
@@ -496,9 +505,12 @@ def votes_on(s: Settings, req: RelatedRequest) -> bool:
     return s.related.votes and req.votes and s.related.vote_weight > 0
 
 
-def _doc(req: RelatedRequest, results: list[RelatedHit], t0: float) -> RelatedResults:
+def _doc(
+    req: RelatedRequest, results: list[RelatedHit], t0: float, partial: bool = False
+) -> RelatedResults:
+    """The results; ``partial``: the note was read in a second space still being filled."""
     took_ms = round((time.perf_counter() - t0) * 1000, 2)
-    return RelatedResults(req.path, took_ms, tuple(results))
+    return RelatedResults(req.path, took_ms, tuple(results), partial_space=partial)
 
 
 def _link_status(linked: bool, backlinked: bool) -> str:

@@ -157,6 +157,7 @@ class ChunkHit:
     card_id: str | None = None
     open_page: int | None = None  # PDF: the page to open, the one holding the match
     duplicates: tuple[str, ...] = ()  # notes below quoting this one's text, folded in
+    space: str | None = None  # with a second vector space: "english" | "multilingual"
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +173,9 @@ class NoteHit:
     relevance: float | None = None
     relevance_label: str | None = None
     duplicates: tuple[str, ...] = ()  # notes below quoting this one's text, folded in
+    # with a second vector space: the one that scored the best chunk ("english" |
+    # "multilingual", core/query/routing.py); None with one space
+    space: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +199,7 @@ class RelatedHit:
     relevance: float | None = None
     relevance_label: str | None = None
     link_heat: LinkHeat | None = None  # related.link_heat: the bonus from the note's own links
+    space: str | None = None  # with a second vector space: the one that scored the best chunk
 
 
 SearchHit = ChunkHit | NoteHit
@@ -227,6 +232,8 @@ class RelatedResults:
     path: str
     took_ms: float
     results: tuple[RelatedHit, ...]
+    # the note was read in a second vector space that is still being filled, as in search
+    partial_space: bool = False
 
     def with_relevance(self, curve: Curve) -> RelatedResults:
         return dataclasses.replace(self, results=with_relevance(self.results, curve))

@@ -36,7 +36,7 @@ from vaultheat.core.query.relevance import GOOD, Curve, curve_for
 from vaultheat.core.query.results import ChunkHit, ChunkRef, NoteHit, SearchHit, SearchResults
 from vaultheat.core.query.routing import Routing, route_query
 from vaultheat.core.query.shape import diversify
-from vaultheat.core.query.traces import components_of, explain_chunk, found_by
+from vaultheat.core.query.traces import components_of, explain_chunk, found_by, space_of
 from vaultheat.core.query.view import IndexView, Models, text_key
 from vaultheat.core.requests import SearchRequest
 from vaultheat.core.vault.derived import match_page
@@ -307,6 +307,7 @@ def chunk_result(
         page_end=row.page_end,
         card_id=row.card_id,
         open_page=match_page(row.text, row.page, row.page_starts, query),
+        space=space_of(r, row.id),
     )
 
 
@@ -390,6 +391,7 @@ def file_results(
             chunk_ref(folded.rows[cid], snippet, query),
             components_of(r, cid),
             duplicates=dups,
+            space=space_of(r, cid),
         )
         for rank, ((path, score, cid), dups) in enumerate(folded.kept, start=1)
     ]

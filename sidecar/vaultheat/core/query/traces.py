@@ -85,6 +85,12 @@ def explain_chunk(
     return Trace(seed, tuple(hops), parts, pointer=r.pointers.get(cid), space=space_trace(r, cid))
 
 
+def space_of(r: Retrieval, cid: int) -> str | None:
+    """The vector space that scored ``cid`` ("english" | "multilingual"), as the retrieval's
+    routing decided it; None with one space."""
+    return r.routing.space_of(cid) if r.routing is not None else None
+
+
 def space_trace(r: Retrieval, cid: int) -> SpaceTrace | None:
     """Which vector space scored ``cid`` and why; None with one space."""
     rt = r.routing

@@ -86,6 +86,13 @@ HEADINGS: Schema = d(STR_LIST, "the headings above the chunk, outermost first")
 SNIPPET: Schema = d(STR, "the chunk's text (a snippet, cut at `…` when long)")
 LABEL: Schema = d({"enum": RELEVANCE_LABELS}, "`relevance` in words: strong ≥ 0.50, good ≥ 0.25")
 EXPLAIN: Schema = d(nullable(ref("Explanation")), "the trace, when the request asked for it")
+# an index with a second vector space (embeddings.second_space, docs/multilingual.md): the one
+# that scored a result's best chunk; absent with one space
+SPACE: Schema = d(
+    {"type": "string", "enum": ["english", "multilingual"]},
+    "the vector space that scored the best chunk (present only when the index has a second "
+    "space): multilingual when the query's language or the chunk's is not English",
+)
 CHUNK_ID: Schema = d(INT, "the chunk's id in this index generation")
 
 

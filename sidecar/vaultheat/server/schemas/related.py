@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from vaultheat.server.schemas.base import (
+    BOOL,
     COUNT,
     EXPLAIN,
     LABEL,
@@ -12,6 +13,7 @@ from vaultheat.server.schemas.base import (
     PATH,
     RANK,
     RELEVANCE,
+    SPACE,
     STR,
     STR_LIST,
     TOOK_MS,
@@ -50,6 +52,7 @@ def related_hit() -> Schema:
                 "null: no heat from the note's own links reached this one "
                 "(absent from sidecars before link heat)",
             ),
+            "space": SPACE,
         },
         description="A related note",
     )
@@ -109,6 +112,14 @@ def related_doc() -> Schema:
             "path": d(STR, "the query note"),
             "took_ms": TOOK_MS,
             "results": {"type": "array", "items": ref("RelatedHit")},
+        },
+        {
+            "partial_space": d(
+                BOOL,
+                "present (true) when the note may be read in the multilingual space while it "
+                "is still being filled: chunks without a vector there yet were scored in the "
+                "English space",
+            ),
         },
         description="`POST /v1/related`, `vaultheat related --json`, the tool `related`",
     )

@@ -18,6 +18,7 @@ from vaultheat.server.schemas.base import (
     RESULT_LOCATOR,
     SCORE,
     SNIPPET,
+    SPACE,
     STR,
     STR_LIST,
     TOOK_MS,
@@ -58,6 +59,13 @@ DUPLICATES = d(
 )
 
 
+PARTIAL_SPACE = d(
+    BOOL,
+    "present (true) when the query was read in the multilingual space while it is still being "
+    "filled: chunks without a vector there yet were scored in the English space",
+)
+
+
 def components() -> Schema:
     return obj(
         {k: d(NUM_OR_NULL, COMPONENT_HELP[k]) for k in COMPONENT_NAMES},
@@ -92,7 +100,7 @@ def search_hit() -> Schema:
             "components": ref("Components"),
             "explain": EXPLAIN,
         },
-        RESULT_LOCATOR,
+        {**RESULT_LOCATOR, "space": SPACE},
         description="A search result: one chunk",
     )
 
@@ -109,7 +117,7 @@ def file_hit() -> Schema:
             "best_chunk": ref("BestChunk"),
             "duplicates": DUPLICATES,
         },
-        {"components": ref("Components"), "explain": EXPLAIN},
+        {"components": ref("Components"), "explain": EXPLAIN, "space": SPACE},
         description="A files-only search result: one note and its best chunk",
     )
 
@@ -137,13 +145,6 @@ def search_doc() -> Schema:
                 "items": {"anyOf": [ref("SearchHit"), ref("FileHit")]},
             },
         },
-        {
-            "partial_space": d(
-                BOOL,
-                "present (true) when the query was read in the multilingual space while it "
-                "is still being filled: chunks without a vector there yet were scored in the "
-                "English space",
-            ),
-        },
+        {"partial_space": PARTIAL_SPACE},
         description="`POST /v1/search`, `vaultheat search --json`, the agent tool `search`",
     )
