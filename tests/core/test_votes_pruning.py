@@ -106,3 +106,35 @@ def test_rank_floor_and_the_bound() -> None:
     assert not reachable(0.5, 1.0, 0.125, 0.75)
     assert not reachable(0.6, 0.5, 0.5, 0.9)  # damped content: 0.3 + 0.5 < 0.9
     assert reachable(0.6, -1.0, 0.0, 9.0)  # a negative damp factor reverses the bound: keep
+
+
+def test_the_vector_rankings_bound_prunes_more_and_changes_nothing(
+    linked_engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A note the vector rankings did not find has no chunk closer than their last hit, so its
+    content score is bounded by that cosine rather than by the vector part's maximum: more
+    graph-only notes are ruled out before their chunks are read, with the same rankings."""
+    from vaultheat.core.query import pipeline
+
+    reqs = _requests(linked_engine)
+    skipped = 0
+    real = related.reachable
+
+    def counting(cap: float, damp: float, bonus: float, floor: float) -> bool:
+        nonlocal skipped
+        ok = real(cap, damp, bonus, floor)
+        skipped += not ok
+        return ok
+
+    monkeypatch.setattr(related, "reachable", counting)
+    bounded = [related_doc(linked_engine, r)["results"] for r in reqs]
+    with_bound, skipped = skipped, 0
+    rankings = pipeline._vector_rankings
+
+    def unbounded(*a: object, **k: object) -> tuple[object, ...]:
+        return (*rankings(*a, **k)[:3], None)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pipeline, "_vector_rankings", unbounded)
+    loose = [related_doc(linked_engine, r)["results"] for r in reqs]
+    assert bounded == loose
+    assert with_bound > skipped

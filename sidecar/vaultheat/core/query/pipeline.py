@@ -16,6 +16,7 @@ mostly on similarity (precision), which is what the parameter study showed to wo
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -57,6 +58,7 @@ class Retrieval:
     # experimental.search_pointer_credit: the chunks that gave or received pointer credit, and how
     pointers: dict[int, PointerTrace] = field(default_factory=dict)
     routing: Routing | None = None  # a second vector space: which one scored each chunk
+    unseen_sim: float | None = None  # Candidates.unseen_sim
 
 
 def make_neighbors(
@@ -97,6 +99,9 @@ class Candidates:
     weights: SearchSettings  # the settings the candidates were found with
     heat_params: HeatParams = field(default_factory=HeatParams)  # the heat stage's, the same
     routing: Routing | None = None  # the plan's (core/query/routing.py)
+    # no chunk the vector rankings left out is closer than this to any query vector (see
+    # ``_vector_rankings``); None: not known (a routed query)
+    unseen_sim: float | None = None
 
 
 @dataclass(frozen=True)
@@ -155,7 +160,7 @@ def find_candidates(store: StorePort, vectors: VectorIndexPort, plan: RetrievalP
     def ok(cid: int) -> bool:
         return cid not in blocked and cid not in muted and (allowed is None or cid in allowed)
 
-    rankings, weights, stage_of = _vector_rankings(vectors, plan, ok)
+    rankings, weights, stage_of, unseen_sim = _vector_rankings(vectors, plan, ok)
     lexical_raw: dict[int, float] = {}
     if stages.lexical:
         for ranked_ids, weight, stage in _lexical_rankings(store, plan, ok, lexical_raw):
@@ -175,7 +180,7 @@ def find_candidates(store: StorePort, vectors: VectorIndexPort, plan: RetrievalP
     heat = _heat(seeds, plan, ok, query_sim, store)
     ids = sorted(cid for cid in heat.heat if ok(cid)) if heat is not None else sorted(seeds)
     return Candidates(ids, seeds, seed_stage, heat, query_sim(ids), lexical_raw, names_raw,
-                      qmat, settings, plan.heat, plan.routing)  # fmt: skip
+                      qmat, settings, plan.heat, plan.routing, unseen_sim)  # fmt: skip
 
 
 def score_parts(
@@ -267,16 +272,24 @@ def ranked(cands: Candidates, parts: Parts) -> Retrieval:
         order=sorted(parts.ids, key=lambda c: (-result.final[c], c)),
         qmat=cands.qmat,
         routing=cands.routing,
+        unseen_sim=cands.unseen_sim,
     )
 
 
 Rankings = tuple[list[list[int]], list[float], list[str]]  # (rankings, RRF weights, stages)
+# the unseen bound's allowance for the dense copy's rounding (float16 vectors against hnswlib's
+# float32 ones differ by about 1e-3 in cosine)
+UNSEEN_MARGIN = 0.01
 
 
 def _vector_rankings(
     vectors: VectorIndexPort, plan: RetrievalPlan, ok: Callable[[int], bool]
-) -> Rankings:
-    """One hnswlib top-N per query vector (with a second space, one per space, merged)."""
+) -> tuple[list[list[int]], list[float], list[str], float | None]:
+    """One hnswlib top-N per query vector (with a second space, one per space, merged); and
+    the unseen bound: no chunk these rankings leave out has a cosine to any query vector above
+    it (the last kept hit's cosine when a ranking is full, else the last hit's; -inf when a
+    search returned every chunk it could), up to the vector index's approximation, plus
+    ``UNSEEN_MARGIN`` for the dense copy's rounding. None with routing (two spaces)."""
     settings, allowed, blocked = plan.weights, plan.allowed, plan.blocked
     # a filter makes hnswlib call back into Python per visited node: only for real filters;
     # the note's own chunks (related notes) are simply asked for extra and dropped
@@ -286,17 +299,24 @@ def _vector_rankings(
     weights: list[float] = []
     stage_of: list[str] = []
     routing = plan.routing
+    unseen: float | None = -math.inf
     for q in plan.queries:
         if routing is not None and q.second is not None:
             ranking = _routed_ranking(vectors, routing, q, settings.vector_top, filter_ids,
                                       extra, ok)  # fmt: skip
+            unseen = None
         else:
-            hits = vectors.search(q.vector, settings.vector_top + extra, filter_ids=filter_ids)[0]
-            ranking = [cid for cid, _ in hits if ok(cid)][: settings.vector_top]
+            want = settings.vector_top + extra
+            hits = vectors.search(q.vector, want, filter_ids=filter_ids)[0]
+            kept = [(cid, sim) for cid, sim in hits if ok(cid)][: settings.vector_top]
+            ranking = [cid for cid, _ in kept]
+            if unseen is not None and len(hits) >= want:  # fewer: nothing was left out
+                last = kept[-1][1] if len(kept) == settings.vector_top else hits[-1][1]
+                unseen = max(unseen, float(last) + UNSEEN_MARGIN)
         rankings.append(ranking)
         weights.append(settings.vector_weight * q.weight)
         stage_of.append(q.stage)
-    return rankings, weights, stage_of
+    return rankings, weights, stage_of, unseen
 
 
 def _routed_ranking(

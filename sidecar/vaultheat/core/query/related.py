@@ -443,7 +443,10 @@ def _add_graph(
         # Pruned before their chunks are read: link heat reaches thousands of notes.
         depth = max(req.top * 3 + 10, r.vote_k)
         floor = rank_floor((sc + bonus.get(p, 0.0) for p, sc, _ in ranked), depth)
-        cap = score_unseen(result, {-1: math.inf}).get(-1, 0.0)
+        # the vector rankings' unseen bound: a note they did not find has no chunk closer
+        # than it (hnswlib's approximation aside); without one, the vector part's maximum
+        bound = math.inf if result.unseen_sim is None else result.unseen_sim
+        cap = score_unseen(result, {-1: bound}).get(-1, 0.0)
         targets = [t for t in targets if reachable(cap, damp(t), bonus[t], floor)]
     muted = shared.chunk_ids(r.shared_text_notes)
     fresh = {t: _own_chunks(links.chunks[t], muted) for t in targets}
