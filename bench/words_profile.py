@@ -4,8 +4,9 @@
 
 The vault is copied to a temporary folder, an index is made there like ``vaultheat init`` does,
 and ``engine.index()`` runs until the words phase has committed (its first "meaning" progress
-call), where the run is stopped. Reported: the words phase's wall and CPU time, and the calls
-to the embedder's ``count_tokens`` (how many, how many characters, their time). ``--profile``
+call), where the run is stopped. Reported: the words phase's wall and CPU time, the calls
+to the embedder's ``count_tokens`` (how many, how many characters, their time) and to its
+``word_token_spans`` when it has one (how many, their time). ``--profile``
 prints cProfile's top functions by cumulative time.
 """
 
@@ -39,7 +40,7 @@ def run(src: Path, fake: bool, profile: bool) -> dict[str, Any]:
         embedder: Any = engine.models.embedder
         embedder.count_tokens("warm up the tokenizer")  # loads the tokenizer (not the phase)
         inner = embedder.count_tokens
-        stats = {"calls": 0, "chars": 0, "s": 0.0}
+        stats = {"calls": 0, "chars": 0, "s": 0.0, "spans_calls": 0, "spans_s": 0.0}
 
         def counting(text: str) -> int:
             t = time.perf_counter()
@@ -50,6 +51,17 @@ def run(src: Path, fake: bool, profile: bool) -> dict[str, Any]:
             return n
 
         embedder.count_tokens = counting
+        spans_of = getattr(embedder, "word_token_spans", None)
+        if spans_of is not None:  # one call per note (core/vault/token_ranges.py)
+
+            def spans(text: str) -> Any:
+                t = time.perf_counter()
+                out = spans_of(text)
+                stats["spans_s"] += time.perf_counter() - t
+                stats["spans_calls"] += 1
+                return out
+
+            embedder.word_token_spans = spans
 
         def progress(stage: str, done: int, total: int) -> None:
             if stage == "meaning":
@@ -69,7 +81,8 @@ def run(src: Path, fake: bool, profile: bool) -> dict[str, Any]:
         pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
     return {"vault": str(src), "words_wall_s": round(wall, 2), "words_cpu_s": round(cpu, 2),
             "count_calls": stats["calls"], "count_chars": stats["chars"],
-            "count_s": round(stats["s"], 2), "load": os.getloadavg()}  # fmt: skip
+            "count_s": round(stats["s"], 2), "spans_calls": stats["spans_calls"],
+            "spans_s": round(stats["spans_s"], 2), "load": os.getloadavg()}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
