@@ -6,6 +6,9 @@ from __future__ import annotations
 import random
 import re
 
+import pytest
+
+from vaultheat.core.vault import chunking
 from vaultheat.core.vault.chunking import chunk_note
 from vaultheat.core.vault.parsing import parse_note
 from vaultheat.core.vault.token_ranges import RangeCounts, Spans
@@ -83,3 +86,20 @@ def test_no_spans_offered_falls_back_to_counting() -> None:
     plain = chunk_note(note, max_tokens=32, count_tokens=count)
     none = chunk_note(note, max_tokens=32, count_tokens=count, word_spans=lambda t: None)
     assert [c.text for c in none] == [c.text for c in plain]
+
+
+def test_huge_notes_are_counted_range_by_range(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(chunking, "MAX_SPANS_CHARS", 1000)
+    asked: list[int] = []
+
+    def spy(text: str) -> Spans:
+        asked.append(len(text))
+        return spans(text)
+
+    small = parse_note("s.md", ("word " * 150 + "\n").encode())
+    big = parse_note("b.md", ("word " * 300 + "\n").encode())
+    for note in (small, big):
+        plain = chunk_note(note, max_tokens=40, count_tokens=count)
+        fast = chunk_note(note, max_tokens=40, count_tokens=count, word_spans=spy)
+        assert [c.text for c in fast] == [c.text for c in plain]
+    assert asked == [len(small.text)]

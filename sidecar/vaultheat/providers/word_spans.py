@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 Spans = tuple[list[int], list[int], list[int]]
-CACHE_WORDS = 200_000  # distinct words kept (the cache starts over beyond it)
+CACHE_WORDS = 100_000  # distinct words kept (the cache starts over beyond it)
 
 
 def tokenizer_spans(encoding: Any) -> Spans:

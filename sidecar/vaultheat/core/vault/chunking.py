@@ -53,6 +53,7 @@ from vaultheat.errors import ConfigError
 DEFAULT_TARGET_SHARE = 0.75
 MAX_CHARS_PER_TOKEN = 10.0  # cap of the running estimate ([UNK] words can be any length)
 HOPELESS_FACTOR = 8  # spans this many times the estimated fit are split without counting
+MAX_SPANS_CHARS = 500_000  # longer notes are counted range by range (no word spans)
 
 PARAGRAPH, LINE, SENTENCE, WORD, CHAR = range(5)  # cut levels, coarse to fine
 SAME, DEEPER, WHOLE, PARTIAL = range(4)  # how a join crosses headings (see _crossing)
@@ -187,8 +188,8 @@ class _Chunker:
         if self.word_spans is None or s >= e:
             return None
         if self._ranges is None:
-            spans = self.word_spans(self.clean)
-            if spans is None:  # none offered for this text
+            spans = self.word_spans(self.clean) if len(self.clean) <= MAX_SPANS_CHARS else None
+            if spans is None:  # none offered for this text (or a huge one: lists per word)
                 self.word_spans = None
                 return None
             self._ranges = RangeCounts(spans)
