@@ -11,7 +11,12 @@ pytest.importorskip("tokenizers")
 
 from vaultheat.core.vault.token_ranges import RangeCounts
 from vaultheat.providers.minilm_onnx import load_tokenizer
-from vaultheat.providers.word_spans import AsciiWords, classify_ascii, tokenizer_spans
+from vaultheat.providers.word_spans import (
+    WordSplitter,
+    classify_ascii,
+    classify_char,
+    tokenizer_spans,
+)
 
 TOK = load_tokenizer()
 SPECIAL = [t.content for t in TOK.get_added_tokens_decoder().values()]
@@ -79,8 +84,8 @@ def encode_batch(words: list[str]) -> list[object]:
     return list(TOK.encode_batch(words, add_special_tokens=False))
 
 
-def test_ascii_words_are_the_tokenizer_spans_on_random_ascii() -> None:
-    words = AsciiWords(TOK, SPECIAL)
+def test_splitter_is_the_tokenizer_spans_on_random_ascii() -> None:
+    words = WordSplitter(TOK, SPECIAL)
     rng = random.Random(11)
     alphabet = "abcXYZ019 \n\t.,;:!?'\"()[]{}<>/\\|@#$%^&*-_=+~`" + "unbelievable" * 2
     for _ in range(300):
@@ -93,15 +98,50 @@ def test_ascii_words_are_the_tokenizer_spans_on_random_ascii() -> None:
 
 
 @pytest.mark.parametrize("text", TEXTS)
-def test_ascii_words_agree_or_decline(text: str) -> None:
-    got = AsciiWords(TOK, SPECIAL).spans(text, encode_batch)
+def test_splitter_agrees_or_declines(text: str) -> None:
+    got = WordSplitter(TOK, SPECIAL).spans(text, encode_batch)
     if got is not None:
         assert got == tokenizer_spans(TOK.encode(text, add_special_tokens=False))
-    assert got is None or (text.isascii() and "[SEP]" not in text and "\x00" not in text)
+    declined = ("[SEP]", "\x00", "\u0301", "\u200d")  # special text, dropped, combining, ZWJ
+    assert (got is None) == any(d in text for d in declined), text
+
+
+def test_splitter_is_the_tokenizer_spans_on_random_unicode() -> None:
+    """Random texts of letters, CJK, accents (precomposed), punctuation of many scripts,
+    no-break and ideographic spaces, emoji, symbols, digits of other scripts."""
+    words = WordSplitter(TOK, SPECIAL)
+    rng = random.Random(13)
+    alphabet = (
+        "abcXYZ09 .,-_'\n"
+        "日本語のテキスト한국어中文。、！？「」（）ー"
+        "éÉàçñøÆßİıΣσςΟΔЖжқ‘’“”—–…•·€£¥©®™°±×÷½²"
+        "\u00a0\u3000\u2009"
+        "👍🏽🇫🇷😀✓→∑√∞"
+        "٣४๕ﬁﬀ"
+    )
+    checked = 0
+    for _ in range(400):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 160)))
+        got = words.spans(text, encode_batch)
+        if got is None:
+            continue
+        checked += 1
+        assert got == tokenizer_spans(TOK.encode(text, add_special_tokens=False)), text
+        check_ranges(text, RangeCounts(got), rng)
+    assert checked > 350
+
+
+def test_kinds_of_some_non_ascii_characters() -> None:
+    kinds = {c: classify_char(TOK, c) for c in "é日。’ \u00a0\u3000👍\u0301\u200b\u200d"}
+    assert kinds["é"] == "word" and kinds["👍"] == "word"
+    assert kinds["日"] == kinds["。"] == kinds["’"] == "punct"
+    assert kinds["\u00a0"] == kinds["\u3000"] == "space"
+    assert kinds["\u0301"] == "other"  # combining: left to the tokenizer
+    assert kinds["\u200b"] in ("drop", "space") and kinds["\u200d"] == "drop"
 
 
 def test_long_and_limit_words() -> None:
-    words = AsciiWords(TOK, SPECIAL)
+    words = WordSplitter(TOK, SPECIAL)
     for n in (99, 100, 101, 500):
         text = "see " + "x" * n + " and https://example.com/" + "q" * n
         assert words.spans(text, encode_batch) == tokenizer_spans(

@@ -59,7 +59,7 @@ from vaultheat.providers.onnx_export import (
     read_meta,
     run_in_child,
 )
-from vaultheat.providers.word_spans import AsciiWords, Spans, tokenizer_spans
+from vaultheat.providers.word_spans import Spans, WordSplitter, tokenizer_spans
 
 log = logging.getLogger(__name__)
 
@@ -194,7 +194,7 @@ class OnnxEmbedder(LocalModelIdentity):
         self._encoder: Any = None
         self._tok_lock = threading.Lock()
         self._normalize: Any = None  # the model's code point map (q4 models), else None
-        self._words: AsciiWords | None = None  # word spans for exact range counts
+        self._words: WordSplitter | None = None  # word spans for exact range counts
         self._words_checked = False
 
     # -- identity (no model load) ------------------------------------------------------------
@@ -264,7 +264,7 @@ class OnnxEmbedder(LocalModelIdentity):
         tokenizer counts every word on its own (``core/vault/token_ranges.py``), else None."""
         if self._encoder is None:
             self._ensure_loaded()
-        words = self._ascii_words()
+        words = self._word_splitter()
         if words is None:
             return None
         spans = words.spans(text, self._encode_words)
@@ -286,8 +286,8 @@ class OnnxEmbedder(LocalModelIdentity):
             finally:
                 self._encoder.enable_truncation(max_length=self._require_meta().max_tokens)
 
-    def _ascii_words(self) -> AsciiWords | None:
-        """The ASCII word splitter when the tokenizer is BERT's WordPiece, with its char-wise
+    def _word_splitter(self) -> WordSplitter | None:
+        """The word splitter when the tokenizer is BERT's WordPiece, with its char-wise
         normalizer and word splitter and nothing done to the text before it (a word's tokens
         never depend on the text around it), else None."""
         if self._words_checked:
@@ -302,7 +302,10 @@ class OnnxEmbedder(LocalModelIdentity):
             and type(enc.model).__name__ == "WordPiece"
         ):
             special = [t.content for t in enc.get_added_tokens_decoder().values()]
-            self._words = AsciiWords(enc, special)
+            try:
+                self._words = WordSplitter(enc, special)
+            except ValueError:  # its characters are not of the expected kinds
+                self._words = None
         self._words_checked = True
         return self._words
 

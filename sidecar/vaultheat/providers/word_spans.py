@@ -3,20 +3,24 @@ to count ranges of a note exactly without a tokenizer call per range).
 
 ``tokenizer_spans``: one ``encode`` of the text, each word's tokens grouped by their word id.
 
-``AsciiWords``: for ASCII text (most notes), the same spans from a regular expression, about
-ten times faster than the tokenizer on long texts, with each distinct word's token count asked
-of the tokenizer once and kept. The expression is made from the tokenizer itself: each of the
-128 ASCII characters is put between two letters and normalized and pre-tokenized, which says
-whether the tokenizer drops it, splits words at it (whitespace), makes it a word of its own
-(punctuation) or keeps it inside a word. BERT's normalizer (lowercasing here) and word splitter
-work character by character, so those 128 answers decide every ASCII text. A text holding a
-dropped character or a special token's text (``[SEP]``), or any non-ASCII character, gets None.
+``WordSplitter``: the same spans from a regular expression, about ten times faster than the
+tokenizer on long texts, with each distinct word's token count asked of the tokenizer once and
+kept. Each character's kind comes from the tokenizer itself (``classify_char``): the character
+is put between two letters and normalized and pre-tokenized, which says whether the tokenizer
+drops it, splits words at it (whitespace), makes it a word of its own (punctuation, CJK) or keeps
+it inside a word. The 128 ASCII characters are asked up front, any other the first time a text
+holds it. BERT's normalizer works character by character (clean-up, CJK spacing, lowercasing,
+accents: NFD then dropping marks, where only combining characters, left to the tokenizer here,
+could reorder) and its word splitter by character classes, so those answers decide the words of
+every text made of such characters. A text holding a dropped or combining character, another
+kind of answer, or a special token's text (``[SEP]``) gets None (the caller tokenizes it).
 """
 
 from __future__ import annotations
 
 import re
 import threading
+import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -43,57 +47,86 @@ def tokenizer_spans(encoding: Any) -> Spans:
     return starts, ends, tokens
 
 
+def classify_char(tokenizer: Any, c: str) -> str:
+    """The character's kind for this tokenizer: "drop", "space", "punct" (a word of its own),
+    "word" (inside a word) or "other" (anything else, combining characters among it)."""
+    if unicodedata.combining(c):
+        return "other"
+    norm = tokenizer.normalizer.normalize_str(f"a{c}b")
+    words = [w for w, _ in tokenizer.pre_tokenizer.pre_tokenize_str(norm)]
+    if norm == "ab":
+        return "drop"
+    if words == ["a", "b"]:
+        return "space"
+    if len(words) == 3 and words[0] == "a" and words[2] == "b":
+        return "punct"
+    if len(words) == 1 and len(norm) > 2 and norm == words[0]:
+        return "word"
+    return "other"
+
+
 def classify_ascii(tokenizer: Any) -> dict[str, str]:
-    """Each ASCII character's kind for this tokenizer: "drop", "space", "punct", "word" (or
-    "other": anything else, treated like "drop")."""
-    out: dict[str, str] = {}
-    for code in range(128):
-        c = chr(code)
-        norm = tokenizer.normalizer.normalize_str(f"a{c}b")
-        words = [w for w, _ in tokenizer.pre_tokenizer.pre_tokenize_str(norm)]
-        if norm == "ab":
-            out[c] = "drop"
-        elif words == ["a", "b"]:
-            out[c] = "space"
-        elif words == ["a", c.lower(), "b"]:
-            out[c] = "punct"
-        elif words == [f"a{c.lower()}b"]:
-            out[c] = "word"
-        else:
-            out[c] = "other"
-    return out
+    """Each ASCII character's kind (``classify_char``)."""
+    return {chr(code): classify_char(tokenizer, chr(code)) for code in range(128)}
 
 
 def _char_class(chars: Iterable[str]) -> str:
     return "[" + "".join(re.escape(c) for c in chars) + "]"
 
 
-class AsciiWords:
-    """Word spans of ASCII texts by a regular expression made from the tokenizer's answers."""
+STAND_IN = {"space": " ", "punct": "!", "word": "a"}  # ASCII of each kind, for translate
+
+
+class WordSplitter:
+    """Word spans by a regular expression over the text's characters mapped to ASCII of their
+    kind (one char for one: the offsets stay); kinds from the tokenizer's answers."""
 
     def __init__(self, tokenizer: Any, special: Sequence[str]) -> None:
         self._tok = tokenizer
-        kinds = classify_ascii(tokenizer)
-        word = [c for c, k in kinds.items() if k == "word"]
-        punct = [c for c, k in kinds.items() if k == "punct"]
-        odd = [c for c, k in kinds.items() if k in ("drop", "other")]
+        self._kinds = classify_ascii(tokenizer)
+        word = [c for c, k in self._kinds.items() if k == "word"]
+        punct = [c for c, k in self._kinds.items() if k == "punct"]
+        odd = [c for c, k in self._kinds.items() if k in ("drop", "other")]
+        if "!" not in punct or "a" not in word or self._kinds[" "] != "space":
+            raise ValueError("not a BERT-like word splitter")
         self._words = re.compile(f"{_char_class(word)}+|{_char_class(punct)}")
         self._odd = re.compile(_char_class(odd)) if odd else None
+        self._table: dict[int, str] = {}  # non-ASCII char -> its kind's ASCII stand-in
         self._special = [s for s in special if s]
         self._counts: dict[str, int] = {}
         self._lock = threading.Lock()
 
+    def _mapped(self, text: str) -> str | None:
+        """The text with each non-ASCII char replaced by its kind's stand-in, or None."""
+        if text.isascii():
+            return text
+        table = self._table
+        for c in set(text):
+            if c.isascii() or ord(c) in table:
+                continue
+            kind = self._kinds.get(c)
+            if kind is None:
+                kind = self._kinds[c] = classify_char(self._tok, c)
+            if kind not in STAND_IN:
+                return None
+            table[ord(c)] = STAND_IN[kind]
+        return text.translate(table)
+
     def spans(self, text: str, encode_batch: Any) -> Spans | None:
-        """Spans of ``text``, or None when it is not plain ASCII (see the module docstring).
-        ``encode_batch`` counts new words: the owner's tokenizer call, under its lock."""
-        if not text.isascii() or (self._odd is not None and self._odd.search(text)):
+        """Spans of ``text``, or None (see the module docstring). ``encode_batch`` counts new
+        words: the owner's tokenizer call, under its lock."""
+        if self._odd is not None and self._odd.search(text):
             return None
         lower = text.lower()
         if any(s in text or s in lower for s in self._special):
             return None
-        matches = list(self._words.finditer(lower))
-        words = [m.group() for m in matches]
         with self._lock:
+            mapped = self._mapped(text)
+            if mapped is None:
+                return None
+            matches = list(self._words.finditer(mapped))
+            words = [text[m.start() : m.end()] for m in matches]
+            words = [w.lower() if w.isascii() else w for w in words]
             counts = self._counts
             new = {w for w in words if w not in counts}
             if len(counts) + len(new) > CACHE_WORDS:
