@@ -124,9 +124,12 @@ class WordSplitter:
             mapped = self._mapped(text)
             if mapped is None:
                 return None
-            matches = list(self._words.finditer(mapped))
-            words = [text[m.start() : m.end()] for m in matches]
-            words = [w.lower() if w.isascii() else w for w in words]
+            spans = [m.span() for m in self._words.finditer(mapped)]
+            if text.isascii():  # lowercased words share a count (the normalizer lowercases)
+                words = self._words.findall(lower)
+            else:
+                words = [text[a:b] for a, b in spans]
+                words = [w.lower() if w.isascii() else w for w in words]
             counts = self._counts
             new = {w for w in words if w not in counts}
             if len(counts) + len(new) > CACHE_WORDS:
@@ -137,4 +140,4 @@ class WordSplitter:
                 for w, enc in zip(todo, encode_batch(todo), strict=True):
                     counts[w] = len(enc.ids)
             tokens = [counts[w] for w in words]
-        return [m.start() for m in matches], [m.end() for m in matches], tokens
+        return [a for a, _ in spans], [b for _, b in spans], tokens
