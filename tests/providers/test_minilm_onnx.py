@@ -220,3 +220,40 @@ def test_hub_model_without_torch_names_the_extra(tmp_path: Path) -> None:
     settings = EmbeddingSettings(model="some-org/some-model", backend="onnx")
     with pytest.raises(ModelMissingError, match=TORCH_EXTRA):
         OnnxEmbedder(settings, cache_dir=tmp_path).prepare()
+
+
+def test_default_model_offers_word_spans_and_chunks_stay_the_same(cache: Path) -> None:
+    """Range counts from one tokenization of the note (core/vault/token_ranges.py) give the
+    chunks that counting every range gives, on ASCII (regex spans) and non-ASCII notes."""
+    import dataclasses
+
+    from vaultheat.config import Settings
+    from vaultheat.core.vault.parsing import parse_note
+    from vaultheat.core.vault.sizing import chunk_for
+
+    emb = onnx_default(cache)
+    spans = emb.word_token_spans("Hello, world")
+    assert spans == ([0, 5, 7], [5, 6, 12], [1, 1, 1])
+    assert emb.word_token_spans("café 日本") is not None  # the tokenizer's own spans
+    assert emb.count_tokens("word " * 600) > 256  # truncation lifted only while counting
+    np.testing.assert_allclose(
+        emb.embed_query("word " * 600), emb.embed_query("word " * 300), atol=1e-6
+    )
+
+    class Plain:  # the same embedder without word spans
+        def __getattr__(self, name: str) -> object:
+            if name == "word_token_spans":
+                raise AttributeError(name)
+            return getattr(emb, name)
+
+    body = "\n\n".join(
+        f"## Part {i}\n\n" + " ".join(TEXTS[(i + k) % len(TEXTS)] for k in range(12))
+        for i in range(6)
+    )
+    for raw in (body, body.replace("week", "wéek ‘quoted’ 日本語")):
+        note = parse_note("n.md", f"# Note\n\n{raw}\n".encode())
+        fast = chunk_for(note, Settings(), emb)
+        plain = chunk_for(note, Settings(), Plain())  # type: ignore[arg-type]
+        assert len(fast) > 3
+        assert [dataclasses.astuple(c) for c in fast] == [dataclasses.astuple(c) for c in plain]
+        assert all(emb.count_tokens(c.embed_input) <= 256 for c in fast)

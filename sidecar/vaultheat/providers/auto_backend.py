@@ -175,6 +175,10 @@ class AutoEmbedder:
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)
 
+    def word_token_spans(self, text: str) -> tuple[list[int], list[int], list[int]] | None:
+        spans = getattr(self.inner, "word_token_spans", None)
+        return spans(text) if spans is not None else None
+
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         return self.inner.embed_documents(texts)
 

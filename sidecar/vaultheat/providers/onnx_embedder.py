@@ -59,6 +59,7 @@ from vaultheat.providers.onnx_export import (
     read_meta,
     run_in_child,
 )
+from vaultheat.providers.word_spans import Spans, WordSplitter, tokenizer_spans
 
 log = logging.getLogger(__name__)
 
@@ -193,6 +194,8 @@ class OnnxEmbedder(LocalModelIdentity):
         self._encoder: Any = None
         self._tok_lock = threading.Lock()
         self._normalize: Any = None  # the model's code point map (q4 models), else None
+        self._words: WordSplitter | None = None  # word spans for exact range counts
+        self._words_checked = False
 
     # -- identity (no model load) ------------------------------------------------------------
     @property
@@ -255,6 +258,56 @@ class OnnxEmbedder(LocalModelIdentity):
                 return len(self._encoder.encode(text).ids)
             finally:
                 self._encoder.enable_truncation(max_length=self._require_meta().max_tokens)
+
+    def word_token_spans(self, text: str) -> Spans | None:
+        """Each word's start, end and tokens in ``text``, special tokens left out, when this
+        tokenizer counts every word on its own (``core/vault/token_ranges.py``), else None."""
+        if self._encoder is None:
+            self._ensure_loaded()
+        words = self._word_splitter()
+        if words is None:
+            return None
+        spans = words.spans(text, self._encode_words)
+        if spans is not None:
+            return spans
+        with self._tok_lock:
+            self._encoder.no_truncation()
+            try:
+                enc = self._encoder.encode(text, add_special_tokens=False)
+            finally:
+                self._encoder.enable_truncation(max_length=self._require_meta().max_tokens)
+        return tokenizer_spans(enc)
+
+    def _encode_words(self, words: list[str]) -> list[Any]:
+        with self._tok_lock:
+            self._encoder.no_truncation()
+            try:
+                return list(self._encoder.encode_batch(words, add_special_tokens=False))
+            finally:
+                self._encoder.enable_truncation(max_length=self._require_meta().max_tokens)
+
+    def _word_splitter(self) -> WordSplitter | None:
+        """The word splitter when the tokenizer is BERT's WordPiece, with its char-wise
+        normalizer and word splitter and nothing done to the text before it (a word's tokens
+        never depend on the text around it), else None."""
+        if self._words_checked:
+            return self._words
+        enc = self._encoder
+        kinds = (type(enc.normalizer).__name__, type(enc.pre_tokenizer).__name__)
+        if (
+            self._normalize is None
+            and enc.padding is None  # a word's count is its encoding's length
+            and not self._require_meta().do_lower_case
+            and kinds == ("BertNormalizer", "BertPreTokenizer")
+            and type(enc.model).__name__ == "WordPiece"
+        ):
+            special = [t.content for t in enc.get_added_tokens_decoder().values()]
+            try:
+                self._words = WordSplitter(enc, special)
+            except ValueError:  # its characters are not of the expected kinds
+                self._words = None
+        self._words_checked = True
+        return self._words
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         self._ensure_loaded()
@@ -420,3 +473,4 @@ class OnnxEmbedder(LocalModelIdentity):
                 path=str(export_dir),
             ) from exc
         return session
+

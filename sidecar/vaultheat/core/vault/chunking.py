@@ -27,9 +27,11 @@ Budget: ``count_tokens(embed_input) <= max_tokens`` for every chunk, where ``emb
 ``header + "\\n\\n" + text``, so the embedder never truncates silently. ``count_tokens`` may be a
 real tokenizer and expensive: nothing counts every prefix. A running chars-per-token ratio
 guesses a cut, an interpolation/bisection search over the candidate cuts of the current level
-verifies it (a few counts per chunk), and counts are cached per range. Undecodable bytes
-(surrogate escapes) are shown as U+FFFD in ``embed_input`` only -- tokenizers reject lone
-surrogates -- which keeps it the same length as ``text``.
+verifies it (a few counts per chunk), and counts are cached per range. Given ``word_spans``
+(a tokenizer that counts each word on its own, ``core/vault/token_ranges.py``), a range that cuts
+no word is counted from one tokenization of the whole note: the same number, so the same chunks.
+Undecodable bytes (surrogate escapes) are shown as U+FFFD in ``embed_input`` only -- tokenizers
+reject lone surrogates -- which keeps it the same length as ``text``.
 
 The context header embedded with every chunk: ``core/vault/chunk_header.py``.
 """
@@ -45,11 +47,13 @@ from dataclasses import dataclass
 
 from vaultheat.core.models import ChunkDraft, ParsedNote, line_of, line_starts
 from vaultheat.core.vault.chunk_header import SURROGATE, CountTokens, context_header
+from vaultheat.core.vault.token_ranges import RangeCounts, WordSpans
 from vaultheat.errors import ConfigError
 
 DEFAULT_TARGET_SHARE = 0.75
 MAX_CHARS_PER_TOKEN = 10.0  # cap of the running estimate ([UNK] words can be any length)
 HOPELESS_FACTOR = 8  # spans this many times the estimated fit are split without counting
+MAX_SPANS_CHARS = 500_000  # longer notes are counted range by range (no word spans)
 
 PARAGRAPH, LINE, SENTENCE, WORD, CHAR = range(5)  # cut levels, coarse to fine
 SAME, DEEPER, WHOLE, PARTIAL = range(4)  # how a join crosses headings (see _crossing)
@@ -80,13 +84,16 @@ def chunk_note(
     target_tokens: int = 0,
     min_chars: int = 120,
     overlap_chars: int = 0,
+    word_spans: WordSpans | None = None,
 ) -> list[ChunkDraft]:
     """Chunks of the note body in file order (see the module docstring for the rules)."""
     if max_tokens <= 0:
         raise ConfigError(f"chunking needs max_tokens > 0 (got {max_tokens})", path=note.path)
     target = target_tokens if target_tokens > 0 else int(max_tokens * DEFAULT_TARGET_SHARE)
     target = max(1, min(target, max_tokens))
-    return _Chunker(note, max_tokens, count_tokens, target, min_chars, overlap_chars).run()
+    chunker = _Chunker(note, max_tokens, count_tokens, target, min_chars, overlap_chars)
+    chunker.word_spans = word_spans
+    return chunker.run()
 
 
 class _Chunker:
@@ -108,6 +115,8 @@ class _Chunker:
         self.overlap = overlap_chars
         self.count_fn = count_tokens
         self._cache: dict[tuple[int, int, int], int] = {}
+        self.word_spans: WordSpans | None = None
+        self._ranges: RangeCounts | None = None
         self._chars = 0  # running totals for the chars-per-token estimate
         self._tokens = 0
         self._hdr_ids: dict[tuple[str, ...], int] = {}
@@ -164,10 +173,27 @@ class _Chunker:
         key = (h, s, e)
         n = self._cache.get(key)
         if n is None:
-            n = self._cache[key] = self.count_fn(self.headers[h] + "\n\n" + self.clean[s:e])
+            inside = self._inside(s, e)
+            if inside is None:
+                n = self.count_fn(self.headers[h] + "\n\n" + self.clean[s:e])
+            else:  # "\n\n" ends a word: the header's tokens and the words' add up
+                n = self.hdr_tokens[h] + inside
+            self._cache[key] = n
             self._chars += e - s
             self._tokens += max(n - self.hdr_tokens[h], 1)
         return n
+
+    def _inside(self, s: int, e: int) -> int | None:
+        """Tokens of clean[s:e] from the note's word spans (None: count it for real)."""
+        if self.word_spans is None or s >= e:
+            return None
+        if self._ranges is None:
+            spans = self.word_spans(self.clean) if len(self.clean) <= MAX_SPANS_CHARS else None
+            if spans is None:  # none offered for this text (or a huge one: lists per word)
+                self.word_spans = None
+                return None
+            self._ranges = RangeCounts(spans)
+        return self._ranges.inside(s, e)
 
     def _est_chars(self, tokens: int) -> int:
         ratio = self._chars / self._tokens if self._tokens else 3.0

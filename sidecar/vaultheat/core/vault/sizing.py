@@ -8,6 +8,7 @@ from collections.abc import Callable
 from vaultheat.config import Settings
 from vaultheat.core.models import ChunkDraft, ParsedNote
 from vaultheat.core.vault.chunking import chunk_note
+from vaultheat.core.vault.token_ranges import WordSpans
 from vaultheat.providers.base import Embedder
 
 
@@ -18,6 +19,14 @@ def document_token_counter(embedder: Embedder) -> Callable[[str], int]:
     if not prefix:
         return embedder.count_tokens
     return lambda text: embedder.count_tokens(prefix + text)
+
+
+def document_word_spans(embedder: Embedder) -> WordSpans | None:
+    """The embedder's word spans (``core/vault/token_ranges.py``) when it offers them: exact
+    counts of a note's ranges from one tokenization of the note. Only the text is tokenized:
+    the document prefix and the header are counted apart."""
+    spans = getattr(embedder, "word_token_spans", None)
+    return spans if callable(spans) else None
 
 
 def chunk_for(note: ParsedNote, settings: Settings, embedder: Embedder) -> list[ChunkDraft]:
@@ -31,4 +40,5 @@ def chunk_for(note: ParsedNote, settings: Settings, embedder: Embedder) -> list[
         target_tokens=c.target_tokens,
         min_chars=c.min_chars,
         overlap_chars=c.overlap_chars,
+        word_spans=document_word_spans(embedder),
     )
