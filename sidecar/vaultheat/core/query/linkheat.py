@@ -27,7 +27,7 @@ took in one of its two hops and the receipt a reader sees.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
@@ -102,7 +102,7 @@ def link_heat(
     alpha: float = 0.3,
     chance: float = 0.0,
     via: int = 3,
-) -> dict[str, LinkHeat]:
+) -> HeatMap:
     """Link heat from ``query`` whose neighbourhood is ``seeds`` (its links both ways, as the
     caller knows them: unsaved text has links the stored graph lacks). Empty when the kind is
     ``off``, the weight 0 or no seed is in the graph. (Dividing heat by a power of the degree,
@@ -111,7 +111,7 @@ def link_heat(
         raise ValueError(f"unknown link heat kind {kind!r}; use one of {', '.join(KINDS)}")
     start = sorted({graph.index[p] for p in seeds if p in graph.index and p != query})
     if kind == "off" or weight <= 0 or not start:
-        return {}
+        return HeatMap(graph, graph.degree, [], np.zeros(len(graph.paths)), kind, weight, via)
     q = graph.index.get(query, -1)
     degree = graph.degree.copy()
     if q >= 0:  # the open note is not part of the graph: its stored links change nothing
@@ -127,34 +127,52 @@ def link_heat(
     if q >= 0:
         blocked[q] = True
     heat[blocked] = 0.0
-    hot = np.flatnonzero(heat > 0)
-    if not len(hot):
-        return {}
-    top = float(heat[hot].max())
-    near = _seeds_next_to(graph, degree, start, heat > 0, via)
-    out: dict[str, LinkHeat] = {}
-    for i in hot.tolist():
-        h = float(heat[i])
-        target = graph.paths[i]
-        out[target] = LinkHeat(target, kind, h, top, weight, weight * h / top,
-                               tuple(graph.paths[j] for j in near.get(i, ())))  # fmt: skip
-    return out
+    return HeatMap(graph, degree, start, heat, kind, weight, via)
 
 
-def _seeds_next_to(
-    graph: LinkGraph, degree: np.ndarray, start: list[int], hot: np.ndarray, via: int
-) -> dict[int, list[int]]:
-    """node -> its neighbours among the seeds, most telling first (lowest degree, then path:
-    nodes are numbered in path order), at most ``via``; read from the seeds' side, since the
-    heat reaches far more notes than the seeds touch."""
-    near: dict[int, list[int]] = {}
-    for z in sorted(start, key=lambda j: (degree[j], j)):
-        for i in graph.nbrs[graph.offsets[z] : graph.offsets[z + 1]].tolist():
-            if hot[i]:
-                got = near.setdefault(i, [])
-                if len(got) < via:
-                    got.append(z)
-    return near
+class HeatMap(Mapping[str, LinkHeat]):
+    """``link_heat``'s answer: a ``LinkHeat`` for every note with heat above 0, each made when
+    asked. Heat reaches thousands of notes (most of a 50,000-note vault) and a sidebar shows
+    ten, so the bonuses come as one dict (``bonuses``) and the receipts one by one."""
+
+    def __init__(
+        self,
+        graph: LinkGraph,
+        degree: np.ndarray,
+        start: list[int],
+        heat: np.ndarray,
+        kind: str,
+        weight: float,
+        via: int,
+    ) -> None:
+        hot = np.flatnonzero(heat > 0)
+        self._graph, self._degree, self._heat = graph, degree, heat
+        self._kind, self._weight, self._via = kind, weight, via
+        self._seeds = set(start)
+        self._top = float(heat[hot].max()) if len(hot) else 0.0
+        self._node = {graph.paths[i]: i for i in hot.tolist()}
+
+    def __getitem__(self, target: str) -> LinkHeat:
+        i = self._node[target]
+        h = float(self._heat[i])
+        g = self._graph
+        near = [j for j in g.nbrs[g.offsets[i] : g.offsets[i + 1]].tolist() if j in self._seeds]
+        # most telling first: lowest degree, then path (nodes are numbered in path order)
+        near.sort(key=lambda j: (self._degree[j], j))
+        return LinkHeat(target, self._kind, h, self._top, self._weight,
+                        self._weight * h / self._top,
+                        tuple(g.paths[j] for j in near[: self._via]))  # fmt: skip
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._node)
+
+    def __len__(self) -> int:
+        return len(self._node)
+
+    def bonuses(self) -> dict[str, float]:
+        """target -> its bonus, ``weight × heat / top`` as ``LinkHeat.bonus`` computes it."""
+        w, top, heat = self._weight, self._top, self._heat
+        return {t: w * float(heat[i]) / top for t, i in self._node.items()}
 
 
 def _spread(graph: LinkGraph, degree: np.ndarray, x: np.ndarray, query: int) -> np.ndarray:

@@ -17,7 +17,7 @@ import fnmatch
 import math
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -419,15 +419,17 @@ def _add_graph(
             linked=note.links_out,
             linked_hub_degree=r.vote_linked_hub_degree,
         ).votes
-    heated: dict[str, LinkHeat] = {}
+    heated: Mapping[str, LinkHeat] = {}
+    heat_bonus: dict[str, float] = {}
     if link_heat_on(s, req):
         seeds = set(note.links_out) | links.linking_to(req.path)
         heated = link_heat(links.graph, req.path, seeds, kind=r.link_heat,
                            weight=r.link_heat_weight, alpha=r.link_heat_alpha,
                            chance=r.link_heat_chance)  # fmt: skip
+        heat_bonus = heated.bonuses()
     bonus = {t: v.bonus for t, v in found.items()}
-    for t, h in heated.items():
-        bonus[t] = bonus.get(t, 0.0) + h.bonus
+    for t, b in heat_bonus.items():
+        bonus[t] = bonus.get(t, 0.0) + b
     if not bonus:
         return ranked, {}, {}, {}
     seen = {p for p, _, _ in ranked}
@@ -460,7 +462,7 @@ def _add_graph(
     out = [(p, sc + bonus[p] if p in bonus and p in kept else sc, cid) for p, sc, cid in out]
     out.sort(key=lambda x: (-x[1], x[0]))
     votes = {t: v for t, v in found.items() if t in kept}
-    heat = {t: h for t, h in heated.items() if t in kept}
+    heat = {t: heated[t] for t in sorted(kept) if t in heated}
     return out, votes, heat, {cid: sim for cid, sim in best.values()}
 
 
