@@ -34,11 +34,7 @@ from vaultheat.core.query.relevance import Curve
 
 ENGLISH = "english"
 MULTILINGUAL = "multilingual"
-# P(relevant) per unit cosine added to both curves: strictly increasing maps. At 1e-3 the
-# map squeezed the second space's high cosines, where the curves are flat, into one English
-# value, so the best Japanese or Chinese chunks all tied: help/ja related MRR 0.713 -> 0.759 at
-# 0.05 (help/zh 0.740 -> 0.760, not chosen on it; search unchanged). docs/multilingual.md
-SLOPE = 0.05
+SLOPE = 1e-3  # P(relevant) per unit cosine added to both curves: strictly increasing maps
 SPAN = (-2.0, 3.0)  # the cosine range the map is exact on (cosines lie in [-1, 1])
 ENGLISH_CODES = ("en", "und")  # a text of these languages is read in the English space
 
