@@ -87,7 +87,9 @@ class TitleIndex:
         n = max(len(names), 1)
         idf = {w: _idf(n, len(ps)) for w, ps in holders.items()}
         by_word = {w: tuple(sorted(ps)) for w, ps in holders.items()}
-        return cls(names=names, by_word=by_word, idf=idf, unknown_idf=_idf(n, 0))
+        index = cls(names=names, by_word=by_word, idf=idf, unknown_idf=_idf(n, 0))
+        _ = index.exact  # made with the view (45 ms at 50,000 notes), not on its first search
+        return index
 
     def match(self, query: str, *, limit: int = 20, partial: float = 0.0) -> dict[str, float]:
         """path -> name score in [0, 1] of the ``limit`` best notes (best first; ties by
