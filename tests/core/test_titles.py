@@ -103,3 +103,25 @@ def test_no_shared_word_no_match(index: TitleIndex) -> None:
 def test_limit(index: TitleIndex) -> None:
     assert len(index.match("python", limit=2, partial=PARTIAL)) == 2
     assert list(index.match("python", limit=1, partial=PARTIAL)) == ["blog/python.md"]
+
+
+@pytest.mark.parametrize(
+    "query", ["excalidraw", "Python", "python lru cache", "obsidian kanban plugin", "kanban",
+              "obsidian", "next", "the", "coffee", "Python: diskcache!"],
+)  # fmt: skip
+@pytest.mark.parametrize("limit", [0, 1, 2, 20])
+def test_exact_names_are_looked_up_as_the_scoring_finds_them(
+    index: TitleIndex, query: str, limit: int
+) -> None:
+    """Without partial matches (the default) ``match`` looks the query's words up among the
+    names (``TitleIndex.exact``) instead of scoring every note that shares a word: the same
+    notes, scores and order as the exact matches the scoring walk finds."""
+    scored = index.match(query, limit=limit, partial=1e-6)
+    assert index.match(query, limit=limit) == {p: s for p, s in scored.items() if s >= 1.0}
+
+
+def test_notes_of_one_name_come_by_path() -> None:
+    idx = TitleIndex.build({"b/next.md": "Next", "a/Next.md": "Next", "c/x.md": "Next steps"},
+                           {"c/x.md": ["next"]})  # fmt: skip
+    assert idx.match("Next") == {"a/Next.md": 1.0, "b/next.md": 1.0, "c/x.md": 1.0}
+    assert idx.match("next", limit=2) == {"a/Next.md": 1.0, "b/next.md": 1.0}

@@ -171,3 +171,40 @@ def test_explain_of_a_related_result_adds_up(models: FakeModels) -> None:
         doc = explain_document(explanation("related to Notes/Beans.md", hit))
         assert math.isclose(recompute_final(doc["components"]), doc["components"]["final"],
                             abs_tol=1e-12)  # fmt: skip
+
+
+@pytest.mark.parametrize("files_only", [True, False], ids=["notes", "chunks"])
+def test_quote_folding_reads_the_rows_in_one_go(models: FakeModels, files_only: bool) -> None:
+    """The shown window's rows and the candidate text of the notes likely kept are read
+    together (``search.fold_ranked``), not one store read per note compared."""
+    view = fake_view(NOTES, models)
+    store = view.store
+    before = store.reads  # type: ignore[attr-defined]
+    res = run_search(view, models, S, SearchRequest("coffee beans", top=3, files_only=files_only))
+    assert len(res.results) == 3
+    assert store.reads - before == 1  # type: ignore[attr-defined]
+    off = S.with_overrides({"search.fold_quotes": 0.0})
+    req = SearchRequest("coffee beans", top=3, files_only=files_only)
+    assert [h.path for h in run_search(view, models, off, req).results] == [
+        h.path for h in res.results
+    ]
+
+
+def test_the_chunk_count_is_read_once_per_view(models: FakeModels) -> None:
+    """A view is one index generation: its chunk count (whether every chunk has its vector,
+    ``search.search_retrieval``) is read on the first search, then kept, also by the views
+    ``reading`` makes for the queries' snapshots."""
+    view = fake_view(NOTES, models)
+    calls = []
+    store = view.store
+    count = store.chunk_count
+
+    def counting() -> int:
+        calls.append(1)
+        return count()
+
+    store.chunk_count = counting  # type: ignore[method-assign]
+    for q in ("coffee", "tomatoes water"):
+        run_search(view.reading(store), models, S, SearchRequest(q))
+    assert len(calls) == 1
+    assert view.chunk_count() == len(store.chunk_rows)  # type: ignore[attr-defined]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -186,7 +186,7 @@ def search_retrieval(
     # chunks in other languages that have a vector in the second space only (issue #40) are
     # found by meaning there
     only = routing.space.only if routing is not None else 0
-    partial = len(vectors) + only < store.chunk_count()
+    partial = len(vectors) + only < view.chunk_count()
     if partial or (s.search.score_lexical_weak > 0 and _words_lead(s, req.query, result)):
         plan = words_plan(s, plan)
         # the same candidates weighed again (no second retrieval); the reranker is asked
@@ -438,11 +438,20 @@ def fold_ranked(
     a note proper takes the place of a digest quoting it). An
     entry whose chunk has no row (deleted by a re-index since retrieval) is left out, not a
     500. The rows are read ``top`` x ``FOLD_WINDOW`` at a time."""
-    proper, note_text = proper_of(r), candidate_text(store, r, graph)
+    known: dict[int, ChunkRow] = {}  # the rows read so far, by chunk id
+    per = candidate_chunks(r, graph)
+    proper, note_text = proper_of(r), candidate_text(store, per, known)
     n = max(top, 1) * FOLD_WINDOW
     while True:
         window = ranked[:n]
-        rows = store.chunks([cid for _, _, cid in window])
+        wanted = [cid for _, _, cid in window]
+        if fold > 0:  # the candidate text of the notes likely kept, read with the window
+            likely = dict.fromkeys(p for p, _, _ in window[:top])
+            wanted += [c for p in likely for c in per.get(p, [])]
+        missing = [c for c in dict.fromkeys(wanted) if c not in known]
+        if missing:
+            known.update(store.chunks(missing))
+        rows = {cid: known[cid] for _, _, cid in window if cid in known}
         present = [e for e in window if e[2] in rows]
         texts = {cid: row.text for cid, row in rows.items()}
         walk = fold_quotes([(p, cid) for p, _, cid in present], texts.__getitem__,
@@ -462,18 +471,30 @@ def fold_ranked(
 FOLD_WINDOW = 3  # quote folding looks this many times ``top`` down the ranking for results
 
 
-def candidate_text(store: StorePort, r: Retrieval, graph: GraphView) -> Callable[[str], str]:
-    """A note's text as retrieval found it, for quote folding: its candidate chunks joined
-    (a digest quotes the part of a note that matches the query, and that part is among the
-    note's candidates; reading whole notes cost help-en search 60 ms a query)."""
+def candidate_chunks(r: Retrieval, graph: GraphView) -> dict[str, list[int]]:
+    """Each note's candidate chunks, in the retrieval's order."""
     per: dict[str, list[int]] = {}
     for cid in r.order:
         path = graph.path_of(cid)
         if path is not None:
             per.setdefault(path, []).append(cid)
+    return per
+
+
+def candidate_text(
+    store: StorePort, per: Mapping[str, Sequence[int]], known: dict[int, ChunkRow]
+) -> Callable[[str], str]:
+    """A note's text as retrieval found it, for quote folding: its candidate chunks (``per``,
+    ``candidate_chunks``) joined (a digest quotes the part of a note that matches the query, and
+    that part is among the note's candidates; reading whole notes cost help-en search 60 ms a
+    query). ``known``: the rows read so far, by chunk id (read here only when missing)."""
 
     def text(path: str) -> str:
-        rows = store.chunks(per.get(path, []))
+        ids = per.get(path, [])
+        missing = [c for c in ids if c not in known]
+        if missing:
+            known.update(store.chunks(missing))
+        rows = {c: known[c] for c in ids if c in known}
         return "\n".join(rows[c].text for c in sorted(rows))
 
     return text
