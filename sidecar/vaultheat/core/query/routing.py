@@ -17,6 +17,14 @@ small slope (``SLOPE`` × cosine) before the English one is inverted: the map is
 increasing, keeps the order within the second space, and is the identity when both curves
 are the same.
 
+Where the curves say nothing, the map goes on in a straight line: below the second-space
+cosine that reads the English curve's first knot's relevance, and above the one that reads its
+last, a cosine maps at the ratio of the two curves' knot spans (``CosineMap.between``). Matching
+the lifted flat stretches there instead sent every e5 cosine below 0.95 to one English value
+(-2) in related notes, and every one above 0.90 to 0.467 in search: the chunks a Japanese
+note's neighbours are made of tied, and the vector part ranked nothing (help/ja strict related
+nDCG@10 of the vector part 0.205; docs/multilingual.md "The cosine map's tails").
+
 Without a second space (off, empty or unreadable) nothing here runs and search is what it was.
 """
 
@@ -36,6 +44,7 @@ ENGLISH = "english"
 MULTILINGUAL = "multilingual"
 SLOPE = 1e-3  # P(relevant) per unit cosine added to both curves: strictly increasing maps
 SPAN = (-2.0, 3.0)  # the cosine range the map is exact on (cosines lie in [-1, 1])
+EPS = 1e-9  # a mapped knot this close to the English curve's first or last knot is on it
 ENGLISH_CODES = ("en", "und")  # a text of these languages is read in the English space
 
 
@@ -75,6 +84,19 @@ class CosineMap:
         levels = np.interp(lifted_en, _lifted(second, grid_2), grid_2)
         knots = np.unique(np.concatenate([grid_2, levels]))
         values = np.interp(_lifted(second, knots), lifted_en, grid_en)
+        # the part of the map within both curves' knots; outside, straight lines
+        first, last = float(english.xs[0]), float(english.xs[-1])
+        lo, hi = float(second.xs[0]), float(second.xs[-1])
+        ratio = (last - first) / max(hi - lo, EPS)
+        inside = (values >= first - EPS) & (values <= last + EPS)
+        inside &= (knots >= lo - EPS) & (knots <= hi + EPS)
+        knots, values = knots[inside], values[inside]
+        if len(knots) < 2:  # the curves share no relevance: their knot spans, matched
+            knots, values = np.array([lo, hi]), np.array([first, last])
+        low, high = SPAN[0], SPAN[1]
+        knots = np.concatenate(([low], knots, [high]))
+        values = np.concatenate(([values[0] - (knots[1] - low) * ratio], values,
+                                 [values[-1] + (high - knots[-2]) * ratio]))  # fmt: skip
         return cls(tuple(float(k) for k in knots), tuple(float(v) for v in values))
 
     def __call__(self, cosines: np.ndarray) -> np.ndarray:
