@@ -125,6 +125,33 @@ def test_the_cosine_map_is_the_identity_on_one_curve_and_monotone_between_two() 
         assert english(m) == pytest.approx(second(c), abs=0.01)
 
 
+def test_the_cosine_map_goes_on_in_a_straight_line_where_the_curves_share_no_relevance() -> None:
+    # e5's related curve starts at P 0.15, MiniLM's at 0.19: the e5 cosines below the one that
+    # reads 0.19 have no English cosine of their relevance; they once all went to -2 and tied
+    english = curve_for("local", "all-MiniLM-L6-v2", "related")
+    second = CURVES["multilingual-e5-small-q4"]["related"]
+    cmap = CosineMap.between(english, second)
+    ratio = (english.xs[-1] - english.xs[0]) / (second.xs[-1] - second.xs[0])
+    below = np.linspace(0.70, 0.93, 24)
+    mapped = cmap(below)
+    assert np.allclose(np.diff(mapped), ratio * np.diff(below), rtol=1e-6)
+    assert mapped[-1] < english.xs[0] < float(cmap(np.array([0.97]))[0])
+    xs = np.linspace(-1.0, 1.0, 4001)
+    assert np.all(np.diff(cmap(xs)) > 0)  # one strictly increasing map, joined
+
+
+def test_the_search_map_keeps_the_curves_where_both_read_every_relevance() -> None:
+    # MiniLM's search curve reads every relevance e5's does (both start at 0, MiniLM's ends
+    # higher): no straight line, every cosine maps to the English cosine of its relevance,
+    # below e5's first knot and above its last too
+    english = curve_for("local", "all-MiniLM-L6-v2", "search")
+    second = CURVES["multilingual-e5-small-q4"]["search"]
+    cmap = CosineMap.between(english, second)
+    for c in (0.70, 0.75, 0.80, 0.85, 0.90, 0.95, 1.0):
+        m = float(cmap(np.array([c]))[0])
+        assert english(m) == pytest.approx(second(c), abs=0.01)
+
+
 def test_explain_missing_reads_the_cosine_of_the_space_that_scored_the_note() -> None:
     from vaultheat.core.query.missing import explain_missing
 

@@ -17,7 +17,13 @@ small slope (``SLOPE`` × cosine) before the English one is inverted: the map is
 increasing, keeps the order within the second space, and is the identity when both curves
 are the same.
 
-Without a second space (off, empty or unreadable) nothing here runs and search is what it was.
+Where one curve reads a relevance the other never does, the map goes on in a straight line,
+at the ratio of the two curves' knot spans (``CosineMap.between``). e5's related curve starts
+at P(relevant) 0.15, MiniLM's at 0.19: matching the lifted curves sent every e5 cosine below
+0.95 to the end of the map's span (-2), so the chunks a Japanese note's neighbours are made of
+tied and the vector part of related notes ranked nothing (help/ja strict nDCG@10 of the vector
+part 0.205; docs/multilingual.md "The cosine map's straight lines"). The search curves both
+start at 0 and MiniLM's reaches higher: nothing changes there.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ ENGLISH = "english"
 MULTILINGUAL = "multilingual"
 SLOPE = 1e-3  # P(relevant) per unit cosine added to both curves: strictly increasing maps
 SPAN = (-2.0, 3.0)  # the cosine range the map is exact on (cosines lie in [-1, 1])
+EPS = 1e-9  # a mapped knot this close to the English curve's first or last knot is on it
 ENGLISH_CODES = ("en", "und")  # a text of these languages is read in the English space
 
 
@@ -75,6 +82,28 @@ class CosineMap:
         levels = np.interp(lifted_en, _lifted(second, grid_2), grid_2)
         knots = np.unique(np.concatenate([grid_2, levels]))
         values = np.interp(_lifted(second, knots), lifted_en, grid_en)
+        # where the second curve reads a relevance the English one never does (below the
+        # English curve's lowest, above its highest), the matching above sent the cosines to
+        # the span's end: there the map goes on in a straight line, at the knot spans' ratio
+        first, last = float(english.xs[0]), float(english.xs[-1])
+        lo, hi = float(second.xs[0]), float(second.xs[-1])
+        ratio = (last - first) / max(hi - lo, EPS)
+        below = min(second.ps) < min(english.ps) - EPS
+        above = max(second.ps) > max(english.ps) + EPS
+        keep = np.ones(len(knots), dtype=bool)
+        if below:
+            keep &= values >= first - EPS
+        if above:
+            keep &= values <= last + EPS
+        knots, values = knots[keep], values[keep]
+        if len(knots) < 2:  # the curves share no relevance: their knot spans, matched
+            knots, values = np.array([lo, hi]), np.array([first, last])
+        if below and knots[0] > SPAN[0]:
+            knots = np.concatenate(([SPAN[0]], knots))
+            values = np.concatenate(([values[0] - (knots[1] - SPAN[0]) * ratio], values))
+        if above and knots[-1] < SPAN[1]:
+            knots = np.concatenate((knots, [SPAN[1]]))
+            values = np.concatenate((values, [values[-1] + (SPAN[1] - knots[-2]) * ratio]))
         return cls(tuple(float(k) for k in knots), tuple(float(v) for v in values))
 
     def __call__(self, cosines: np.ndarray) -> np.ndarray:
