@@ -104,6 +104,9 @@ class SearchSettings:
     rrf_k: int = 60
     vector_weight: float = 1.0  # RRF weights per retriever
     lexical_weight: float = 0.5
+    # why: docs/settings.md#searchlexical_common_share (the words that make BM25 slow weigh
+    # least; off until measured on quality)
+    lexical_common_share: float = 0.0  # a query word in more of the chunks: not searched; 0 = off
     score_rerank: float = 0.6
     # the candidates' rank-fusion (RRF) seed score as a part of its own when heat does not run
     # (experimental.search_hops = 0); 0 = not a part
@@ -304,6 +307,10 @@ def _field_types(cls: Any) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
+# keys whose value is a share: 0 to 1
+SHARES = ("experimental.search_pointer_credit", "search.lexical_common_share")
+
+
 def _coerce(key: str, ftype: Any, value: Any) -> Any:
     try:
         out = _coerce_type(ftype, value)
@@ -319,7 +326,7 @@ def _coerce(key: str, ftype: Any, value: Any) -> Any:
         )
     if key == "related.link_heat_alpha" and not 0 < out <= 1:
         raise ConfigError(f"bad value for {key}: {out!r} (a chance: above 0, at most 1)", key=key)
-    if key == "experimental.search_pointer_credit" and not 0 <= out <= 1:
+    if key in SHARES and not 0 <= out <= 1:
         raise ConfigError(f"bad value for {key}: {out!r} (a share: 0 to 1)", key=key)
     if key == "index.nice" and not 0 <= out <= 19:
         raise ConfigError(f"bad value for {key}: {out!r} (niceness: 0 to 19)", key=key)

@@ -457,6 +457,11 @@ def _why_not(plan: RetrievalPlan, places: Sequence[RetrieverPlace], pool: int, c
             "the reranker reads (by the first score)"
         )
     parts = []
+    common = ""  # the common words the lexical search left out (search.lexical_common_share)
+    if plan.lexical_common:
+        words = ", ".join(f"'{w}'" for w in plan.lexical_common)
+        share = plan.weights.lexical_common_share
+        common = f" (it left out {words}: each in more than {share * 100:g}% of chunks)"
     for p in places:
         if p.stage == "vector":
             assert p.score is not None and p.rank is not None
@@ -468,11 +473,15 @@ def _why_not(plan: RetrievalPlan, places: Sequence[RetrieverPlace], pool: int, c
                 where += f", the vector retriever keeps the top {p.keeps}{last}"
             parts.append(where)
         elif p.rank is None:
-            parts.append("no word of the query is in it (lexical)")
+            if plan.lexical_common:
+                parts.append("no word of the query the lexical search read is in it" + common)
+            else:
+                parts.append("no word of the query is in it (lexical)")
         else:
             assert p.score is not None
             parts.append(
                 f"#{p.rank} by BM25 ({p.score:.3f}; the lexical retriever keeps the top {p.keeps})"
+                + common
             )
     if not plan.stages.lexical:
         parts.append("the lexical stage was off")

@@ -109,6 +109,8 @@ class RetrievalPlan:
     # search with a second vector space: which space scores each chunk (core/query/routing.py);
     # every query vector then has its ``second``. None: one space, as before
     routing: Routing | None = None
+    # the query words the lexical queries leave out as common (search.lexical_common_share)
+    lexical_common: tuple[str, ...] = ()
 
 
 def plan_for_search(

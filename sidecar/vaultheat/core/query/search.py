@@ -40,7 +40,7 @@ from vaultheat.core.query.traces import components_of, explain_chunk, found_by, 
 from vaultheat.core.query.view import IndexView, Models, text_key
 from vaultheat.core.requests import SearchRequest
 from vaultheat.core.vault.derived import match_page
-from vaultheat.core.vault.lexical import query_terms
+from vaultheat.core.vault.lexical import MATCH_TERMS, fold, query_terms
 from vaultheat.providers.base import Embedder
 
 
@@ -145,15 +145,22 @@ def search_retrieval(
     def in_second(text: str) -> np.ndarray | None:
         return embed_query(models, text, second) if second is not None else None
 
+    left_out: list[str] = []  # the common words the lexical queries leave out
+
+    def words(text: str) -> str:
+        kept, common = without_common(view, s.search.lexical_common_share, text)
+        left_out.extend(t for t in common if t not in left_out)
+        return kept
+
     queries = [QueryVector(embed_query(models, req.query), 1.0, "vector", in_second(req.query))]
-    lexical = [(req.query, 1.0, "lexical")]
+    lexical = [(words(req.query), 1.0, "lexical")]
     expand = s.expansion.enabled if req.expand is None else req.expand
     if expand:
         exp = expand_query(models.generator(s.expansion), req.query,
                            variants=s.expansion.variants, hyde=s.expansion.hyde)  # fmt: skip
         for i, v in enumerate(exp.variants, start=1):
             queries.append(QueryVector(embed_query(models, v), 0.7, f"variant:{i}", in_second(v)))
-            lexical.append((v, 0.7, f"variant:{i}"))
+            lexical.append((words(v), 0.7, f"variant:{i}"))
         if exp.hyde:  # a made-up answer passage: embedded as a document, not as a query
             hyde_vec = np.asarray(models.embedder.embed_documents([exp.hyde])[0], dtype=np.float32)
             hyde_2 = None
@@ -177,6 +184,8 @@ def search_retrieval(
     )
     if routing is not None:
         plan = dataclasses.replace(plan, routing=routing)
+    if left_out:
+        plan = dataclasses.replace(plan, lexical_common=tuple(left_out))
     cands = find_candidates(store, vectors, plan)
     parts = score_parts(cands, plan)
     result = ranked(cands, rerank(parts, plan))
@@ -198,6 +207,28 @@ def search_retrieval(
         view, result, req.query, s.experimental.search_pointer_credit, plan.allowed
     )
     return plan, result, ranked_by
+
+
+def without_common(view: IndexView, share: float, query: str) -> tuple[str, tuple[str, ...]]:
+    """``query`` as the lexical (FTS5 BM25) search reads it with its common words left out
+    (``search.lexical_common_share``): its index terms (``query_terms``, the first
+    ``MATCH_TERMS``) found in more than ``share`` of the view's chunks, unless every term is
+    (a query of common words only keeps them all: it must still find something). Returns the
+    text to search and the terms left out; ``query`` itself and () when none is or ``share`` is
+    0. Why: BM25 scores every chunk holding any query word, and a word in most chunks ("that",
+    "have") costs a scan of most of the index for a weight near 0 (FTS5's idf)."""
+    if share <= 0:
+        return query, ()
+    terms = query_terms(query)[:MATCH_TERMS]
+    if len(terms) < 2:
+        return query, ()
+    counts = view.term_counts(sorted({fold(t) for t in terms}))
+    most = share * view.chunk_count()
+    common = tuple(t for t in terms if counts[fold(t)] > most)
+    if not common or len(common) == len(terms):
+        return query, ()
+    # the kept terms joined by spaces are read back as the same terms (``query_terms``)
+    return " ".join(t for t in terms if t not in common), common
 
 
 def words_plan(s: Settings, plan: RetrievalPlan) -> RetrievalPlan:

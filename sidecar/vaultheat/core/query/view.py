@@ -18,7 +18,7 @@ no query runs.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -62,7 +62,8 @@ class IndexView:
     shared_read: list[SharedText] = dataclasses.field(default_factory=list)
     # ``chunk_count()`` once read (a generation's own, shared with the views ``reading`` makes)
     count_read: list[int] = dataclasses.field(default_factory=list)
-    # words' document counts read so far (``related.distinctive_terms``): a generation's own
+    # words' document counts read so far (``related.distinctive_terms``, ``term_counts``): a
+    # generation's own
     term_df: LRU[str, int] = dataclasses.field(default_factory=lambda: LRU(TERM_DF_ENTRIES))
     # the second vector space (issue #40, ``core/query/routing.py``); None: off, empty or unreadable
     second: SecondSpace | None = None
@@ -85,6 +86,24 @@ class IndexView:
         if not self.count_read:
             self.count_read.append(self.store.chunk_count())
         return self.count_read[0]
+
+    def term_counts(self, terms: Sequence[str]) -> dict[str, int]:
+        """term -> the number of the generation's chunks whose lexical text holds it (0: none),
+        each read from the store once (``term_df``, shared with related notes' words)."""
+        out: dict[str, int] = {}
+        unread: list[str] = []
+        for t in terms:
+            count = self.term_df.get(t)
+            if count is None:
+                unread.append(t)
+            else:
+                out[t] = count
+        if unread:
+            fresh = self.store.term_doc_counts(unread)
+            for t in unread:
+                out[t] = fresh.get(t, 0)
+                self.term_df[t] = out[t]
+        return out
 
     def chunk_vectors(self, ids: np.ndarray) -> np.ndarray:
         """The vectors of chunks ``ids``, one per row: from the dense copy when it covers

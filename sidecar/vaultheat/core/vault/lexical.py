@@ -28,6 +28,7 @@ _STOP = frozenset(
     "a an and are as at be by do does for from how i in is it my of on or the to what when "
     "where which who why with you your can".split()
 )
+MATCH_TERMS = 64  # a MATCH expression holds a query's first this many terms
 
 
 def _bigrams(run: str) -> str:
@@ -74,4 +75,4 @@ def fts_match(query: str) -> str | None:
     terms = query_terms(query)
     if not terms:
         return None
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms[:64])
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms[:MATCH_TERMS])
