@@ -105,8 +105,8 @@ class SearchSettings:
     vector_weight: float = 1.0  # RRF weights per retriever
     lexical_weight: float = 0.5
     # why: docs/settings.md#searchlexical_common_share (the words that make BM25 slow weigh
-    # least; off until measured on quality)
-    lexical_common_share: float = 0.0  # a query word in more of the chunks: not searched; 0 = off
+    # least; 0.2 moved no quality metric on help-en, bluebook or waylonwalker)
+    lexical_common_share: float = 0.2  # a query word in more of the chunks: not searched; 0 = off
     score_rerank: float = 0.6
     # the candidates' rank-fusion (RRF) seed score as a part of its own when heat does not run
     # (experimental.search_hops = 0); 0 = not a part

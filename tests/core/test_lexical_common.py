@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+import vaultheat.core.query.search as search_module
 from tests.core.fakes import FakeModels, fake_view
 from vaultheat.config import ConfigError, Settings
 from vaultheat.core.query.missing import RetrieverPlace, _why_not
@@ -40,6 +41,14 @@ class Recording:
         hits: list[tuple[int, float]] = self.inner.lexical_search(query, limit)
         self.searched.append((query, {c for c, _ in hits}))
         return hits
+
+
+@pytest.fixture(autouse=True)
+def _no_floor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These vaults are tiny: the rule is tested without its floor of common words' chunks
+    (``COMMON_MIN_CHUNKS``, which keeps small vaults as they were), except where a test
+    restores it."""
+    monkeypatch.setattr(search_module, "COMMON_MIN_CHUNKS", 0)
 
 
 def _chunk(view: IndexView, path: str) -> int:
@@ -125,3 +134,12 @@ def test_the_share_is_a_share() -> None:
     )
     with pytest.raises(ConfigError):
         Settings().with_value("search.lexical_common_share", 1.5)
+
+
+def test_a_small_vault_keeps_its_common_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the floor restored: "that" is in 5 of 6 chunks, but 5 chunks cost BM25 nothing to score
+    monkeypatch.setattr(search_module, "COMMON_MIN_CHUNKS", 10_000)
+    plan, result, store, view = _search(0.5, "quillwort that")
+    assert [q for q, _ in store.searched] == ["quillwort that"]
+    assert _chunk(view, "Only.md") in _lexical(result)
+    assert plan.lexical_common == ()

@@ -7,6 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+import vaultheat.core.query.search as search_module
 from tests.conftest import open_fake_index
 from vaultheat.core.query.search import search_retrieval
 from vaultheat.core.requests import SearchRequest
@@ -18,6 +21,14 @@ NOTES = {
     "Bread.md": "Sourdough bread is naïve about rye flour.",
     "Rye.md": "Naïve rye flour ferments fast.",
 }
+
+
+@pytest.fixture(autouse=True)
+def _no_floor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These vaults are tiny: the rule is tested without its floor of common words' chunks
+    (``COMMON_MIN_CHUNKS``, which keeps small vaults as they were), except where a test
+    restores it."""
+    monkeypatch.setattr(search_module, "COMMON_MIN_CHUNKS", 0)
 
 
 def _lexical(engine: Any, share: float, query: str) -> tuple[Any, set[str]]:
