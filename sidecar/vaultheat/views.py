@@ -27,7 +27,7 @@ import numpy as np
 
 from vaultheat.config import GraphSettings
 from vaultheat.core.graphview import GraphView
-from vaultheat.core.query.notevec import note_vectors
+from vaultheat.core.query.notevec import note_vectors, space_note_vectors
 from vaultheat.core.query.routing import SecondSpace
 from vaultheat.core.query.titles import TitleIndex
 from vaultheat.core.query.view import IndexView
@@ -211,14 +211,16 @@ class ViewSource:
             links = NoteLinks.from_pairs(snap.note_link_pairs(), graph_view.note_chunks())
         notes = note_vectors(dense, graph_view.chunk_note, graph_view.note_lead)
         view = IndexView(gen, snap, self._vectors, graph_view, dense, links, resolver, titles,
-                         notes, snap.page_kinds(), second=self._second_space(snap))  # fmt: skip
+                         notes, snap.page_kinds(),
+                         second=self._second_space(snap, graph_view))  # fmt: skip
         self._view, self._key, self._stale = view, key, False
         return view
 
-    def _second_space(self, snap: Store) -> SecondSpace | None:
+    def _second_space(self, snap: Store, graph_view: GraphView) -> SecondSpace | None:
         """The second vector space at ``snap``'s generation (issue #40): its vectors (kept
-        between views, reconciled when its generation moved on) and the chunks' languages;
-        None while it is empty, or when its file cannot be read (search then uses one space)."""
+        between views, reconciled when its generation moved on), the chunks' languages and the
+        notes' vectors in it (``space_note_vectors``, built with the view); None while it is
+        empty, or when its file cannot be read (search then uses one space)."""
         state = space_state(snap.manifest(), MULTILINGUAL)
         if state is None:
             self._space, self._space_key = None, None
@@ -239,11 +241,12 @@ class ViewSource:
             partial = len(self._space) < snap.chunk_count()
             english, space = self._vectors, self._space
             only = sum(1 for c in languages if c in space and (english is None or c not in english))
+            notes = space_note_vectors(space, graph_view.chunk_note, graph_view.note_lead)
         except (OSError, ValueError, IndexCorruptError) as exc:
             log.warning("the second vector space is unreadable (%s); searching one space", exc)
             self._space, self._space_key = None, None
             return None
-        return SecondSpace(self._space, state["fingerprint"], languages, partial, only)
+        return SecondSpace(self._space, state["fingerprint"], languages, partial, only, notes)
 
     # -- changes ------------------------------------------------------------------------------
     def use_similar_edges(self, lists: Similar | None) -> None:

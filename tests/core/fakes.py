@@ -18,7 +18,7 @@ from vaultheat.config import EmbeddingSettings, ExpansionSettings, GraphSettings
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.lru import LRU
 from vaultheat.core.models import ChunkRow, NoteRow
-from vaultheat.core.query.notevec import note_vectors
+from vaultheat.core.query.notevec import note_vectors, space_note_vectors
 from vaultheat.core.query.routing import SecondSpace
 from vaultheat.core.query.titles import TitleIndex
 from vaultheat.core.query.view import IndexView
@@ -216,14 +216,18 @@ def with_second_space(
     languages: Mapping[int, str],
     *,
     missing: Sequence[int] = (),
+    notes: bool = True,
 ) -> IndexView:
     """``view`` with a second vector space of ``embedder``'s vectors of every chunk but
-    ``missing`` (a pass still filling it), and ``languages`` for the chunks not in English."""
+    ``missing`` (a pass still filling it), and ``languages`` for the chunks not in English;
+    with its note vectors (as ``views.py`` builds them) unless ``notes`` is False."""
     store = view.store
     assert isinstance(store, FakeStore)
     ids = sorted(i for i in store.embed_inputs if i not in set(missing))
     vecs = embedder.embed_documents([store.embed_inputs[i] for i in ids])
     vectors = FakeVectors(dict(zip(ids, vecs, strict=True)), embedder.dimension)
+    gv = view.graph
+    space_notes = space_note_vectors(vectors, gv.chunk_note, gv.note_lead) if notes else None
     space = SecondSpace(vectors, embedder.fingerprint, dict(languages),
-                        partial=len(ids) < len(store.embed_inputs))  # fmt: skip
+                        partial=len(ids) < len(store.embed_inputs), notes=space_notes)  # fmt: skip
     return dataclasses.replace(view, second=space)

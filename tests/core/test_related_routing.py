@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 import numpy as np
+import pytest
 
 from tests.core.fakes import FakeModels, fake_view, with_second_space
 from vaultheat.config import Settings
@@ -225,3 +226,33 @@ def test_chunks_in_different_spaces_are_near_duplicates_only_in_the_second_space
     assert _near(a, (True, w), b, (False, w), 0.97)  # different spaces: the second decides
     assert not _near(a, (True, w), a, (False, None), 0.97)  # one lacks it: never duplicates
     assert _near(a, (True, w), b, (True, w), 0.97)  # both routed: the second space
+
+
+def test_related_notes_read_a_routed_chunks_note_part_in_the_second_space() -> None:
+    # the note part on (experimental.related_score_note): a German note's chunk, read in the
+    # second space, is scored by its note's vector there against the query note's second-space
+    # vector, through the related cosine map (a one-chunk query note: its chunk's vector)
+    from vaultheat.core.query import search as search_mod
+    from vaultheat.core.query.routing import CosineMap
+
+    on = dataclasses.replace(
+        ROUTED, experimental=dataclasses.replace(ROUTED.experimental, related_score_note=0.5)
+    )
+    models = FakeModels(second_model=second_model())
+    view = routed_view(models)
+    res = run_related(view, models, on, RelatedRequest("Kaffee/Bohnen.md", top=10, explain=True))
+    hit = next(h for h in res.results if h.path == GERMAN)
+    assert hit.explain is not None and hit.explain.space is not None
+    assert hit.explain.space.space == "multilingual"
+    raw = hit.explain.components.raw
+    embedder, inputs = second_model(), view.store.embed_inputs
+    q = np.asarray(embedder.embed_documents([inputs[6]])[0], dtype=np.float64)
+    vecs = np.asarray(embedder.embed_documents([inputs[4], inputs[5]]), dtype=np.float64)
+    mean = vecs.sum(axis=0)
+    note = (vecs[0] + mean / np.linalg.norm(mean)) / 2  # its lead chunk is chunk 4
+    found = search_mod.second_model(view, models, on, "related")
+    assert found is not None
+    expected = float(CosineMap.between(found[1], found[2])(np.array([note @ q]))[0])
+    # up to the float16 copy the note vectors are built from
+    assert raw["note"] == pytest.approx(expected, abs=5e-3)
+    assert abs((raw["note"] or 0.0) - (raw["vector"] or 0.0)) > 0.05  # not its own cosine

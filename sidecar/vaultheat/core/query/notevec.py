@@ -13,6 +13,11 @@ opening: what the note says it is about) and the normalized mean of all its chun
 about throughout). Its dot product with a query vector is the mean of the two cosines. A digest
 or a list page has a diffuse mean and a lead about nothing in particular, so it gains little.
 A note without vectors (not embedded yet) has a zero row and scores 0.
+
+With a second vector space (issue #40, ``core/query/routing.py``) the notes get a second set
+of note vectors, made the same way from that space's chunk vectors (``space_note_vectors``):
+a chunk read in the second space is scored against its note's vector there. A note in another
+language has no English vectors at all, so without them its note part had no evidence.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from vaultheat.core.ports import VectorIndexPort
 
 BLOCK = 4096  # chunk rows gathered at a time
 
@@ -33,8 +40,8 @@ class NoteVectors:
     matrix: np.ndarray  # note id -> note vector (zero row: no vectors)
 
     def has_vector(self, cid: int) -> bool:
-        """Whether chunk ``cid``'s note has a note vector (a zero row: none of its chunks has an
-        English vector)."""
+        """Whether chunk ``cid``'s note has a note vector (a zero row: none of its chunks has a
+        vector in this space)."""
         if not 0 <= cid < len(self.note_of):
             return False
         nid = int(self.note_of[cid])
@@ -92,3 +99,18 @@ def note_vectors(
             matrix[nid] += dense[cid].astype(np.float32)
     matrix *= 0.5
     return NoteVectors(chunk_note, matrix)
+
+
+def space_note_vectors(
+    vectors: VectorIndexPort, chunk_note: np.ndarray, note_lead: Mapping[int, int]
+) -> NoteVectors:
+    """``note_vectors`` of the chunk vectors ``vectors`` holds (a second vector space: issue
+    #40), gathered a block at a time into a float16 copy by chunk id (as the English dense
+    copy: ``views.fill_dense``), zero rows for the chunks it has no vector for. The copy is
+    only read here."""
+    ids = [int(c) for c in np.flatnonzero(chunk_note >= 0) if int(c) in vectors]
+    dense = np.zeros((len(chunk_note), vectors.dim), dtype=np.float16)
+    for start in range(0, len(ids), BLOCK):
+        part = ids[start : start + BLOCK]
+        dense[part] = vectors.get_vectors(part)
+    return note_vectors(dense, chunk_note, note_lead)

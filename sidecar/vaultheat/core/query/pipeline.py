@@ -5,8 +5,8 @@ BM25 and each named note's best chunk → weighted RRF into seeds → heat propa
 typed chunk graph (only when ``hops`` > 0) → candidates = seeds ∪ heated nodes → components per
 candidate (vector = true cosine to the query, lexical = BM25, heat, or without heat the seeds'
 RRF score as ``fusion``, rerank, title = the note-name score, note = the cosine to the chunk's
-note vector, ``core/query/notevec.py``) → min-max normalization (title is absolute, only clipped)
-and a weighted sum (weights renormalized over the stages that ran).
+note vector in the chunk's space, ``core/query/notevec.py``) → min-max normalization (title is
+absolute, only clipped) and a weighted sum (weights renormalized over the stages that ran).
 
 Every candidate's vector component is its real cosine to the query, also for nodes that only
 the graph found: the graph widens the candidate set (recall) and the final order still rests
@@ -210,7 +210,7 @@ def score_parts(
         # no name matched: the part is off, so the scores read exactly as without the stage
         "title": {c: cands.names.get(c, 0.0) for c in ids} if cands.names else None,
         # the note as a whole (its lead chunk and the mean of its chunks) against the query
-        "note": (from_plan("note", lambda: _note_sims(notes, cands))
+        "note": (from_plan("note", lambda: _note_sims(notes, cands, second_qmat(plan)))
                  if notes is not None else None),
         # 1 for a chunk of a plain note, 0 of a digest or a list page (core/vault/pagekind.py)
         "page": from_plan("page", lambda: pages(ids)) if pages is not None else None,
@@ -221,16 +221,32 @@ def score_parts(
     return Parts(ids, raw, combine(ids, raw, score_weights(plan), ABSOLUTE))
 
 
-def _note_sims(notes: NoteVectors, cands: Candidates) -> dict[int, float]:
-    """The ``note`` part: each candidate's note vector (English space) against the query. A
-    note in another language may have no English vector at all (a second space, issue #40):
-    its chunks read in the second space stand in with their own cosine there."""
+def _note_sims(
+    notes: NoteVectors, cands: Candidates, second: np.ndarray | None = None
+) -> dict[int, float]:
+    """The ``note`` part: each candidate's note vector against the query, in the space the
+    chunk is read in. A chunk read in the second space (issue #40) gets its note's vector there
+    against the query's second-space vectors (``second``, one per row), on the English scale as
+    its ``vector`` part is (``_query_sims``). Without second-space note vectors, or for a note
+    with none there, it keeps the English note vector; a note in another language may have no
+    English vector at all, and then the chunk's own cosine in the second space stands in."""
     sims = notes.sims(cands.ids, cands.qmat)
     rt = cands.routing
-    if rt is not None:
-        for c, s in sims.items():
-            if s == 0.0 and rt.second(c) and not notes.has_vector(c):
-                sims[c] = cands.sims.get(c, 0.0)
+    if rt is None:
+        return sims
+    there = rt.space.notes
+    done: set[int] = set()
+    if there is not None and second is not None:
+        routed = [c for c in cands.ids if rt.second(c) and there.has_vector(c)]
+        if routed:
+            raw = there.sims(routed, second)
+            mapped = rt.to_english(np.array([raw[c] for c in routed], dtype=np.float64))
+            for c, m in zip(routed, mapped, strict=True):
+                sims[c] = float(m)
+            done.update(routed)
+    for c, s in sims.items():
+        if c not in done and s == 0.0 and rt.second(c) and not notes.has_vector(c):
+            sims[c] = cands.sims.get(c, 0.0)
     return sims
 
 

@@ -89,7 +89,8 @@ class ScoreParts:
 @dataclass(frozen=True, slots=True)
 class SpaceTrace:
     """The vector space that scored a chunk (an index with a second space, issue #40): its
-    ``vector`` part is that space's cosine on the English scale (``core/query/routing.py``)."""
+    ``vector`` part is that space's cosine on the English scale (``core/query/routing.py``), and
+    so is its ``note`` part (its note's vector in that space, ``core/query/notevec.py``)."""
 
     space: str  # "english" | "multilingual"
     query_language: str  # ISO 639-1 of the query ("und": not known)

@@ -36,6 +36,7 @@ import numpy as np
 
 from vaultheat.core.language import query_language
 from vaultheat.core.ports import VectorIndexPort
+from vaultheat.core.query.notevec import NoteVectors
 from vaultheat.core.query.relevance import Curve
 
 ENGLISH = "english"
@@ -57,6 +58,9 @@ class SecondSpace:
     # chunks with a vector here and none in the English space: in other languages, they get no
     # English vector while a second space is configured (indexing/meaning.py)
     only: int = 0
+    # the note vectors of this space (core/query/notevec.py): the ``note`` part of a chunk read
+    # here; None: not built (the part then falls back to the chunk's own cosine here)
+    notes: NoteVectors | None = None
 
 
 def _lifted(curve: Curve, xs: np.ndarray) -> np.ndarray:

@@ -108,7 +108,8 @@ def vector_space() -> Schema:
         {
             "space": d(
                 {"type": "string", "enum": ["english", "multilingual"]},
-                "the vector space whose cosine is the vector part (on the English scale)",
+                "the vector space whose cosines are the vector and note parts (on the English "
+                "scale)",
             ),
             "query_language": d(STR, "the query's language (ISO 639-1; und: not known)"),
             "chunk_language": d(STR, "the chunk's language as the index has it"),
