@@ -119,6 +119,8 @@ class ViewSource:
         self._similar_version = 0
         self._space: VectorIndex | None = None  # the second vector space (issue #40)
         self._space_key: tuple[str, int] | None = None
+        # the second space's vectors by chunk id, for its note vectors (``space_note_vectors``)
+        self._space_dense: np.ndarray | None = None
         self._space_gen = -1
 
     # -- the engine's own connection ---------------------------------------------------------
@@ -231,6 +233,7 @@ class ViewSource:
             if self._space is None or self._space_key != key:
                 self._space = open_space(snap, self.paths.space_vectors(MULTILINGUAL),
                                          MULTILINGUAL)  # fmt: skip
+                self._space_dense = None  # another model, or reopened: its vectors read again
                 self._space_key = key if self._space is not None else None
             elif gen != self._space_gen:
                 reconcile(self._space, snap, state["fingerprint"])
@@ -241,7 +244,9 @@ class ViewSource:
             partial = len(self._space) < snap.chunk_count()
             english, space = self._vectors, self._space
             only = sum(1 for c in languages if c in space and (english is None or c not in english))
-            notes = space_note_vectors(space, graph_view.chunk_note, graph_view.note_lead)
+            notes, self._space_dense = space_note_vectors(
+                space, graph_view.chunk_note, graph_view.note_lead, self._space_dense
+            )
         except (OSError, ValueError, IndexCorruptError) as exc:
             log.warning("the second vector space is unreadable (%s); searching one space", exc)
             self._space, self._space_key = None, None

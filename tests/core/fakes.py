@@ -227,7 +227,7 @@ def with_second_space(
     vecs = embedder.embed_documents([store.embed_inputs[i] for i in ids])
     vectors = FakeVectors(dict(zip(ids, vecs, strict=True)), embedder.dimension)
     gv = view.graph
-    space_notes = space_note_vectors(vectors, gv.chunk_note, gv.note_lead) if notes else None
+    space_notes = space_note_vectors(vectors, gv.chunk_note, gv.note_lead)[0] if notes else None
     space = SecondSpace(vectors, embedder.fingerprint, dict(languages),
                         partial=len(ids) < len(store.embed_inputs), notes=space_notes)  # fmt: skip
     return dataclasses.replace(view, second=space)

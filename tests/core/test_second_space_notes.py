@@ -7,6 +7,7 @@ vector, and an index without a second space scores exactly as before."""
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 import pytest
@@ -148,3 +149,32 @@ def test_without_a_second_space_the_note_part_and_the_results_are_unchanged() ->
     # the setting on and a second model at hand, but no second space in the index
     routed = run_search(view, FakeModels(second_model=second_model()), ROUTED, req)
     assert routed.results == before.results
+
+
+def test_the_next_view_reads_only_the_vectors_the_copy_lacks() -> None:
+    # chunk ids are never reused: a copy made for one view serves the next, which reads only
+    # its new rows (views.py keeps it between views; ~40 us a vector read from hnswlib)
+    from tests.core.fakes import FakeVectors
+    from vaultheat.core.query.notevec import space_note_vectors
+
+    embedder = FakeEmbedder(32)
+    view = fake_view(NOTES, FakeModels())
+    gv = view.graph
+    ids = [c for c in range(len(gv.chunk_note)) if gv.chunk_note[c] >= 0]
+    vecs = dict(zip(ids, embedder.embed_documents([f"chunk {c}" for c in ids]), strict=True))
+    read: list[int] = []
+
+    class Counting(FakeVectors):
+        def get_vectors(self, wanted: Any) -> np.ndarray:
+            read.extend(int(c) for c in wanted)
+            return super().get_vectors(wanted)
+
+    first = Counting({c: vecs[c] for c in ids[:-1]}, 32)
+    notes1, dense = space_note_vectors(first, gv.chunk_note, gv.note_lead)
+    assert sorted(read) == ids[:-1]
+    read.clear()
+    notes2, _ = space_note_vectors(Counting(vecs, 32), gv.chunk_note, gv.note_lead, dense)
+    assert read == ids[-1:]  # only the chunk the first copy lacked
+    fresh, _ = space_note_vectors(FakeVectors(vecs, 32), gv.chunk_note, gv.note_lead)
+    assert np.array_equal(notes2.matrix, fresh.matrix)  # the same as a copy made from nothing
+    assert not np.array_equal(notes1.matrix, fresh.matrix)  # the first lacked a chunk
