@@ -9,7 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vaultheat.core.query.expansion import Expansion, build_prompt, expand_query
+from vaultheat.core.query.expansion import (
+    Expansion,
+    build_prompt,
+    expand_query,
+    select_variants,
+)
 from vaultheat.errors import ProviderError
 from vaultheat.providers.fake import FakeGenerator
 
@@ -141,6 +146,14 @@ def test_prompt_and_max_tokens() -> None:
     assert '"queries"' in prompt and '"hyde"' in prompt and "up to 5" in prompt
     assert gen.max_tokens == [4096]
     assert build_prompt("q", variants=3, hyde=True) == build_prompt("q", variants=3, hyde=True)
+
+
+def test_no_variant_is_taken_when_none_is_asked_for() -> None:
+    # found by the property test below (reply {"queries":["00"]}, variants 0): the limit was
+    # checked only after a variant had been taken
+    assert select_variants(["00", "other"], "0", 0) == []
+    out = expand_query(FakeGenerator('{"queries":["00"]}'), "0", variants=0, hyde=True)
+    assert out.variants == []
 
 
 @settings(max_examples=200)

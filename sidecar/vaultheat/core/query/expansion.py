@@ -90,14 +90,14 @@ def select_variants(candidates: list[Any], query: str, limit: int) -> list[str]:
     seen = {clean_text(query).casefold()}
     out: list[str] = []
     for candidate in candidates:
+        if len(out) >= limit:  # checked first: a limit of 0 takes none
+            break
         text = clean_text(candidate)[:MAX_VARIANT_CHARS]
         key = text.casefold()
         if not text or key in seen:
             continue
         seen.add(key)
         out.append(text)
-        if len(out) >= limit:
-            break
     return out
 
 
