@@ -94,6 +94,8 @@ KEY_HELP: dict[str, str] = {
     "related.duplicate_sim": "notes this similar collapse into one suggestion",
     "related.score_fusion": "weight of the rank-fusion seed score when heat does not run",
     "related.score_lexical": "weight of distinctive shared words in related scores",
+    "related.second_space_score_note": "the note-level part for a note read in the second"
+    " vector space (not in English); 0 = off",
     "server.host": "address the API listens on (loopback only unless --allow-remote)",
     "server.port": "port of the API",
     "server.debounce_ms": "wait after a vault change before indexing",

@@ -256,3 +256,24 @@ def test_related_notes_read_a_routed_chunks_note_part_in_the_second_space() -> N
     # up to the float16 copy the note vectors are built from
     assert raw["note"] == pytest.approx(expected, abs=5e-3)
     assert abs((raw["note"] or 0.0) - (raw["vector"] or 0.0)) > 0.05  # not its own cosine
+
+
+def test_a_note_read_in_the_second_space_has_a_note_part_by_default() -> None:
+    # related.second_space_score_note (0.5): a German note is read in the second space and its
+    # results get the note part; an English note keeps experimental.related_score_note (0: off)
+    models = FakeModels(second_model=second_model())
+    view = routed_view(models)
+    german = run_related(view, models, ROUTED, RelatedRequest("Kaffee/Bohnen.md", top=10,
+                                                              explain=True))  # fmt: skip
+    raws = [h.explain.components.raw for h in german.results if h.explain is not None]
+    assert raws and all(r.get("note") is not None for r in raws)
+    english = run_related(view, models, ROUTED, RelatedRequest(ENGLISH, top=10, explain=True))
+    raws = [h.explain.components.raw for h in english.results if h.explain is not None]
+    assert raws and all(r.get("note") is None for r in raws)
+    off = dataclasses.replace(
+        ROUTED, related=dataclasses.replace(ROUTED.related, second_space_score_note=0.0)
+    )
+    german = run_related(view, models, off, RelatedRequest("Kaffee/Bohnen.md", top=10,
+                                                           explain=True))  # fmt: skip
+    raws = [h.explain.components.raw for h in german.results if h.explain is not None]
+    assert raws and all(r.get("note") is None for r in raws)

@@ -155,12 +155,17 @@ def plan_for_related(
     blocked: set[int],
     notes: NoteVectors | None = None,
     muted: frozenset[int] = frozenset(),
+    second_space: bool = False,
 ) -> RetrievalPlan:
     """``text`` is the note's title and body (its script decides the fallback); ``muted``:
-    chunks that are no candidates either (text shared word for word by many notes)."""
+    chunks that are no candidates either (text shared word for word by many notes);
+    ``second_space``: the note is read in the second vector space (not in English), whose note
+    part has a weight of its own (``related.second_space_score_note``)."""
+    note_weight = (settings.related.second_space_score_note if second_space
+                   else settings.experimental.related_score_note)  # fmt: skip
     fusion = dataclasses.replace(settings.search, score_fusion=settings.related.score_fusion,
                                  score_lexical=settings.related.score_lexical,
-                                 score_note=settings.experimental.related_score_note)  # fmt: skip
+                                 score_note=note_weight)  # fmt: skip
     plan = build_plan(settings, fusion, text, queries, lexical,
                       heat_score=settings.experimental.related_score_heat,
                       rerank=req.rerank, lexical_stage=req.lexical, graph_stage=req.graph,

@@ -283,6 +283,7 @@ def _retrieve(
         notes=view.notes,
         blocked=set(note.own_ids),
         muted=muted,
+        second_space=routing is not None and routing.everything,
     )
     if routing is not None:
         plan = dataclasses.replace(plan, routing=routing)
