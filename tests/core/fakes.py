@@ -14,7 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from vaultheat.config import EmbeddingSettings, ExpansionSettings, GraphSettings, RerankSettings
+from vaultheat.config import (
+    EmbeddingSettings,
+    ExpansionSettings,
+    GraphSettings,
+    RerankSettings,
+    Settings,
+)
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.lru import LRU
 from vaultheat.core.models import ChunkRow, NoteRow
@@ -231,3 +237,13 @@ def with_second_space(
     space = SecondSpace(vectors, embedder.fingerprint, dict(languages),
                         partial=len(ids) < len(store.embed_inputs), notes=space_notes)  # fmt: skip
     return dataclasses.replace(view, second=space)
+
+
+# settings with the second vector space on, and the fake model that fills it (issue #40)
+ROUTED = dataclasses.replace(
+    Settings(), embeddings=dataclasses.replace(Settings().embeddings, second_space="multilingual")
+)
+
+
+def second_model() -> FakeEmbedder:
+    return FakeEmbedder(dimension=48, tag="multilingual")

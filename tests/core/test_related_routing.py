@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.core.fakes import FakeModels, fake_view, with_second_space
+from tests.core.fakes import ROUTED, FakeModels, fake_view, second_model, with_second_space
 from vaultheat.config import Settings
 from vaultheat.core.query.related import run_related
 from vaultheat.core.query.results import RelatedResults
@@ -23,7 +23,6 @@ from vaultheat.core.requests import RelatedRequest
 from vaultheat.core.vault.parsing import parse_note
 from vaultheat.core.vault.sizing import chunk_for
 from vaultheat.documents import related_document
-from vaultheat.providers.fake import FakeEmbedder
 
 ENGLISH = "Coffee/Espresso.md"
 GERMAN = "Kaffee/Maschine.md"
@@ -46,13 +45,6 @@ NOTES = [
 GERMAN_CHUNKS = {4: "de", 5: "de", 6: "de"}
 COPY = "Kopie/Maschine.md"
 S = Settings()
-ROUTED = dataclasses.replace(
-    S, embeddings=dataclasses.replace(S.embeddings, second_space="multilingual")
-)
-
-
-def second_model() -> FakeEmbedder:
-    return FakeEmbedder(dimension=48, tag="multilingual")
 
 
 def routed_view(models: FakeModels, **kw: Any) -> Any:

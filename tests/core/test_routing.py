@@ -10,14 +10,13 @@ import dataclasses
 import numpy as np
 import pytest
 
-from tests.core.fakes import FakeModels, fake_view, with_second_space
+from tests.core.fakes import ROUTED, FakeModels, fake_view, second_model, with_second_space
 from vaultheat.config import Settings
 from vaultheat.core.query.relevance import CURVES, curve_for
 from vaultheat.core.query.results import ChunkHit, SearchResults
 from vaultheat.core.query.routing import CosineMap
 from vaultheat.core.query.search import run_search
 from vaultheat.core.requests import SearchRequest
-from vaultheat.providers.fake import FakeEmbedder
 
 NOTES = [
     ("Coffee/Espresso.md", "The espresso machine builds pressure with a pump and hot water.",
@@ -29,15 +28,8 @@ NOTES = [
 ]  # fmt: skip
 GERMAN_CHUNK = 2  # one chunk per note above, in order
 S = Settings()
-ROUTED = dataclasses.replace(
-    S, embeddings=dataclasses.replace(S.embeddings, second_space="multilingual")
-)
 EN_QUERY = "how does the espresso machine build pressure with the pump"
 DE_QUERY = "Wie baut die Espresso Maschine den Druck mit der Pumpe auf"
-
-
-def second_model() -> FakeEmbedder:
-    return FakeEmbedder(dimension=48, tag="multilingual")
 
 
 def chunk_hits(res: SearchResults) -> list[ChunkHit]:

@@ -6,13 +6,12 @@ vector, and an index without a second space scores exactly as before."""
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import numpy as np
 import pytest
 
-from tests.core.fakes import FakeModels, fake_view, with_second_space
+from tests.core.fakes import ROUTED, FakeModels, fake_view, second_model, with_second_space
 from vaultheat.config import Settings
 from vaultheat.core.query import search as search_mod
 from vaultheat.core.query.results import ChunkHit, SearchResults
@@ -36,15 +35,8 @@ ENGLISH_NOTE = (0, 1)  # Coffee/Espresso.md's chunks
 GERMAN_NOTE = (3, 4, 5)  # Kaffee/Maschine.md's chunks, the lead first
 GERMAN = {c: "de" for c in GERMAN_NOTE}
 S = Settings()
-ROUTED = dataclasses.replace(
-    S, embeddings=dataclasses.replace(S.embeddings, second_space="multilingual")
-)
 EN_QUERY = "how does the espresso machine build pressure with the pump and hot water"
 DE_QUERY = "Wie baut die Espresso Maschine den Druck mit der Pumpe und heißem Wasser auf"
-
-
-def second_model() -> FakeEmbedder:
-    return FakeEmbedder(dimension=48, tag="multilingual")
 
 
 def hits_of(res: SearchResults) -> dict[int, ChunkHit]:
