@@ -329,3 +329,8 @@ def test_membership_and_bonuses_need_no_receipts(monkeypatch: pytest.MonkeyPatch
     hot = [p for p in g.paths if p in heat]
     assert hot == list(receipts) and len(hot) > 50
     assert heat.bonuses() == {p: r.bonus for p, r in receipts.items()}  # the same floats
+    seeds = {"n011", "n012", "n200"}
+    degree = {p: len(set(g.neighbours(p)) - {"n010"}) for p in seeds}  # Q is out of the graph
+    for p, r in receipts.items():  # via: the seeds next to it, lowest degree, then path, first
+        near = sorted(seeds & set(g.neighbours(p)), key=lambda s: (degree[s], s))
+        assert r.via == tuple(near[:3])

@@ -161,13 +161,20 @@ class HeatMap(Mapping[str, LinkHeat]):
     def __getitem__(self, target: str) -> LinkHeat:
         i = self._node[target]
         h = float(self._heat[i])
-        g = self._graph
-        near = [j for j in g.nbrs[g.offsets[i] : g.offsets[i + 1]].tolist() if j in self._seeds]
-        # most telling first: lowest degree, then path (nodes are numbered in path order)
-        near.sort(key=lambda j: (self._degree[j], j))
+        near = [s for s, nbrs in self._by_seed if i in nbrs][: self._via]
         return LinkHeat(target, self._kind, h, self._top, self._weight,
                         self._weight * h / self._top,
-                        tuple(g.paths[j] for j in near[: self._via]))  # fmt: skip
+                        tuple(self._graph.paths[j] for j in near))  # fmt: skip
+
+    @cached_property
+    def _by_seed(self) -> list[tuple[int, set[int]]]:
+        """The seeds most telling first (lowest degree, then path: nodes are numbered in path
+        order), each with its neighbours: a target's ``via`` is the first seeds next to it.
+        Made on the first receipt; a receipt then reads the seeds (a handful), not the
+        target's neighbours (thousands, for a hub)."""
+        g = self._graph
+        order = sorted(self._seeds, key=lambda j: (self._degree[j], j))
+        return [(s, set(g.nbrs[g.offsets[s] : g.offsets[s + 1]].tolist())) for s in order]
 
     def __contains__(self, target: object) -> bool:
         # Mapping's own would build the target's LinkHeat (its ``via``) just to answer
