@@ -288,3 +288,49 @@ def test_ppr_beyond_chance_takes_off_the_stationary_share() -> None:
     assert link_heat(g, "Q", SEEDS, kind="ra", weight=1.0, chance=1.0) == link_heat(
         g, "Q", SEEDS, kind="ra", weight=1.0
     )
+
+
+def _random_out_links(seed: int, notes: int = 300) -> dict[str, set[str]]:
+    rng = np.random.default_rng(seed)
+    names = [f"n{i:03d}" for i in range(notes)]
+    hubs = names[:3]  # a few notes many link to, as in a real vault
+    return {n: {names[j] for j in rng.integers(0, notes, rng.integers(1, 8))} | {hubs[i % 3]}
+            for i, n in enumerate(names)}  # fmt: skip
+
+
+def test_one_step_adds_each_share_in_the_order_a_gather_by_source_would() -> None:
+    """``_spread`` copies the shares by node rather than gathering them by edge: bit for bit
+    the sums the gather gave (the heat of a request does not move in the last digit)."""
+    from vaultheat.core.query.linkheat import _spread
+
+    g = LinkGraph.from_out_links(_random_out_links(3))
+    x = np.random.default_rng(4).random(len(g.paths))
+    degree = g.degree.copy()
+    src = np.repeat(np.arange(len(g.paths)), np.diff(g.offsets))
+    for q in (-1, 7):
+        share = np.divide(x, degree, out=np.zeros_like(x), where=degree > 0)
+        if q >= 0:
+            share[q] = 0.0
+        want = np.bincount(g.nbrs, weights=share[src], minlength=len(x))
+        if q >= 0:
+            want[q] = 0.0
+        assert np.array_equal(_spread(g, degree, x, q), want)
+
+
+def test_membership_and_bonuses_need_no_receipts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``in`` and ``bonuses`` make no ``LinkHeat`` (its ``via``: a request asks thousands)."""
+    from vaultheat.core.query.linkheat import HeatMap
+
+    g = LinkGraph.from_out_links(_random_out_links(5))
+    heat = link_heat(g, "n010", {"n011", "n012", "n200"}, kind="ppr", weight=0.3, chance=0.5)
+    receipts = {p: heat[p] for p in heat}
+    monkeypatch.setattr(HeatMap, "__getitem__", lambda *a: pytest.fail("a receipt was made"))
+    assert "n010" not in heat and "n011" not in heat and "nowhere" not in heat
+    hot = [p for p in g.paths if p in heat]
+    assert hot == list(receipts) and len(hot) > 50
+    assert heat.bonuses() == {p: r.bonus for p, r in receipts.items()}  # the same floats
+    seeds = {"n011", "n012", "n200"}
+    degree = {p: len(set(g.neighbours(p)) - {"n010"}) for p in seeds}  # Q is out of the graph
+    for p, r in receipts.items():  # via: the seeds next to it, lowest degree, then path, first
+        near = sorted(seeds & set(g.neighbours(p)), key=lambda s: (degree[s], s))
+        assert r.via == tuple(near[:3])

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -138,3 +139,28 @@ def test_the_vector_rankings_bound_prunes_more_and_changes_nothing(
     loose = [related_doc(linked_engine, r)["results"] for r in reqs]
     assert bounded == loose
     assert with_bound > skipped
+
+
+@pytest.mark.parametrize("factor", [0.5, 2.0, 0.0])
+def test_damped_notes_prune_as_their_own_factor_says(
+    linked_engine: Engine, monkeypatch: pytest.MonkeyPatch, factor: float
+) -> None:
+    """With ``related.damp`` the notes' factors differ: the first pass bounds every note by the
+    factor that makes its score largest and the second by its own, so the rankings are those
+    without pruning."""
+    s = linked_engine.settings.with_value("related.damp", ("n1*",))
+    engine = linked_engine.with_settings(s.with_value("related.damp_factor", factor))
+    reqs = _requests(engine)[::3]
+    pruned = [related_doc(engine, r)["results"] for r in reqs]
+    monkeypatch.setattr(related, "reachable", lambda *a: True)
+    assert pruned == [related_doc(engine, r)["results"] for r in reqs]
+
+
+def test_damp_factors_are_every_factor_damping_gives() -> None:
+    from vaultheat.config import RelatedSettings
+
+    r = RelatedSettings(damp=("d/*",), damp_factor=0.3, page_factor=0.7)
+    view = SimpleNamespace(page_kinds={"p.md": "digest", "d/p.md": "list"})
+    damp = related.damping(view, r)  # type: ignore[arg-type]
+    given = {damp(p) for p in ("x.md", "d/x.md", "p.md", "d/p.md")}
+    assert given == set(related.damp_factors(r)) and len(given) == 4

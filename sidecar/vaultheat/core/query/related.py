@@ -384,6 +384,11 @@ def damping(view: IndexView, r: RelatedSettings) -> Callable[[str], float]:
     return damp
 
 
+def damp_factors(r: RelatedSettings) -> tuple[float, ...]:
+    """Every factor ``damping``'s function can return, computed as it computes them."""
+    return (1.0, r.damp_factor, 1.0 * r.page_factor, r.damp_factor * r.page_factor)
+
+
 def _add_graph(
     view: IndexView,
     s: Settings,
@@ -434,23 +439,7 @@ def _add_graph(
     if not bonus:
         return ranked, {}, {}, {}
     seen = {p for p, _, _ in ranked}
-    targets = [t for t in bonus
-               if t not in seen and t in links.chunks and not _matches(t, r.exclude)]  # fmt: skip
-    if targets and not req.unlinked_only:
-        # Skip the vote-only notes that cannot reach the depth results are read from: each
-        # one's content score is at most ``cap`` (its vector part at the maximum, the other
-        # parts 0 raw) and its bonus is known, while the notes already scored fix a floor
-        # the final score at that depth can only rise above. Exact (tests/core/test_votes_pruning)
-        # unless more than 2·top + 9 of the notes above collapse as duplicates, which makes the
-        # loop below read past the depth; ``unlinked_only`` always may, so it is not pruned.
-        # Pruned before their chunks are read: link heat reaches thousands of notes.
-        depth = max(req.top * 3 + 10, r.vote_k)
-        floor = rank_floor((sc + bonus.get(p, 0.0) for p, sc, _ in ranked), depth)
-        # the vector rankings' unseen bound: a note they did not find has no chunk closer
-        # than it (hnswlib's approximation aside); without one, the vector part's maximum
-        bound = math.inf if result.unseen_sim is None else result.unseen_sim
-        cap = score_unseen(result, {-1: bound}).get(-1, 0.0)
-        targets = [t for t in targets if reachable(cap, damp(t), bonus[t], floor)]
+    targets = _graph_targets(result, ranked, req, r, bonus, seen, links.chunks, damp)
     muted = shared.chunk_ids(r.shared_text_notes)
     fresh = {t: _own_chunks(links.chunks[t], muted) for t in targets}
     best = _best_chunks(view, result, fresh, second_q)
@@ -465,6 +454,49 @@ def _add_graph(
     votes = {t: v for t, v in found.items() if t in kept}
     heat = {t: heated[t] for t in sorted(kept) if t in heated}
     return out, votes, heat, {cid: sim for cid, sim in best.values()}
+
+
+def _graph_targets(
+    result: Retrieval,
+    ranked: list[NoteScore],
+    req: RelatedRequest,
+    r: RelatedSettings,
+    bonus: dict[str, float],
+    seen: set[str],
+    chunks: Mapping[str, np.ndarray],
+    damp: Callable[[str], float],
+) -> list[str]:
+    """The notes only the graph found (a ``bonus``, not ``seen``, indexed, not excluded), in
+    ``bonus`` order, less those that cannot reach the depth results are read from.
+
+    Pruning: each such note's content score is at most ``cap`` (its vector part at the
+    maximum, the other parts 0 raw) and its bonus is known, while the notes already scored fix
+    a floor the final score at that depth can only rise above. Exact
+    (tests/core/test_votes_pruning) unless more than 2·top + 9 of the notes above collapse as
+    duplicates, which makes ``_keep`` read past the depth; ``unlinked_only`` always may, so it
+    is not pruned. Pruned before their chunks are read: link heat reaches thousands of notes."""
+
+    def wanted(t: str) -> bool:
+        return t not in seen and t in chunks and not _matches(t, r.exclude)
+
+    if req.unlinked_only:
+        return [t for t in bonus if wanted(t)]
+    depth = max(req.top * 3 + 10, r.vote_k)
+    floor = rank_floor((sc + bonus.get(p, 0.0) for p, sc, _ in ranked), depth)
+    # the vector rankings' unseen bound: a note they did not find has no chunk closer than it
+    # (hnswlib's approximation aside); without one, the vector part's maximum
+    bound = math.inf if result.unseen_sim is None else result.unseen_sim
+    cap = score_unseen(result, {-1: bound}).get(-1, 0.0)
+    # First with the factor ``damp`` can give that makes ``cap × damp`` largest: rounding is
+    # monotone, so a note that cannot reach the floor with it cannot with its own, and most
+    # notes are skipped before their own factor and the other checks are read. (A negative
+    # factor is never bounded: ``reachable`` keeps such a note.)
+    factors = damp_factors(r)
+    quick = min(factors) >= 0 and all(math.isfinite(x) for x in (cap, *factors))
+    most = max(factors) if cap >= 0 else min(factors)
+    return [t for t, b in bonus.items()
+            if (not quick or reachable(cap, most, b, floor))
+            and wanted(t) and reachable(cap, damp(t), b, floor)]  # fmt: skip
 
 
 def _best_chunks(
