@@ -53,7 +53,8 @@ KEY_HELP: dict[str, str] = {
     "search.vector_weight": "fusion weight of the vector candidates",
     "search.lexical_weight": "fusion weight of the lexical candidates",
     "search.lexical_common_share": "a query word found in more than this share of the chunks"
-    " is left out of the lexical (BM25) search, unless every word is; 0 = off",
+    " is left out of the lexical (BM25) search and of related notes' lexical query, unless every"
+    " word is; 0 = off",
     "search.score_rerank": "weight of the reranker in the final score",
     "search.score_fusion": "weight of the rank-fusion seed score when heat does not run (0 = off)",
     "search.score_vector": "weight of the vector similarity in the final score",

@@ -47,6 +47,7 @@ from vaultheat.core.query.search import (
     note_scores,
     second_model,
     snippet_fn,
+    without_common,
 )
 from vaultheat.core.query.shared_text import SharedText
 from vaultheat.core.query.traces import (
@@ -270,7 +271,12 @@ def _retrieve(
     ``routing`` each chunk is scored in its routed space; the query vectors in the second
     space come back too (one per row; None without routing)."""
     text = f"{note.title}\n{note.body}"
-    lexical_query = distinctive_terms(view.store, text, known=view.term_df)
+    # the words in most chunks leave the query as they leave search's (the same setting,
+    # search.lexical_common_share): a note's distinctive words still hold "that" or "were"
+    # when it has few others, and BM25 then scores most of the index for a weight near 0
+    lexical_query, common = without_common(
+        view, s.search.lexical_common_share, distinctive_terms(view.store, text, known=view.term_df)
+    )
     plan = plan_for_related(
         s,
         req,
@@ -287,6 +293,8 @@ def _retrieve(
     )
     if routing is not None:
         plan = dataclasses.replace(plan, routing=routing)
+    if common:
+        plan = dataclasses.replace(plan, lexical_common=common)
     return retrieve(view.store, view.vectors, plan), second_qmat(plan)
 
 
