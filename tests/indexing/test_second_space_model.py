@@ -5,6 +5,7 @@ finds an English note from a Russian query."""
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -72,8 +73,10 @@ def test_the_setting_is_validated_and_defaults_to_e5(tmp_path: Path) -> None:
         load_settings(config)
     save_settings(config, settings("use", provider="local"))
     assert load_settings(config).embeddings.second_space_model == "use"
-    save_settings(config, Settings())  # the default is not written
-    assert "second_space_model" not in config.read_text(encoding="utf-8")
+    save_settings(config, settings("e5", provider="local"))  # the default is not written
+    assert tomllib.loads(config.read_text(encoding="utf-8"))["embeddings"] == {
+        "second_space": "multilingual"
+    }
 
 
 def test_e5_is_unchanged_and_use_is_its_own_model() -> None:
