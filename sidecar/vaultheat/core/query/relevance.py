@@ -84,7 +84,9 @@ CURVES: dict[str, dict[str, Curve]] = {
         ),
     },
     # other families: a cautious ramp; the vote share (a fraction of the neighbours' score,
-    # not a cosine) keeps its fitted weight there too, as an assumption not yet measured
+    # not a cosine) keeps its fitted weight there too, as an assumption not yet measured.
+    # USE multilingual v3 (embeddings.second_space_model = "use") reads these until its own
+    # curves are fitted
     "default": {
         "search": Curve((0.25, 0.75), (0.0, 0.8)),
         "related": Curve((0.40, 0.90), (0.0, 0.8), share_weight=VOTE_SHARE_WEIGHT),

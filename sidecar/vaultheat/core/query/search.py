@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from vaultheat.config import MULTILINGUAL_MODEL, Settings
+from vaultheat.config import SECOND_SPACE_MODELS, Settings
 from vaultheat.core.graphview import GraphView
 from vaultheat.core.models import ChunkRow
 from vaultheat.core.ports import StorePort
@@ -81,9 +81,10 @@ def second_model(
         return None
     e = s.embeddings
     english = curve_for(e.provider, e.model, kind)
-    # the second space's model is the multilingual one, local (the fake one in tests)
-    second_curve = curve_for("fake" if e.provider == "fake" else "local", MULTILINGUAL_MODEL,
-                             kind)  # fmt: skip
+    # the second space's model (embeddings.second_space_model), local (the fake one in tests);
+    # a model without a fitted curve (USE) gets the default one
+    second_curve = curve_for("fake" if e.provider == "fake" else "local",
+                             SECOND_SPACE_MODELS[e.second_space_model], kind)  # fmt: skip
     return embedder, english, second_curve
 
 
