@@ -83,10 +83,26 @@ CURVES: dict[str, dict[str, Curve]] = {
             share_weight=0.15,
         ),
     },
+    # 2026-12-07, USE multilingual v3 (embeddings.second_space_model = "use"; documents cut to
+    # 300 characters), fitted as e5's were, on one-space USE indexes of the help vault (chunks
+    # sized to 256 of its tokens): search, 80 best results (the 60 cross-lingual questions over
+    # help/en and 20 off-topic); related, 1,270 results of help/zh's 127 link-prediction queries
+    # (links-removed, votes on). USE's note-to-note cosines separate linked from unlinked
+    # notes less than the other models' (log loss 0.632 at share weight 0), so the vote share
+    # weighs more: 2.0, the grid's largest, by 5-fold cross-validated log loss (0.591)
+    "universal-sentence-encoder-multilingual-3": {
+        "search": Curve(
+            (0.1286, 0.1998, 0.2992, 0.3656, 0.3947, 0.4272, 0.4748, 0.5618),
+            (0.0, 0.15, 0.35, 0.7419, 0.7419, 0.7419, 0.8742, 1.0),
+        ),
+        "related": Curve(
+            (0.6258, 0.7292, 0.7818, 0.8314, 0.8764, 0.9271, 0.9934, 1.0835, 1.2296, 1.48),
+            (0.1367, 0.1722, 0.1932, 0.2368, 0.2434, 0.3023, 0.3874, 0.4337, 0.5598, 0.61),
+            share_weight=2.0,
+        ),
+    },
     # other families: a cautious ramp; the vote share (a fraction of the neighbours' score,
     # not a cosine) keeps its fitted weight there too, as an assumption not yet measured.
-    # USE multilingual v3 (embeddings.second_space_model = "use") reads these until its own
-    # curves are fitted
     "default": {
         "search": Curve((0.25, 0.75), (0.0, 0.8)),
         "related": Curve((0.40, 0.90), (0.0, 0.8), share_weight=VOTE_SHARE_WEIGHT),

@@ -82,7 +82,7 @@ def second_model(
     e = s.embeddings
     english = curve_for(e.provider, e.model, kind)
     # the second space's model (embeddings.second_space_model), local (the fake one in tests);
-    # a model without a fitted curve (USE) gets the default one
+    # each reads its own fitted curves (core/query/relevance.py); a model without any, the default
     second_curve = curve_for("fake" if e.provider == "fake" else "local",
                              SECOND_SPACE_MODELS[e.second_space_model], kind)  # fmt: skip
     return embedder, english, second_curve
