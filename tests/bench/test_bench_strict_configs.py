@@ -8,17 +8,11 @@ from pathlib import Path
 import pytest
 
 from tests.bench.bench_scripts import load_bench
+from tests.bench.test_bench_heldout_links import VAULT
 from tests.conftest import open_fake_index
 
 sc = load_bench("strict_configs")
 
-VAULT = {
-    "A.md": "# A\n\nCoffee roasting at home. See [[B]] and [[C]] and [[D]].\n",
-    "B.md": "# B\n\nCoffee beans and roasting. Back to [[A]]; also [[C]].\n",
-    "C.md": "# C\n\nGrinding coffee for brewing. See [[D]].\n",
-    "D.md": "# D\n\nBrewing coffee with water. See [[E]].\n",
-    "E.md": "# E\n\nWater for coffee. See [[A]].\n",
-}
 SET = [
     {"note": "A.md", "relevant": ["B.md", "C.md", "D.md"]},
     {"note": "C.md", "relevant": ["D.md"]},

@@ -124,6 +124,23 @@ class FakeStore:
         return out
 
 
+class RecordingLexical:
+    """A store (wrapping another) that records the text of every lexical search and the chunks
+    it found."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.searched: list[tuple[str, set[int]]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def lexical_search(self, query: str, limit: int) -> list[tuple[int, float]]:
+        hits: list[tuple[int, float]] = self.inner.lexical_search(query, limit)
+        self.searched.append((query, {c for c, _ in hits}))
+        return hits
+
+
 @dataclass
 class FakeVectors:
     """Exact cosine search over unit vectors, keyed by chunk id."""

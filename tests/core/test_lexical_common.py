@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import vaultheat.core.query.search as search_module
-from tests.core.fakes import FakeModels, fake_view
+from tests.core.fakes import FakeModels, RecordingLexical, fake_view
 from vaultheat.config import ConfigError, Settings
 from vaultheat.core.query.missing import RetrieverPlace, _why_not
 from vaultheat.core.query.search import search_retrieval, without_common
@@ -27,22 +27,6 @@ NOTES = [
 ]
 
 
-class Recording:
-    """A store that records the text of every lexical search and the chunks it found."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.searched: list[tuple[str, set[int]]] = []
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-    def lexical_search(self, query: str, limit: int) -> list[tuple[int, float]]:
-        hits: list[tuple[int, float]] = self.inner.lexical_search(query, limit)
-        self.searched.append((query, {c for c, _ in hits}))
-        return hits
-
-
 @pytest.fixture(autouse=True)
 def _no_floor(monkeypatch: pytest.MonkeyPatch) -> None:
     """These vaults are tiny: the rule is tested without its floor of common words' chunks
@@ -56,10 +40,10 @@ def _chunk(view: IndexView, path: str) -> int:
     return cid
 
 
-def _search(share: float, query: str) -> tuple[Any, Any, Recording, IndexView]:
+def _search(share: float, query: str) -> tuple[Any, Any, RecordingLexical, IndexView]:
     models = FakeModels()
     view = fake_view(NOTES, models)
-    store = Recording(view.store)
+    store = RecordingLexical(view.store)
     bound = view.reading(store)  # type: ignore[arg-type]
     s = Settings().with_value("search.lexical_common_share", share)
     plan, result, _ = search_retrieval(bound, models, s, SearchRequest(query=query))

@@ -12,7 +12,7 @@ import pytest
 
 import vaultheat.core.query.related as related_module
 import vaultheat.core.query.search as search_module
-from tests.core.fakes import FakeModels, fake_view
+from tests.core.fakes import FakeModels, RecordingLexical, fake_view
 from vaultheat.config import Settings
 from vaultheat.core.query.related import run_related
 from vaultheat.core.requests import RelatedRequest
@@ -26,22 +26,6 @@ NOTES = [
     ("Rye.md", "Rye flour that ferments fast, there it is.", ()),
     ("Moss.md", "Moss and quillwort on stones, there by the brook.", ()),
 ]
-
-
-class Recording:
-    """A store that records the text of every lexical search and the notes it found."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.searched: list[tuple[str, set[int]]] = []
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-    def lexical_search(self, query: str, limit: int) -> list[tuple[int, float]]:
-        hits: list[tuple[int, float]] = self.inner.lexical_search(query, limit)
-        self.searched.append((query, {c for c, _ in hits}))
-        return hits
 
 
 @pytest.fixture(autouse=True)
@@ -73,7 +57,7 @@ def _related(share: float, monkeypatch: pytest.MonkeyPatch) -> Asked:
     monkeypatch.setattr(related_module, "retrieve", retrieve)
     models = FakeModels()
     view = fake_view(NOTES, models)
-    store = Recording(view.store)
+    store = RecordingLexical(view.store)
     bound = view.reading(store)  # type: ignore[arg-type]
     s = (Settings().with_value("search.lexical_common_share", share)
          .with_value("related.votes", False).with_value("related.link_heat", "off"))  # fmt: skip
