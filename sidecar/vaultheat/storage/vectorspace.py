@@ -142,18 +142,16 @@ class ExactVectors:
         if k <= 0:
             return [[] for _ in range(q.shape[0])]
         norms = np.linalg.norm(q, axis=1, keepdims=True)
-        sims = (q / np.where(norms > 0, norms, 1.0)) @ mat.T
-        labels = ids
-        if cols is not None:
-            sims, labels = sims[:, cols], ids[cols]
-        if k < pool:
-            top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-        else:
-            top = np.broadcast_to(np.arange(pool), (sims.shape[0], pool))
-        return [
-            _sorted_hits(zip(labels[cols_].tolist(), row[cols_].tolist(), strict=True))
-            for row, cols_ in zip(sims, top, strict=True)
-        ]
+        unit = q / np.where(norms > 0, norms, 1.0)
+        labels = ids if cols is None else ids[cols]
+        out = []
+        for row in unit:  # one product per query: a query's scores never depend on its batch
+            sims = mat @ row
+            if cols is not None:
+                sims = sims[cols]
+            top = np.argpartition(-sims, k - 1)[:k] if k < pool else np.arange(pool)
+            out.append(_sorted_hits(zip(labels[top].tolist(), sims[top].tolist(), strict=True)))
+        return out
 
     def to_hnsw(self) -> VectorIndex:
         """The same vectors in a new hnswlib index."""
