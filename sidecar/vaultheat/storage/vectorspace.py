@@ -22,6 +22,7 @@ millisecond of hnswlib. The matrix takes the memory hnswlib's copy took (float32
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -43,8 +44,18 @@ from vaultheat.storage.vectors import (
 if TYPE_CHECKING:
     from vaultheat.core.ports import VectorIndexPort
 
+EXACT_MAX_ENV = "VAULTHEAT_EXACT_MAX"  # a maintainer's knob; -1: hnswlib at any size
+
+
+def _exact_max() -> int:
+    try:
+        return int(os.environ.get(EXACT_MAX_ENV, ""))
+    except ValueError:
+        return 20_000
+
+
 # a space of up to this many vectors is searched exactly and keeps no vector file
-EXACT_MAX = 20_000
+EXACT_MAX = _exact_max()
 EXACT = "exact"  # the meta file's "kind" of a space saved without a vector file
 HNSW = "hnsw"  # the kind of a meta file beside an hnswlib file (older meta files name none)
 _GROW = 1024  # rows added to the matrix's capacity at least, when it is full
