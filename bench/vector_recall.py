@@ -29,6 +29,8 @@ import numpy as np
 from vaultheat.engine import Engine
 from vaultheat.storage.store import Store
 from vaultheat.storage.vectors import VectorIndex
+from vaultheat.storage.vectorspace import HNSW, saved_kind
+from vaultheat.storage.vectorsync import open_vectors
 
 
 def recall_rows(approx: list[list[int]], exact: list[list[int]]) -> list[float]:
@@ -70,8 +72,14 @@ def main() -> None:
     engine = Engine.open(args.vault, args.index_dir)
     store = Store(engine.paths.db, readonly=True)
     dim = int(store.manifest()["dimension"])
+    if saved_kind(engine.paths.vectors) == HNSW:
+        index = VectorIndex.load(engine.paths.vectors, dim)
+    else:  # a small vault's space is searched exactly (no file): measure hnswlib as it would be
+        space = open_vectors(store, engine.paths.vectors, dim, engine.models.embedder.fingerprint)
+        index = VectorIndex.create(dim, capacity=len(space) + 256)
+        ids = sorted(space.labels())
+        index.add(ids, space.get_vectors(ids))
     store.close()
-    index = VectorIndex.load(engine.paths.vectors, dim)
     labels = np.array(sorted(index.labels()), dtype=np.int64)
     matrix = index.get_vectors(labels.tolist())
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)

@@ -104,3 +104,12 @@ def status_doc(engine: Any) -> dict[str, Any]:
     from vaultheat.documents import status_document
 
     return status_document(engine.status())
+
+
+@pytest.fixture
+def hnsw_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every vector space in hnswlib with its file, as a vault of over ``EXACT_MAX`` chunks has
+    them (a small vault's spaces are exact and keep no file: storage/vectorspace.py)."""
+    from vaultheat.storage import vectorspace
+
+    monkeypatch.setattr(vectorspace, "EXACT_MAX", -1)

@@ -22,10 +22,17 @@ counts its vectors.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from vaultheat.storage.vectors import VectorIndex
-from vaultheat.storage.vectorsync import MULTILINGUAL, english_only, space_state
+from vaultheat.storage.vectorspace import EXACT, saved_kind
+from vaultheat.storage.vectorsync import (
+    MULTILINGUAL,
+    english_only,
+    space_state,
+    vector_file_generation,
+)
 
 CLEAN, INTERRUPTED, INCONSISTENT = "clean", "interrupted", "inconsistent"
 FINISH = "`vaultheat index` finishes it."
@@ -117,21 +124,22 @@ def _check_vectors(
     without a vector; ``only``: those without one by right, in the second space only)."""
     fingerprint = (manifest.get("stored") or {}).get("fingerprint")
     vectors_ok = None
-    if ids and "dimension" in manifest and engine.paths.vectors.exists():
+    path = engine.paths.vectors
+    if ids and "dimension" in manifest and saved_kind(path) is not None:
         try:
-            vi = VectorIndex.load(engine.paths.vectors, int(manifest["dimension"]))
+            vi = _read_space(path, int(manifest["dimension"]), store, fingerprint)
         except Exception as exc:  # truncated or corrupt: no run repairs this by finishing
             vi = None
             problems.append(f"the vector file cannot be read: {exc}")
         if vi is not None:
-            labels = vi.labels()
+            labels, generation = vi
             missing, extra = len(ids - labels), len(labels - ids)
             missing -= min(only, missing)
             vectors_ok = not missing and not extra
             if awaiting:  # a run stopped in its meaning phase: words only, not damage
                 pending.append(_n(awaiting, "chunk awaits its", "chunks await their") + " vector")
                 missing -= min(awaiting, missing)
-            _file_against_db("the vector file", vi.generation, store.generation(),
+            _file_against_db("the vector file", generation, store.generation(),
                              missing, extra, problems, pending)  # fmt: skip
     elif ids and only < len(ids):
         if awaiting or not isinstance(fingerprint, str):
@@ -155,20 +163,31 @@ def _check_space(
         return {"vectors": 0, "vectors_ok": None}
     have = {cid for cid, _ in store.embedded_chunk_keys(state["fingerprint"])}
     path = engine.paths.space_vectors(space)
-    if not path.exists():
+    if saved_kind(path) is None:
         if have:
             pending.append(f"the {space} vector file is not written yet")
         return {"vectors": len(have), "vectors_ok": None}
     try:
-        vi = VectorIndex.load(path, int(state["dimension"]))
+        vi = _read_space(path, int(state["dimension"]), store, state["fingerprint"])
     except Exception as exc:  # truncated or corrupt: no run repairs this by finishing
         problems.append(f"the {space} vector file cannot be read: {exc}")
         return {"vectors": len(have), "vectors_ok": None}
-    labels = vi.labels()
+    labels, generation = vi
     missing, extra = len(have - labels), len(labels - have)
-    _file_against_db(f"the {space} vector file", vi.generation, int(state["generation"]),
+    _file_against_db(f"the {space} vector file", generation, int(state["generation"]),
                      missing, extra, problems, pending, f" in the {space} space")  # fmt: skip
     return {"vectors": len(have), "vectors_ok": not missing and not extra}
+
+
+def _read_space(path: Path, dim: int, store: Any, fingerprint: Any) -> tuple[set[int], int]:
+    """(live labels, generation) of the space saved at ``path``: an hnswlib file's, read and
+    verified (raises when it cannot be); a space saved exact (no file: storage/vectorspace.py)
+    holds what the cache holds, as of its meta file's generation."""
+    if saved_kind(path) == EXACT:
+        have = store.embedded_chunk_keys(fingerprint) if isinstance(fingerprint, str) else []
+        return {cid for cid, _ in have}, vector_file_generation(path) or 0
+    vi = VectorIndex.load(path, dim)
+    return vi.labels(), vi.generation
 
 
 def _file_against_db(

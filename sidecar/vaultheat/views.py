@@ -37,7 +37,7 @@ from vaultheat.errors import IndexCorruptError, IndexMismatchError, IndexMissing
 from vaultheat.paths import IndexPaths
 from vaultheat.storage.snapshots import Snapshots
 from vaultheat.storage.store import Store
-from vaultheat.storage.vectors import VectorIndex
+from vaultheat.storage.vectorspace import VectorSpace
 from vaultheat.storage.vectorsync import (
     MULTILINGUAL,
     open_space,
@@ -109,7 +109,7 @@ class ViewSource:
         self._lock = threading.RLock()  # the shared store (status, freshness, note status)
         self._store: Store | None = None
         self._snapshots: Snapshots | None = None
-        self._vectors: VectorIndex | None = None
+        self._vectors: VectorSpace | None = None
         self._vectors_gen = -1
         self._view: IndexView | None = None
         self._key: _Key | None = None
@@ -117,7 +117,7 @@ class ViewSource:
         self._stored: Any = None  # the manifest's stored settings at the view's generation
         self._similar: Similar | None = None
         self._similar_version = 0
-        self._space: VectorIndex | None = None  # the second vector space (issue #40)
+        self._space: VectorSpace | None = None  # the second vector space (issue #40)
         self._space_key: tuple[str, int] | None = None
         # the second space's vectors by chunk id, for its note vectors (``space_note_vectors``)
         self._space_dense: np.ndarray | None = None

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from vaultheat.check import check_index
 from vaultheat.paths import index_paths
 from vaultheat.storage.vectorsync import vector_file_generation
@@ -98,6 +100,7 @@ def test_interrupted_run_reads_interrupted_exit_0_and_index_finishes_it(
     assert (after["state"], after["pending"], after["problems"]) == ("clean", [], [])
 
 
+@pytest.mark.usefixtures("hnsw_files")
 def test_truncated_vector_file_is_inconsistent_exit_2(
     fake_engine: Any, vault: Path, capsys: Any
 ) -> None:
@@ -161,6 +164,7 @@ def test_vector_file_ahead_of_the_database_is_inconsistent(fake_engine: Any, vau
     assert any("ahead of the database" in p for p in doc["problems"])
 
 
+@pytest.mark.usefixtures("hnsw_files")
 def test_a_first_run_stopped_before_its_vector_file_was_saved_is_interrupted(
     vault: Path, capsys: Any
 ) -> None:
@@ -176,6 +180,7 @@ def test_a_first_run_stopped_before_its_vector_file_was_saved_is_interrupted(
     assert check_index(engine)["state"] == "clean"
 
 
+@pytest.mark.usefixtures("hnsw_files")
 def test_a_finished_index_without_its_vector_file_is_inconsistent(
     fake_engine: Any, vault: Path, capsys: Any
 ) -> None:

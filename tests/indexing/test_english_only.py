@@ -30,6 +30,9 @@ JAPANESE = (
 )
 JA_QUERY = "コーヒー豆 焙煎 ドリップ"
 
+# the English file is read as written (hnswlib), not rebuilt from the cache
+pytestmark = pytest.mark.usefixtures("hnsw_files")
+
 
 def note(topic: str) -> str:
     return (

@@ -139,6 +139,7 @@ def test_off_never_builds_a_second_model(paths: IndexPaths) -> None:
     assert vectors is None and state is None
 
 
+@pytest.mark.usefixtures("hnsw_files")
 def test_turning_it_off_clears_the_space(paths: IndexPaths) -> None:
     index(paths, True, Factory())
     assert paths.space_vectors(MULTILINGUAL).exists()

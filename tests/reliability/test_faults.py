@@ -42,6 +42,7 @@ from vaultheat.engine import Engine
 from vaultheat.errors import VaultheatError
 from vaultheat.paths import index_paths
 from vaultheat.providers.fake import FakeEmbedder
+from vaultheat.storage import vectorspace
 
 pytestmark = pytest.mark.slow  # the reliability suite: `pytest -m "not slow"` skips it
 
@@ -147,6 +148,15 @@ def _hnsw(vault: Path) -> Path:
     return index_paths(vault).vectors
 
 
+@pytest.fixture
+def hnsw_children(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI children keep their vectors in hnswlib files, as a vault of over 20,000 chunks
+    does (a small vault's are searched exactly and keep none: storage/vectorspace.py)."""
+    monkeypatch.setitem(CHILD_ENV, "VAULTHEAT_EXACT_MAX", "-1")
+    monkeypatch.setenv("VAULTHEAT_EXACT_MAX", "-1")
+    monkeypatch.setattr(vectorspace, "EXACT_MAX", -1)
+
+
 CORRUPTIONS = {
     "vectors-truncated-half": lambda v: _truncate(_hnsw(v), 0.5),
     "vectors-truncated-empty": lambda v: _truncate(_hnsw(v), 0.0),
@@ -167,10 +177,19 @@ def _answers_or_names_full(result: Any) -> None:
         assert result.json()["schema"] == "vaultheat.search.v1"
 
 
-@pytest.mark.parametrize("corrupt", list(CORRUPTIONS), ids=list(CORRUPTIONS))
+# an exact space (a small vault's) has a meta file and no hnswlib file to damage
+DAMAGES = [pytest.param(c, False, id=c) for c in CORRUPTIONS] + [
+    pytest.param(c, True, id=f"exact-{c}") for c in CORRUPTIONS if c.startswith("meta-")
+]
+
+
+@pytest.mark.parametrize(("corrupt", "exact"), DAMAGES)
 def test_damaged_vector_files_answer_or_point_at_full_rebuild(
-    indexed: Path, tmp_path: Path, corrupt: str
+    request: pytest.FixtureRequest, tmp_path: Path, corrupt: str, exact: bool
 ) -> None:
+    if not exact:
+        request.getfixturevalue("hnsw_children")
+    indexed = request.getfixturevalue("indexed")
     expected = _clean_fingerprint(indexed, tmp_path)
     CORRUPTIONS[corrupt](indexed)
     _answers_or_names_full(run_cli(["search", "coffee", "--vault", str(indexed), "--json"]))
@@ -416,6 +435,7 @@ def test_failing_provider_exits_2_and_the_old_index_still_answers(
     assert check.rc == 0 and check.json()["state"] == "clean", check.stdout
 
 
+@pytest.mark.usefixtures("hnsw_children")
 def test_plain_index_restores_a_missing_vector_file(indexed: Path) -> None:
     vectors = _hnsw(indexed)
     vectors.unlink()

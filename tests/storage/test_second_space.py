@@ -59,6 +59,7 @@ def test_the_second_space_is_empty_until_filled(engine: Engine) -> None:
     assert spaces_line(doc["spaces"], doc["chunks"]) == "multilingual vectors: none yet"
 
 
+@pytest.mark.usefixtures("hnsw_files")
 def test_the_second_space_has_its_own_generation_and_survives_a_crash(engine: Engine) -> None:
     path = engine.paths.space_vectors(MULTILINGUAL)
     store = Store(engine.paths.db)

@@ -34,6 +34,7 @@ def test_fill_dense_by_blocks_holds_every_cached_vector(
         assert np.array_equal(dense[cid], cache[h])
 
 
+@pytest.mark.usefixtures("hnsw_files")
 def test_a_vector_file_rebuilt_by_blocks_has_every_chunk(
     fake_engine: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

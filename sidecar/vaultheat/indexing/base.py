@@ -22,7 +22,7 @@ from vaultheat.paths import IndexPaths
 from vaultheat.providers.base import Embedder
 from vaultheat.providers.registry import make_embedder, second_space_settings
 from vaultheat.storage.store import Store
-from vaultheat.storage.vectors import VectorIndex
+from vaultheat.storage.vectorspace import VectorSpace
 from vaultheat.storage.vectorsync import open_vectors
 
 
@@ -57,7 +57,7 @@ class IndexerBase:
         self._doc_skips: dict[str, list[Any]] = {}  # PDFs/canvases skipped: stat, caps, reason
 
 
-    def _open_vectors(self, store: Store, manifest: dict[str, Any]) -> VectorIndex:
+    def _open_vectors(self, store: Store, manifest: dict[str, Any]) -> VectorSpace:
         dim = manifest.get("dimension")
         if dim is None:
             dim = self.embedder.dimension

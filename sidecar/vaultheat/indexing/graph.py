@@ -20,7 +20,7 @@ from vaultheat.core.vault.resolve import LinkResolver
 from vaultheat.indexing import limits
 from vaultheat.indexing.report import IndexReport, ProgressFn
 from vaultheat.storage.store import Store, name_key
-from vaultheat.storage.vectors import VectorIndex
+from vaultheat.storage.vectorspace import VectorSpace
 
 
 def link_rows(note: ParsedNote, resolver: LinkResolver) -> list[tuple[Any, ...]]:
@@ -71,7 +71,7 @@ def reresolve(
 
 def repair_graph(
     store: Store,
-    vectors: VectorIndex,
+    vectors: VectorSpace,
     report: IndexReport,
     g: GraphSettings,
     progress: ProgressFn,

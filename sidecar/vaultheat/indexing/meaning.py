@@ -43,7 +43,7 @@ from vaultheat.providers.base import Embedder
 from vaultheat.providers.memory import release_model, trim_heap
 from vaultheat.storage.embedcache import as_stored
 from vaultheat.storage.store import Store
-from vaultheat.storage.vectors import VectorIndex
+from vaultheat.storage.vectorspace import VectorSpace
 from vaultheat.storage.vectorsync import (
     MULTILINGUAL,
     bump_space_generation,
@@ -78,7 +78,7 @@ class MeaningPhase(IndexerBase):
     def _embed_pending(
         self,
         store: Store,
-        vectors: VectorIndex,
+        vectors: VectorSpace,
         notes: list[tuple[int, str, str, int]],
         total: int,
         report: IndexReport,
@@ -208,7 +208,7 @@ class MeaningPhase(IndexerBase):
         self,
         store: Store,
         model: Embedder,
-        vectors: VectorIndex,
+        vectors: VectorSpace,
         notes: list[tuple[int, str, str, int]],
         pool: ThreadPoolExecutor,
         report: IndexReport,

@@ -56,7 +56,7 @@ from vaultheat.indexing.report import IndexReport, meaning_doc, stored_settings
 from vaultheat.indexing.words import WordsPhase, diff_vault
 from vaultheat.storage.lock import WriterLock
 from vaultheat.storage.store import Store
-from vaultheat.storage.vectors import VectorIndex
+from vaultheat.storage.vectorspace import VectorSpace
 from vaultheat.storage.vectorsync import (
     ENGLISH_ONLY_KEY,
     MULTILINGUAL,
@@ -166,8 +166,8 @@ class Indexer(WordsPhase, MeaningPhase):
         report.timings["total"] = time.perf_counter() - t0
 
     def _meaning_phase(
-        self, store: Store, vectors: VectorIndex | None, report: IndexReport, t0: float
-    ) -> VectorIndex | None:
+        self, store: Store, vectors: VectorSpace | None, report: IndexReport, t0: float
+    ) -> VectorSpace | None:
         """The words phase marked done (``words_total`` timed from ``t0``), then the meaning
         phase: the chunks without a vector embedded, their kNN lists repaired. Returns the
         vector file, opened if this step needed it."""
@@ -225,7 +225,7 @@ class Indexer(WordsPhase, MeaningPhase):
             store.set_manifest(run_complete=False, words_done=False)
         return manifest, wanted
 
-    def _save(self, store: Store, vectors: VectorIndex | None) -> None:
+    def _save(self, store: Store, vectors: VectorSpace | None) -> None:
         """Save the vector file with a fresh generation (when it was opened) and mark the run
         complete unless it was stopped."""
         if vectors is not None:

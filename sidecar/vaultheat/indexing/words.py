@@ -37,7 +37,7 @@ from vaultheat.indexing.graph import link_rows, reresolve
 from vaultheat.indexing.limits import note_batches
 from vaultheat.indexing.report import IndexReport, content_hash, input_hash
 from vaultheat.storage.store import Store, name_key
-from vaultheat.storage.vectors import VectorIndex
+from vaultheat.storage.vectorspace import VectorSpace
 from vaultheat.storage.vectorsync import save_vectors, vector_file_generation
 
 log = logging.getLogger("vaultheat.indexer")
@@ -171,7 +171,7 @@ class WordsPhase(IndexerBase):
 
     def _vectors_for(
         self, store: Store, manifest: dict[str, Any], diff: Diff, plan: Plan
-    ) -> VectorIndex | None:
+    ) -> VectorSpace | None:
         """The vector file, opened only when this run will write something."""
         stale_file = (
             "dimension" in manifest
@@ -193,7 +193,7 @@ class WordsPhase(IndexerBase):
     def _store_changes(
         self,
         store: Store,
-        vectors: VectorIndex | None,
+        vectors: VectorSpace | None,
         diff: Diff,
         plan: Plan,
         report: IndexReport,
@@ -295,7 +295,7 @@ class WordsPhase(IndexerBase):
     def _index_batch(
         self,
         store: Store,
-        vectors: VectorIndex,
+        vectors: VectorSpace,
         resolver: LinkResolver,
         batch: list[tuple[Work, ParsedNote]],
         report: IndexReport,

@@ -8,7 +8,9 @@ the same way, so the vectors can never disagree with the chunks for long. Chunks
 their vector (stored by the words phase, not embedded yet) simply have no label. The cache
 holds float16 vectors (embedcache.py); the indexer adds a vector just embedded rounded the same
 way (``as_stored``), so a file rebuilt or reconciled from the cache holds what the file written
-after embedding held.
+after embedding held. A vault of up to ``EXACT_MAX`` chunks has no hnswlib file at all: its
+spaces are searched exactly, filled from the cache at every open (vectorspace.py), and their
+"file" is a meta file recording the generation.
 
 A second vector space (issue #40: the multilingual model's vectors of the same chunks) has a
 file of its own (``IndexPaths.space_vectors``) and a generation of its own, kept with its
@@ -27,9 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from vaultheat.errors import IndexCorruptError
+from vaultheat.errors import IndexCorruptError, IndexMissingError
+from vaultheat.storage import vectorspace
 from vaultheat.storage.store import Store
 from vaultheat.storage.vectors import VectorIndex, meta_path_for
+from vaultheat.storage.vectorspace import HNSW, VectorSpace, saved_kind
 
 log = logging.getLogger("vaultheat.vectors")
 
@@ -45,28 +49,46 @@ ENGLISH_ONLY_KEY = "english_only"
 
 def open_vectors(
     store: Store, path: Path, dim: int, fingerprint: str, *, generation: int | None = None
-) -> VectorIndex:
-    """The vector file at ``path``, reconciled from the cache unless it reflects ``generation``
-    (default: the store's, the first space's)."""
+) -> VectorSpace:
+    """The space whose file is at ``path``, in step with ``generation`` (default: the store's,
+    the first space's). A vault of up to ``EXACT_MAX`` chunks, or one saved exact that still has
+    up to ``EXACT_MAX`` vectors, gets an exact space filled from the cache (a file, if any, is
+    not read); a larger one its hnswlib file, reconciled from the cache unless it reflects
+    ``generation``, or built from the cache when it is missing, damaged or was saved exact."""
+    expected = store.generation() if generation is None else generation
+    chunks = store.chunk_count()
+    limit = vectorspace.EXACT_MAX
+    keys: dict[int, str] | None = None
+    if chunks > limit and saved_kind(path) != HNSW:  # saved exact, or never: its size decides
+        keys = dict(store.embedded_chunk_keys(fingerprint))
+    if chunks <= limit or (keys is not None and len(keys) <= limit):  # what a save keeps exact
+        space = VectorSpace.exact(dim, capacity=chunks, generation=expected)
+        reconcile(space, store, fingerprint, keys=keys)
+        return space
     index: VectorIndex | None = None
-    if path.exists():
+    if keys is None:
         try:
             index = VectorIndex.load(path, dim)
-        except IndexCorruptError as exc:
+        except (IndexCorruptError, IndexMissingError) as exc:
             log.warning("vector file unusable (%s); rebuilding it from the database", exc)
     if index is None:
-        index = VectorIndex.create(dim, capacity=max(1024, store.chunk_count() + 256))
-    elif index.generation == (store.generation() if generation is None else generation):
-        return index
-    reconcile(index, store, fingerprint)
-    return index
+        index = VectorIndex.create(dim, capacity=max(1024, chunks + 256))
+    elif index.generation == expected:
+        return VectorSpace(index, generation=expected)
+    space = VectorSpace(index, generation=expected)
+    reconcile(space, store, fingerprint, keys=keys)
+    return space
 
 
-def reconcile(index: VectorIndex, store: Store, fingerprint: str) -> tuple[int, int]:
+def reconcile(
+    index: VectorSpace, store: Store, fingerprint: str, *, keys: dict[int, str] | None = None
+) -> tuple[int, int]:
     """Make the index's live labels exactly the store's chunk ids that have a vector; returns
     (added, removed). A chunk whose input the cache holds no vector for is awaiting its vector
-    (the indexer's meaning phase embeds it later), not lost: it is left out until then."""
-    keys = dict(store.embedded_chunk_keys(fingerprint))
+    (the indexer's meaning phase embeds it later), not lost: it is left out until then.
+    ``keys``: those chunks (id -> input hash), when the caller has just read them."""
+    if keys is None:
+        keys = dict(store.embedded_chunk_keys(fingerprint))
     live = index.labels()
     extra = [label for label in live if label not in keys]
     if extra:
@@ -145,7 +167,7 @@ def clear_space(store: Store, path: Path, space: str) -> None:
         p.unlink(missing_ok=True)
 
 
-def open_space(store: Store, path: Path, space: str) -> VectorIndex | None:
+def open_space(store: Store, path: Path, space: str) -> VectorSpace | None:
     """The second space's vector file, reconciled from the cache when it is behind its
     generation, missing or damaged; None while the space is empty."""
     state = space_state(store.manifest(), space)
@@ -155,7 +177,7 @@ def open_space(store: Store, path: Path, space: str) -> VectorIndex | None:
                         generation=int(state["generation"]))  # fmt: skip
 
 
-def save_vectors(index: VectorIndex, path: Path, generation: int) -> None:
+def save_vectors(index: VectorSpace, path: Path, generation: int) -> None:
     index.save(path, generation=generation)
 
 
