@@ -150,7 +150,7 @@ def _hnsw(vault: Path) -> Path:
 
 @pytest.fixture
 def hnsw_children(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The CLI children keep their vectors in hnswlib files, as a vault of over 20,000 chunks
+    """The CLI children keep their vectors in hnswlib files, as a vault of over 10,000 chunks
     does (a small vault's are searched exactly and keep none: storage/vectorspace.py)."""
     monkeypatch.setitem(CHILD_ENV, "VAULTHEAT_EXACT_MAX", "-1")
     monkeypatch.setenv("VAULTHEAT_EXACT_MAX", "-1")

@@ -13,10 +13,14 @@ removed. A space that grows past ``EXACT_MAX`` while open moves into hnswlib (bu
 matrix) and is saved as an hnswlib file from then on; one that shrinks under it is saved exact
 (its file goes), and the next open reads it from the cache.
 
-Brute force over a matrix costs ~0.6 ms a query at 14k vectors and ~1.4 ms at 20k (one core, numpy
-BLAS), against ~0.4 ms for hnswlib at its beam: the limit keeps exact search within about a
-millisecond of hnswlib. The matrix takes the memory hnswlib's copy took (float32, 1.5 KB a
-384-d vector).
+Brute force reads the whole matrix for every query vector, so between queries (the matrix out of
+the CPU cache) it costs about 0.14 ms per 1,000 vectors, against ~0.2-0.4 ms for hnswlib at its
+beam. Measured in process on the indexes of the shared vaults, p50 / p95 before (hnswlib) and
+after, 2 cores at load 1-2: vaultofknowledge (8,290 vectors) search 3.7 / 6.1 -> 4.4 / 7.0 ms,
+related notes 7.0 / 15.8 -> 7.7 / 15.4 ms; waylonwalker (14,107) search 5.0 / 9.4 -> 6.9 / 12.6
+ms, related 10.6 / 17.9 -> 13.9 / 28.6 ms. Hence the limit of 10,000: within a millisecond of
+hnswlib. The matrix takes the memory hnswlib's copy took (float32, 1.5 KB a 384-d vector);
+filling it from the cache at open took 0.16-0.18 s for 14,107 vectors (hnswlib's file: 0.03 s).
 """
 
 from __future__ import annotations
@@ -51,7 +55,7 @@ def _exact_max() -> int:
     try:
         return int(os.environ.get(EXACT_MAX_ENV, ""))
     except ValueError:
-        return 20_000
+        return 10_000  # see the module docstring
 
 
 # a space of up to this many vectors is searched exactly and keeps no vector file
