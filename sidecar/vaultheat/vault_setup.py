@@ -79,6 +79,16 @@ def sample_notes(vault: Path) -> list[str]:
     return texts
 
 
+def is_fresh(paths: IndexPaths) -> bool:
+    """Whether this index folder is one no vaultheat has set up: missing, or empty.
+
+    A folder with anything in it (an index an older version made without a config, a lock
+    file) is left as it is: its settings are whatever the defaults were when it was built."""
+    if paths.root.is_dir():
+        return not any(paths.root.iterdir())
+    return not paths.root.exists()
+
+
 def prepare_index(paths: IndexPaths, *, second_space_off: bool = False) -> SecondSpace:
     """Create the index folder and write its config: the default settings with the second space
     :func:`pick_second_space` picks (the English model always stays), and ``*`` in a
