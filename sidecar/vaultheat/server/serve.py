@@ -4,13 +4,12 @@ Order of events: take the per-index server lock (a second server exits 2 and nam
 set up a vault never indexed the way ``vaultheat init`` does (``vault_setup``: the config with
 the routed second space, the ``.gitignore``; the Obsidian plugin never runs init), open the
 engine (the worker then builds the index in the background while health and status already
-answer), listen, write the 0600
-discovery file with a fresh random token, and wait for SIGINT/SIGTERM, an authenticated
-``POST /v1/shutdown``, or (with ``--parent-pid``) the end of the process that started it: the
-Obsidian plugin passes its own pid, because the app does not unload plugins when it quits, and a
-sidecar must not outlive it. Then it stops listening, ends event streams, lets the index child
-finish its batch in flight and save (a child still busy after 5 s is killed: only that
-uncommitted batch is lost), removes the discovery file and returns 0.
+answer), listen, write the 0600 discovery file with a fresh random token, and wait for
+SIGINT/SIGTERM, an authenticated ``POST /v1/shutdown``, or (with ``--parent-pid``) the end of
+the process that started it: the Obsidian plugin passes its own pid, because the app does not
+unload plugins when it quits, and a sidecar must not outlive it. Then it stops listening, ends
+event streams, lets the index child finish its batch in flight and save (a child still busy after
+5 s is killed: only that uncommitted batch is lost), removes the discovery file and returns 0.
 
 Non-loopback hosts need ``allow_remote``: the token then travels in clear text over a network,
 which is the user's call to make, with a warning.
@@ -86,7 +85,8 @@ def serve(
     for this run only (the Obsidian plugin passes its excluded folders): nothing is written,
     neither to the vault nor to the index's config, and a restart without them indexes the
     notes again. ``parent_pid``: exit 0 (discovery file removed) within about a second of that
-    process ending.
+    process ending. An injected ``embedder`` (tests, evaluations) skips the new-vault set-up:
+    the config it writes names a real second-space model, which would load beside the fake.
     """
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.INFO, format="vaultheat: %(message)s")
