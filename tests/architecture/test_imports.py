@@ -21,6 +21,7 @@ SHELLS = {
     "console",
     "render",
     "status_lines",
+    "vault_setup",
     "__main__",
 }
 SHELL_LIBS = {"aiohttp", "mcp"}  # the HTTP server's and the agent protocol's libraries

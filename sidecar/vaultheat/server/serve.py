@@ -1,14 +1,15 @@
 """``vaultheat serve``: one long-lived server per vault, from start to a clean exit.
 
 Order of events: take the per-index server lock (a second server exits 2 and names the first),
-open the engine (creating the index folder when there is none: the worker then builds the
-index in the background while health and status already answer), listen, write the 0600
-discovery file with a fresh random token, and wait for SIGINT/SIGTERM, an authenticated
-``POST /v1/shutdown``, or (with ``--parent-pid``) the end of the process that started it: the
-Obsidian plugin passes its own pid, because the app does not unload plugins when it quits, and a
-sidecar must not outlive it. Then it stops listening, ends event streams, lets the index child
-finish its batch in flight and save (a child still busy after 5 s is killed: only that
-uncommitted batch is lost), removes the discovery file and returns 0.
+set up a vault never indexed the way ``vaultheat init`` does (``vault_setup``: the config with
+the routed second space, the ``.gitignore``; the Obsidian plugin never runs init), open the
+engine (the worker then builds the index in the background while health and status already
+answer), listen, write the 0600 discovery file with a fresh random token, and wait for
+SIGINT/SIGTERM, an authenticated ``POST /v1/shutdown``, or (with ``--parent-pid``) the end of
+the process that started it: the Obsidian plugin passes its own pid, because the app does not
+unload plugins when it quits, and a sidecar must not outlive it. Then it stops listening, ends
+event streams, lets the index child finish its batch in flight and save (a child still busy after
+5 s is killed: only that uncommitted batch is lost), removes the discovery file and returns 0.
 
 Non-loopback hosts need ``allow_remote``: the token then travels in clear text over a network,
 which is the user's call to make, with a warning.
@@ -28,7 +29,7 @@ from pathlib import Path
 
 from vaultheat.config import load_settings
 from vaultheat.engine import Engine
-from vaultheat.errors import VaultheatError
+from vaultheat.errors import IndexExistsError, VaultheatError
 from vaultheat.paths import IndexPaths, index_paths
 from vaultheat.procs import process_running
 from vaultheat.providers.base import Embedder
@@ -46,6 +47,7 @@ from vaultheat.server.discovery import (
 from vaultheat.server.middleware import is_loopback_host
 from vaultheat.server.runner import start_site
 from vaultheat.server.state import STATE
+from vaultheat.vault_setup import is_fresh, prepare_index
 
 log = logging.getLogger("vaultheat.server")
 
@@ -83,7 +85,8 @@ def serve(
     for this run only (the Obsidian plugin passes its excluded folders): nothing is written,
     neither to the vault nor to the index's config, and a restart without them indexes the
     notes again. ``parent_pid``: exit 0 (discovery file removed) within about a second of that
-    process ending.
+    process ending. An injected ``embedder`` (tests, evaluations) skips the new-vault set-up:
+    the config it writes names a real second-space model, which would load beside the fake.
     """
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.INFO, format="vaultheat: %(message)s")
@@ -92,6 +95,9 @@ def serve(
         return EXIT_ERROR
     try:
         paths = index_paths(vault, index_dir)
+        # an injected embedder means the caller owns the models: a written config would add
+        # the real second-space model beside it
+        fresh = embedder is None and is_fresh(paths)
         paths.root.mkdir(parents=True, exist_ok=True)
     except (VaultheatError, OSError) as exc:
         _say(getattr(exc, "message", str(exc)))
@@ -104,6 +110,8 @@ def serve(
         _say(f"a server is already running for {paths.vault} {where}")
         return EXIT_ERROR
     try:
+        if fresh and not _set_up(paths):
+            return EXIT_ERROR
         return _serve_locked(
             paths,
             host=host,
@@ -120,6 +128,22 @@ def serve(
         )
     finally:
         lock.release()
+
+
+def _set_up(paths: IndexPaths) -> bool:
+    """Give a vault never indexed init's config; False when it cannot be written."""
+    try:
+        second = prepare_index(paths)
+    except IndexExistsError:
+        return True  # `vaultheat init` ran meanwhile: its config stands
+    except OSError as exc:
+        _say(f"cannot write {paths.config}: {exc.strerror or exc}")
+        return False
+    shown = f"{second.space} with {second.model}" if second.space else "off"
+    log.info(
+        "set up %s as `vaultheat init` does: second space %s (%s)", paths.root, shown, second.why
+    )
+    return True
 
 
 def _serve_locked(
