@@ -14,6 +14,7 @@ import pytest
 
 from vaultheat import commands
 from vaultheat.cli import main
+from vaultheat.config import Settings
 from vaultheat.core.query.results import (
     ChunkHit,
     ChunkRef,
@@ -90,7 +91,7 @@ def _hit(rank: int, path: str, space: SpaceTrace | None) -> ChunkHit:
 class FakeEngine:
     def __init__(self, results: SearchResults) -> None:
         self.results = results
-        self.settings = commands.Settings()
+        self.settings = Settings()
 
     def search(self, req: Any) -> SearchResults:
         return self.results
@@ -171,7 +172,7 @@ def _related(rank: int, path: str, space: str | None) -> RelatedHit:
 class FakeRelatedEngine:
     def __init__(self, results: RelatedResults) -> None:
         self.results = results
-        self.settings = commands.Settings()
+        self.settings = Settings()
 
     def related(self, req: Any) -> RelatedResults:
         return self.results
