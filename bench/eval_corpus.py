@@ -86,7 +86,10 @@ def prepare(name: str, source: Path, model: str = "") -> tuple[Path, float | Non
                 if not path.is_symlink():
                     path.chmod(path.stat().st_mode | 0o200)
     if not (vault / ".vaultheat" / "config.toml").is_file():
-        subprocess.run([vaultheat(), "init", str(vault)], check=True, capture_output=True)
+        # the default set-up (init: the English model and the routed second space); a named
+        # model is measured on its own, one space
+        extra = ["--no-second-space"] if model else []
+        subprocess.run([vaultheat(), "init", str(vault), *extra], check=True, capture_output=True)
         if model:
             cmd = [vaultheat(), "config", "set", "embeddings.model", model, "--vault", str(vault)]
             subprocess.run(cmd, check=True, capture_output=True)
