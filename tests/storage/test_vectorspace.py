@@ -188,3 +188,48 @@ def test_an_exact_space_saved_behind_the_database_is_pending_not_damage(tmp_path
     doc = check_index(engine)
     assert doc["state"] == "inconsistent"
     assert any("ahead of the database" in p for p in doc["problems"])
+
+
+def test_an_older_small_index_drops_its_hnswlib_files_at_the_next_run(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """An index made when every space had an hnswlib file (before exact spaces, or a vault that
+    has since shrunk) loses both files at its next run, even one with nothing else to do."""
+    from vaultheat.config import Settings, save_settings
+    from vaultheat.engine import Engine
+    from vaultheat.indexing.run import Indexer
+    from vaultheat.providers.fake import FakeEmbedder
+    from vaultheat.providers.registry import make_embedder
+    from vaultheat.storage.vectorsync import MULTILINGUAL
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for i in range(6):
+        (vault / f"n{i}.md").write_text(_note(i), encoding="utf-8")
+    paths = index_paths(vault)
+    paths.root.mkdir()
+    settings = Settings().with_value("embeddings.provider", "fake")
+    settings = settings.with_value("embeddings.second_space", "multilingual")
+    save_settings(paths.config, settings)
+    files = [paths.vectors, paths.space_vectors(MULTILINGUAL)]
+
+    def run() -> None:
+        Indexer(paths, settings, FakeEmbedder(), make_second=make_embedder).run()
+
+    monkeypatch.setattr(vectorspace, "EXACT_MAX", -1)
+    run()
+    assert [saved_kind(f) for f in files] == [HNSW, HNSW] and all(f.exists() for f in files)
+    monkeypatch.setattr(vectorspace, "EXACT_MAX", 10_000)
+    run()  # nothing changed in the vault
+    assert [saved_kind(f) for f in files] == [EXACT, EXACT]
+    assert not any(f.exists() for f in files)
+    engine = Engine.open(vault, embedder=FakeEmbedder())
+    try:
+        doc = check_index(engine)
+        assert doc["state"] == "clean", doc
+        assert doc["spaces"][MULTILINGUAL]["vectors_ok"] is True
+        assert _first(engine, "topic 4 and its many details") == "n4.md"
+    finally:
+        engine.close()
+    run()  # and a run after that has nothing to do again
+    assert [saved_kind(f) for f in files] == [EXACT, EXACT]

@@ -50,6 +50,7 @@ from vaultheat.storage.vectorsync import (
     clear_space,
     mark_space_synced,
     open_space,
+    outgrown_file,
     reconcile,
     save_vectors,
     space_state,
@@ -170,7 +171,11 @@ class MeaningPhase(IndexerBase):
         assert vectors is not None
         gen = int(state["generation"])
         # chunks deleted or re-chunked since the file was saved leave it; cached ones join it
-        dirty = reconcile(vectors, store, fp) != (0, 0) or vector_file_generation(path) != gen
+        dirty = (
+            reconcile(vectors, store, fp) != (0, 0)
+            or vector_file_generation(path) != gen
+            or outgrown_file(path, store)
+        )
         notes = store.unembedded_notes(fp)
         total = sum(n for *_, n in notes)
         self.progress(MULTILINGUAL, 0, total)

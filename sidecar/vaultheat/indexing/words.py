@@ -38,7 +38,7 @@ from vaultheat.indexing.limits import note_batches
 from vaultheat.indexing.report import IndexReport, content_hash, input_hash
 from vaultheat.storage.store import Store, name_key
 from vaultheat.storage.vectorspace import VectorSpace
-from vaultheat.storage.vectorsync import save_vectors, vector_file_generation
+from vaultheat.storage.vectorsync import outgrown_file, save_vectors, vector_file_generation
 
 log = logging.getLogger("vaultheat.indexer")
 
@@ -173,10 +173,10 @@ class WordsPhase(IndexerBase):
         self, store: Store, manifest: dict[str, Any], diff: Diff, plan: Plan
     ) -> VectorSpace | None:
         """The vector file, opened only when this run will write something."""
-        stale_file = (
-            "dimension" in manifest
-            and vector_file_generation(self.paths.vectors) != store.generation()
-        )  # missing, damaged or behind (a crash, a failed save): repair it on this run
+        stale_file = "dimension" in manifest and (
+            vector_file_generation(self.paths.vectors) != store.generation()
+            or outgrown_file(self.paths.vectors, store)
+        )  # missing, damaged or behind (a crash, a failed save), or too big: repair it now
         # Every write below bumps the store generation, and the vector file is saved with the
         # generation it reflects; so the file is opened (and saved at the end) whenever anything
         # will be written, and a run with nothing to do writes nothing: `check` compares the two.

@@ -177,6 +177,14 @@ def open_space(store: Store, path: Path, space: str) -> VectorSpace | None:
                         generation=int(state["generation"]))  # fmt: skip
 
 
+def outgrown_file(path: Path, store: Store) -> bool:
+    """Whether ``path`` holds an hnswlib file that a vault this small no longer keeps (an index
+    made before spaces of up to ``EXACT_MAX`` vectors were exact, or a vault that shrank): the
+    next save drops it (``VectorSpace.save``), so a run opens and saves the space even when it
+    has nothing else to write."""
+    return saved_kind(path) == HNSW and store.chunk_count() <= vectorspace.EXACT_MAX
+
+
 def save_vectors(index: VectorSpace, path: Path, generation: int) -> None:
     index.save(path, generation=generation)
 
