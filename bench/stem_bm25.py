@@ -16,50 +16,10 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import re
-import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-PLAIN = "unicode61 remove_diacritics 2"
-PORTER = "porter unicode61 remove_diacritics 2"
-WORD = re.compile(r"\w+")
-
-Row = tuple[int, str, str, str]  # chunk id, note path, title + heading path, text
-
-
-def read_chunks(db: Path) -> list[Row]:
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        rows = con.execute(
-            "SELECT c.id, n.path, coalesce(n.title, '') || ' ' || coalesce(c.heading_path, ''), "
-            "c.text FROM chunks c JOIN notes n ON n.id = c.note_id"
-        ).fetchall()
-    finally:
-        con.close()
-    return [(int(i), str(p), str(h), str(t)) for i, p, h, t in rows]
-
-
-def rank_notes(rows: Sequence[Row], tokenizer: str, queries: Sequence[str]) -> list[list[str]]:
-    """Each query's notes, best first (a note at its best chunk), up to 200 chunks read."""
-    con = sqlite3.connect(":memory:")
-    con.execute(
-        f"CREATE VIRTUAL TABLE f USING fts5(path UNINDEXED, head, body, tokenize='{tokenizer}')"
-    )
-    con.executemany("INSERT INTO f(rowid, path, head, body) VALUES (?, ?, ?, ?)", rows)
-    out = []
-    for query in queries:
-        words = [w for w in WORD.findall(query.lower()) if len(w) > 2]
-        if not words:
-            out.append([])
-            continue
-        match = " OR ".join(f'"{w}"' for w in words)
-        hits = con.execute(
-            "SELECT path FROM f WHERE f MATCH ? ORDER BY bm25(f, 2.0, 1.0) LIMIT 200", (match,)
-        ).fetchall()
-        out.append(list(dict.fromkeys(p for (p,) in hits)))
-    con.close()
-    return out
+from vaultheat.storage.stem_probe import PLAIN, PORTER, rank_notes, read_chunks
 
 
 def reciprocal_rank(ranked: Sequence[str], relevant: set[str], k: int = 10) -> float:
