@@ -120,9 +120,11 @@ def test_no_request_fails_during_a_full_reindex(make_live: MakeLive) -> None:
 def test_kill_9_of_the_child_leaves_a_consistent_index(
     make_live: MakeLive, sse: Connect, moment: str
 ) -> None:
-    # kNN edges on: a graph stage long enough to kill the child in after its last batch (at the
-    # default knn_k = 0 the job can end between two polls, and the kill finds an idle child)
-    live = make_live(embedder=SlowEmbedder(delay=0.1), overrides={"graph.knn_k": 8})
+    # kNN edges on, many and without a floor: a graph stage long enough to kill the child in
+    # after its last batch (at the default knn_k = 0 the job can end between two polls, and the
+    # kill finds an idle child; a small vault's exact vector search made knn_k = 8 too short)
+    graph = {"graph.knn_k": 64, "graph.knn_min_sim": 0.0}
+    live = make_live(embedder=SlowEmbedder(delay=0.1), overrides=graph)
     write_notes(live.vault, 300, words=20)  # two batches (256 notes each at most)
     live.post("/v1/index", {})
     live.wait_idle(60)
