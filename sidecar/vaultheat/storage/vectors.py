@@ -341,20 +341,26 @@ class VectorIndex:
     # ---------------------------------------------------------------------------------- helpers
 
     def _as_matrix(self, data: np.ndarray, *, what: str) -> np.ndarray:
-        arr = np.asarray(data, dtype=np.float32)
-        if arr.ndim == 1:
-            arr = arr.reshape(1, -1)
-        if arr.ndim != 2 or arr.shape[1] != self._dim:
-            raise ValueError(f"{what} must have shape (n, {self._dim}), got {np.shape(data)}")
-        if not np.isfinite(arr).all():
-            raise ValueError(f"{what} contain NaN or infinite values")
-        return np.ascontiguousarray(arr)
+        return as_matrix(data, self._dim, what=what)
 
 
 if TYPE_CHECKING:
 
     def _implements_port(index: VectorIndex) -> VectorIndexPort:
         return index  # mypy fails here when VectorIndex no longer fits core's VectorIndexPort
+
+
+def as_matrix(data: np.ndarray, dim: int, *, what: str) -> np.ndarray:
+    """``data`` as a C-contiguous float32 matrix of ``dim`` columns (one vector: one row);
+    ValueError for another shape or a NaN or infinite value."""
+    arr = np.asarray(data, dtype=np.float32)
+    if arr.ndim == 1:
+        arr = arr.reshape(1, -1)
+    if arr.ndim != 2 or arr.shape[1] != dim:
+        raise ValueError(f"{what} must have shape (n, {dim}), got {np.shape(data)}")
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{what} contain NaN or infinite values")
+    return np.ascontiguousarray(arr)
 
 
 def _as_label(value: int) -> int:

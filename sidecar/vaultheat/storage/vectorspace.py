@@ -42,6 +42,7 @@ from vaultheat.storage.vectors import (
     VectorIndex,
     _as_label,
     _sorted_hits,
+    as_matrix,
     meta_path_for,
 )
 
@@ -219,7 +220,7 @@ class VectorSpace:
             return self._backend.labels()
 
     def add(self, ids: Sequence[int], vectors: np.ndarray) -> None:
-        rows = _as_matrix(vectors, self.dim, what="vectors")
+        rows = as_matrix(vectors, self.dim, what="vectors")
         with self._lock:
             self._backend.add(ids, rows)
             if isinstance(self._backend, ExactVectors) and len(self._backend) > EXACT_MAX:
@@ -238,7 +239,7 @@ class VectorSpace:
     ) -> list[list[tuple[int, float]]]:
         """Nearest labels by cosine similarity, best first, ties by lower label; one list per
         row of ``query`` (one vector or a matrix); ``k`` clamped to the live (allowed) labels."""
-        q = _as_matrix(query, self.dim, what="query")
+        q = as_matrix(query, self.dim, what="query")
         with self._lock:
             return self._backend.search(q, k, filter_ids=filter_ids)
 
@@ -274,17 +275,6 @@ def saved_kind(path: Path) -> str | None:
     if isinstance(meta, dict) and meta.get("kind") == EXACT:
         return EXACT
     return HNSW if path.exists() else None
-
-
-def _as_matrix(data: np.ndarray, dim: int, *, what: str) -> np.ndarray:
-    arr = np.asarray(data, dtype=np.float32)
-    if arr.ndim == 1:
-        arr = arr.reshape(1, -1)
-    if arr.ndim != 2 or arr.shape[1] != dim:
-        raise ValueError(f"{what} must have shape (n, {dim}), got {np.shape(data)}")
-    if not np.isfinite(arr).all():
-        raise ValueError(f"{what} contain NaN or infinite values")
-    return np.ascontiguousarray(arr)
 
 
 if TYPE_CHECKING:
