@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -330,7 +329,8 @@ def test_pause_holds_changes_until_resume(live: Live) -> None:
     assert live.post("/v1/index/pause").json() == {"schema": "vaultheat.ack.v1", "paused": True}
     (live.vault / "Later.md").write_text("# Later\n\nKombucha brewing schedule.\n")
     live.post("/v1/notes/changed", {"events": [{"type": "create", "path": "Later.md"}]})
-    time.sleep(0.4)  # well past the 50 ms debounce
+    # synchronised on the queue, not on a sleep: under load the 50 ms debounce can take longer
+    live.wait_for(lambda: live.get("/v1/status").json()["queue"] == 1, what="the change queued")
     status = live.get("/v1/status").json()
     assert status["paused"] is True and status["queue"] == 1
     assert not note_status(live, "Later.md")["indexed"]
