@@ -185,6 +185,8 @@ class RelatedSettings:
     score_fusion: float = 0.1  # weight of the rank-fusion seed score when heat does not run
     # why: docs/settings.md#relatedscore_lexical (helps related notes on every vault)
     score_lexical: float = 0.2  # weight of distinctive shared words in related scores
+    # why: docs/settings.md#relatedscore_coverage (a side section no longer leads the sidebar)
+    score_coverage: float = 0.5  # weight of how much of the open note a note speaks to; 0 = off
     # why: docs/settings.md#relatedsecond_space_score_note (a note read in the second space:
     # nDCG@10 up on help/ja, zh, ru and de; English notes keep experimental.related_score_note)
     second_space_score_note: float = 0.5  # the note part for a note not in English; 0 = off
