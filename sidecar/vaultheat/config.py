@@ -185,8 +185,6 @@ class RelatedSettings:
     score_fusion: float = 0.1  # weight of the rank-fusion seed score when heat does not run
     # why: docs/settings.md#relatedscore_lexical (helps related notes on every vault)
     score_lexical: float = 0.2  # weight of distinctive shared words in related scores
-    # why: docs/settings.md#relatedscore_coverage (a side section no longer leads the sidebar)
-    score_coverage: float = 0.5  # weight of how much of the open note a note speaks to; 0 = off
     # why: docs/settings.md#relatedsecond_space_score_note (a note read in the second space:
     # nDCG@10 up on help/ja, zh, ru and de; English notes keep experimental.related_score_note)
     second_space_score_note: float = 0.5  # the note part for a note not in English; 0 = off
@@ -241,6 +239,8 @@ class ExperimentalSettings:
     search_pointer_credit: float = 0.0  # share of a pointer chunk's score its linked notes get
     # why: docs/settings.md#experimentalrelated_score_note (costs help-en link prediction)
     related_score_note: float = 0.0  # the note-level part of search in related notes; 0 = off
+    # why: docs/settings.md#experimentalrelated_score_coverage (costs link prediction, so off)
+    related_score_coverage: float = 0.0  # weight of how much of the open note a note covers
     # heat propagation over the chunk graph (core/query/heat.py), search and related notes; off
     # why: docs/settings.md#experimentalsearch_hops (hops = 0 as good or better on every vault)
     search_hops: int = 0  # graph hops of heat propagation; 0 = off, 2 turns heat on

@@ -1,8 +1,8 @@
-"""related.score_coverage: each related note's content score gains weight x its coverage of the
-open note (core/query/coverage.py), so a note that speaks to the whole note rises over one that
-matches a single side section; nothing is added for an open note of one chunk or for a digest,
-and explain shows the part. Fake embedder, in-memory view, votes and link heat off; scores
-compare at abs 1e-9."""
+"""experimental.related_score_coverage: each related note's content score gains weight x its
+coverage of the open note (core/query/coverage.py), so a note that speaks to the whole note
+rises over one that matches a single side section; nothing is added for an open note of one
+chunk or for a digest, and explain shows the part. Fake embedder, in-memory view, votes and
+link heat off; scores compare at abs 1e-9."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def setup() -> Setup:
 def _run(setup: Setup, weight: float, path: str = OPEN, explain: bool = False) -> list[RelatedHit]:
     view, models = setup
     s = (Settings().with_value("related.votes", False).with_value("related.link_heat", "off")
-         .with_value("related.score_coverage", weight))  # fmt: skip
+         .with_value("experimental.related_score_coverage", weight))  # fmt: skip
     req = RelatedRequest(path=path, top=10, explain=explain)
     return list(run_related(view, models, s, req).results)
 

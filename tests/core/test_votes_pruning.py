@@ -175,7 +175,7 @@ def test_coverage_keeps_the_pruning_exact(
     from vaultheat.providers.fake import FakeEmbedder
 
     engine = Engine.open(linked_engine.paths.vault, embedder=FakeEmbedder(),
-                         overrides={"related.score_coverage": 0.5})  # fmt: skip
+                         overrides={"experimental.related_score_coverage": 0.5})  # fmt: skip
     rng = random.Random(5)
     try:
         reqs = []

@@ -256,7 +256,7 @@ export interface RelatedHit {
 	link_heat?: LinkHeat | null;
 	/** With a second vector space: the one that scored the best passage (absent with one space). */
 	space?: VectorSpaceName;
-	/** `related.score_coverage`: the part of the score for how much of the open note this one speaks to (absent where not computed). */
+	/** `experimental.related_score_coverage`: the part of the score for how much of the open note this one speaks to (absent where not computed). */
 	coverage?: number;
 }
 

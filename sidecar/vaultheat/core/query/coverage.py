@@ -13,12 +13,14 @@ note's chunks q_1..q_m (m >= 2), a candidate's chunks c_1..c_n and s_ij = cos(q_
 
 Precision reads only the candidate's m best chunks, so a long note is not marked down for its
 length (a short note's sidebar may rightly show a long article); over all n chunks it cost
-waylonwalker held-out link recall (its short notes link long posts). The caller adds
-``related.score_coverage`` x coverage to the content score (``core/query/related.py``) and
-leaves it out where it says nothing or misleads: an open note of one chunk (its best match is
-the vector part already), a digest or a list page as the candidate (it quotes many notes, so
-it covers each of them: with coverage a yearly digest came first in bluebook sidebars), and a
-note read in the second vector space (its vectors there are not compared here).
+waylonwalker held-out link recall (its short notes link long posts). The caller
+(``core/query/related.py``) adds ``experimental.related_score_coverage`` x coverage to the
+content score, off by default (it cost link prediction on the messy vaults: docs/eval.md
+"Coverage"), and leaves it out where it says nothing or misleads: an open note of one chunk
+(its best match is the vector part already), a digest or a list page as the candidate (it
+quotes many notes, so it covers each of them: with coverage a yearly digest came first in
+bluebook sidebars), and a note read in the second vector space (its vectors there are not
+compared here).
 """
 
 from __future__ import annotations

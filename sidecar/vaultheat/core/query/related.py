@@ -154,7 +154,7 @@ def run_related(
     result, second_q = _retrieve(view, models, s, req, note, muted, routing)
     damp = damping(view, s.related)
     ranked = note_ranking(result, graph, req, s.related, s.search.files_top_chunks, damp)
-    cover = _coverage_fn(view, note, s.related.score_coverage, muted, routing)
+    cover = _coverage_fn(view, note, s.experimental.related_score_coverage, muted, routing)
     covered: dict[str, float] = {}  # path -> the coverage part added to its content score
     if cover is not None:
         ranked = _with_coverage(ranked, cover, damp, covered)
@@ -509,7 +509,8 @@ def _add_graph(
         return ranked, {}, {}, {}
     seen = {p for p, _, _ in ranked}
     targets = _graph_targets(result, ranked, req, r, bonus, seen, links.chunks, damp,
-                             r.score_coverage if cover is not None else 0.0)  # fmt: skip
+                             s.experimental.related_score_coverage if cover is not None
+                             else 0.0)  # fmt: skip
     muted = shared.chunk_ids(r.shared_text_notes)
     fresh = {t: _own_chunks(links.chunks[t], muted) for t in targets}
     best = _best_chunks(view, result, fresh, second_q)

@@ -203,8 +203,8 @@ class RelatedHit:
     relevance_label: str | None = None
     link_heat: LinkHeat | None = None  # related.link_heat: the bonus from the note's own links
     space: str | None = None  # with a second vector space: the one that scored the best chunk
-    # related.score_coverage: the part its content score got for how much of the open note it
-    # speaks to (core/query/coverage.py); None where coverage is not computed
+    # experimental.related_score_coverage: the part its content score got for how much of the
+    # open note it speaks to (core/query/coverage.py); None while off or not computed
     coverage: float | None = None
 
 

@@ -58,9 +58,10 @@ def related_hit() -> Schema:
             "space": SPACE,
             "coverage": d(
                 NUM,
-                "related.score_coverage: the part of the content score for how much of the "
-                "open note this one speaks to (absent where it is not computed: an open note "
-                "of one chunk, a digest or a list page, a note read in the second space)",
+                "experimental.related_score_coverage: the part of the content score for how "
+                "much of the open note this one speaks to (absent while off, the default, and "
+                "where it is not computed: an open note of one chunk, a digest or a list page, "
+                "a note read in the second space)",
             ),
         },
         description="A related note",
