@@ -239,6 +239,8 @@ class ExperimentalSettings:
     search_pointer_credit: float = 0.0  # share of a pointer chunk's score its linked notes get
     # why: docs/settings.md#experimentalrelated_score_note (costs help-en link prediction)
     related_score_note: float = 0.0  # the note-level part of search in related notes; 0 = off
+    # why: docs/settings.md#experimentalrelated_score_coverage (costs link prediction, so off)
+    related_score_coverage: float = 0.0  # weight of how much of the open note a note covers
     # heat propagation over the chunk graph (core/query/heat.py), search and related notes; off
     # why: docs/settings.md#experimentalsearch_hops (hops = 0 as good or better on every vault)
     search_hops: int = 0  # graph hops of heat propagation; 0 = off, 2 turns heat on

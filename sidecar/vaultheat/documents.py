@@ -111,6 +111,8 @@ def explain_document(e: Explanation) -> Doc:
         doc["space"] = space_doc(t.space)
     if t is not None and t.content_score is not None:
         doc["content_score"] = t.content_score
+        if t.coverage is not None:
+            doc["coverage"] = t.coverage
         doc["votes"] = vote_document(e.votes, e.voter_titles)
         doc["link_heat"] = heat_document(e.link_heat, e.voter_titles)
     return doc
@@ -244,6 +246,8 @@ def _relevance(h: ChunkHit | NoteHit | RelatedHit, doc: Doc) -> Doc:
     second vector space (absent with one, so those documents are as they were)."""
     if h.space is not None:
         doc["space"] = h.space
+    if isinstance(h, RelatedHit) and h.coverage is not None:
+        doc["coverage"] = h.coverage
     if h.relevance is not None:
         doc["relevance"] = h.relevance
         doc["relevance_label"] = h.relevance_label
@@ -294,6 +298,8 @@ def trace_doc(t: Trace, votes: Doc | None = None, heat: Doc | None = None) -> Do
         doc["space"] = space_doc(t.space)
     if t.content_score is not None:
         doc["content_score"] = t.content_score
+        if t.coverage is not None:
+            doc["coverage"] = t.coverage
         doc["votes"] = votes
         doc["link_heat"] = heat
         doc["score"] = t.score

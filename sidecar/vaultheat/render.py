@@ -84,16 +84,22 @@ def score_line(comp: Mapping[str, Any]) -> str:
 
 
 def note_score_line(
-    best_chunk: float, content: float, bonuses: Sequence[tuple[str, float]] = ()
+    best_chunk: float,
+    content: float,
+    bonuses: Sequence[tuple[str, float]] = (),
+    coverage: float | None = None,
 ) -> str:
     """How a note's score meets the chunk the trace explains: the note's content score is its
-    best chunk plus a bonus for further strong chunks, and a related note adds its votes and
-    link heat (``bonuses``) on top."""
-    more = content - best_chunk
+    best chunk plus a bonus for further strong chunks (and, for a related note, its
+    ``coverage`` part), and a related note adds its votes and link heat (``bonuses``) on top."""
+    more = content - best_chunk - (coverage or 0.0)
     if not bonuses:
         further = f" + {more:.4f} from further chunks" if abs(more) > _SAME else ""
         return f"note score: best chunk {best_chunk:.4f}{further} = {content:.4f}"
-    further = f" (best chunk + {more:.4f} from further chunks)" if abs(more) > _SAME else ""
+    parts = [f"{more:.4f} from further chunks"] if abs(more) > _SAME else []
+    if coverage is not None:
+        parts.append(f"{coverage:.4f} coverage")
+    further = f" (best chunk + {' + '.join(parts)})" if parts else ""
     added = "".join(f" + {name} {value:.4f}" for name, value in bonuses)
     total = content
     for _, value in bonuses:  # added in order, as the score was
@@ -177,7 +183,7 @@ def trace_lines(doc: Mapping[str, Any]) -> list[str]:
         if heat:
             bonuses.append(("link heat", float(heat["bonus"])))
         best = comp["final"] if comp else 0.0
-        lines.append(note_score_line(best, doc["content_score"], bonuses))
+        lines.append(note_score_line(best, doc["content_score"], bonuses, doc.get("coverage")))
         lines.append(
             "votes: " + (describe_votes(votes) if votes else "none of the closest notes link here")
         )

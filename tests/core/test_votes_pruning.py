@@ -164,3 +164,42 @@ def test_damp_factors_are_every_factor_damping_gives() -> None:
     damp = related.damping(view, r)  # type: ignore[arg-type]
     given = {damp(p) for p in ("x.md", "d/x.md", "p.md", "d/p.md")}
     assert given == set(related.damp_factors(r)) and len(given) == 4
+
+
+def test_coverage_keeps_the_pruning_exact(
+    linked_engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A note only the graph found gains its coverage part too (at most the weight, coverage
+    being at most 1), so the bound counts it: open notes of three sections, coverage at a
+    the default weight, the same rankings with and without the pruning."""
+    from vaultheat.providers.fake import FakeEmbedder
+
+    engine = Engine.open(linked_engine.paths.vault, embedder=FakeEmbedder(),
+                         overrides={"experimental.related_score_coverage": 0.5})  # fmt: skip
+    rng = random.Random(5)
+    try:
+        reqs = []
+        for i, name in enumerate(sorted(engine.views.store().notes())[:CLUSTER]):
+            parts = [(engine.paths.vault / name).read_text(encoding="utf-8")]
+            for topic in rng.sample(TOPICS[1:], 2):
+                words = topic.split()
+                parts.append("## More\n\n" + " ".join(rng.choice(words) for _ in range(70)))
+            text = "\n\n".join(parts)
+            reqs.append(RelatedRequest(path=name, text=text, top=(3, 10)[i % 2]))
+        skipped = 0
+        real = related.reachable
+
+        def counting(cap: float, damp: float, bonus: float, floor: float) -> bool:
+            nonlocal skipped
+            ok = real(cap, damp, bonus, floor)
+            skipped += not ok
+            return ok
+
+        monkeypatch.setattr(related, "reachable", counting)
+        pruned = [related_doc(engine, r)["results"] for r in reqs]
+        assert skipped > 0
+        assert any("coverage" in r for res in pruned for r in res)
+        monkeypatch.setattr(related, "reachable", lambda *a: True)
+        assert [related_doc(engine, r)["results"] for r in reqs] == pruned
+    finally:
+        engine.close()

@@ -256,6 +256,8 @@ export interface RelatedHit {
 	link_heat?: LinkHeat | null;
 	/** With a second vector space: the one that scored the best passage (absent with one space). */
 	space?: VectorSpaceName;
+	/** `experimental.related_score_coverage`: the part of the score for how much of the open note this one speaks to (absent where not computed). */
+	coverage?: number;
 }
 
 export interface Voter {
@@ -417,6 +419,8 @@ export interface ExplainDoc {
 	space?: VectorSpace;
 	/** A related result's score before its link votes and link heat (score = content_score + votes.bonus + link_heat.bonus). */
 	content_score?: number;
+	/** A related result's coverage part of content_score; absent where not computed and for search. */
+	coverage?: number;
 	/** The related result's link votes (contract "votes"); absent for search. */
 	votes?: Votes | null;
 	/** The related result's link heat; absent for search and from older sidecars. */

@@ -79,7 +79,7 @@ export const WIRE_FIELDS = {
 	RelatedHit: {
 		rank: R, path: R, title: R, folder: R, score: R, link_status: R, best_chunk: R,
 		duplicates: R, components: R, explain: R, relevance: P, relevance_label: P, votes: P,
-		link_heat: O, space: O,
+		link_heat: O, space: O, coverage: O,
 	} satisfies Fields<RelatedHit>,
 	RelatedDoc: { schema: R, path: R, took_ms: R, results: R, partial_space: O } satisfies Fields<RelatedDoc>,
 	RelatedBatchRequest: { paths: R, top: O } satisfies Fields<RelatedBatchRequest>,
@@ -97,7 +97,7 @@ export const WIRE_FIELDS = {
 	ScoreBreakdown: { raw: R, normalized: R, weights: R, final: R } satisfies Fields<ScoreBreakdown>,
 	ExplainDoc: {
 		schema: R, query: R, chunk_id: R, path: R, score: R, seed: R, hops: R, components: R,
-		pointer: O, space: O, content_score: O, votes: P, link_heat: O,
+		pointer: O, space: O, content_score: O, coverage: O, votes: P, link_heat: O,
 	} satisfies Fields<ExplainDoc>,
 	PointerLines: { path: R, line_start: R, line_end: R } satisfies Fields<PointerLines>,
 	PointerCredit: { text: R, gave: R, to: R, entry: R, received: R, from: R } satisfies Fields<PointerCredit>,

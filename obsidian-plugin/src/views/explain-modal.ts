@@ -127,7 +127,7 @@ function renderVotes(parent: HTMLElement, votes: Votes, open: (path: string, lin
 }
 
 /** The score, the sentence that sums it up and a row per component (also the missing view's). */
-export function renderBreakdown(parent: HTMLElement, doc: Pick<ExplainDoc, "score" | "components" | "content_score">): void {
+export function renderBreakdown(parent: HTMLElement, doc: Pick<ExplainDoc, "score" | "components" | "content_score" | "coverage">): void {
 	const section = parent.createDiv({ cls: "vaultheat-explain-section" });
 	const head = section.createDiv({ cls: "vaultheat-explain-scorehead" });
 	head.createDiv({ cls: "vaultheat-explain-final", text: formatScore(doc.score) });
@@ -138,10 +138,7 @@ export function renderBreakdown(parent: HTMLElement, doc: Pick<ExplainDoc, "scor
 	// votes and link heat come on top of the content score, so that is what the passage makes.
 	const passageOnly = Math.abs((doc.content_score ?? doc.score) - doc.components.final) >= 0.005;
 	if (passageOnly) {
-		words.createDiv({
-			cls: "vaultheat-explain-passage",
-			text: `The note's score also counts its other matching passages; the best passage alone scores ${formatScore(doc.components.final)}.`,
-		});
+		words.createDiv({ cls: "vaultheat-explain-passage", text: passageSentence(doc) });
 	}
 
 	const table = section.createDiv({ cls: "vaultheat-breakdown", attr: { role: "table", "aria-label": "Score breakdown" } });
@@ -168,6 +165,17 @@ export function renderBreakdown(parent: HTMLElement, doc: Pick<ExplainDoc, "scor
 	total.createDiv({ attr: { role: "cell" } });
 	total.createDiv({ attr: { role: "cell" } });
 	total.createDiv({ cls: "vaultheat-num is-strong", text: `= ${formatScore(doc.components.final)}`, attr: { role: "cell" } });
+}
+
+/** What a note's score counts beyond its best passage: its other passages, its coverage. */
+export function passageSentence(doc: Pick<ExplainDoc, "score" | "components" | "content_score" | "coverage">): string {
+	const coverage = doc.coverage ?? 0;
+	const others = (doc.content_score ?? doc.score) - doc.components.final - coverage;
+	const counts: string[] = [];
+	if (Math.abs(others) >= 0.005) counts.push("its other matching passages");
+	if (doc.coverage !== undefined) counts.push(`how much of the open note it speaks to (coverage ${formatScore(coverage)})`);
+	if (!counts.length) counts.push("its other matching passages");
+	return `The note's score also counts ${counts.join(" and ")}; the best passage alone scores ${formatScore(doc.components.final)}.`;
 }
 
 function renderPath(parent: HTMLElement, doc: ExplainDoc, open: (path: string, line: number) => void): void {

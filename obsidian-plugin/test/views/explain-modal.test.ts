@@ -172,6 +172,19 @@ describe("explain rendering", () => {
 		);
 	});
 
+	it("a related note's coverage is named where its score exceeds its best passage's", () => {
+		const el = document.createElement("div");
+		renderExplain(el, explainDoc({ score: 0.99, content_score: 0.99, coverage: 0.22 }), () => undefined);
+		expect(text(el.querySelector(".vaultheat-explain-passage"))).toBe(
+			"The note's score also counts how much of the open note it speaks to (coverage 0.22); the best passage alone scores 0.77.",
+		);
+		const both = document.createElement("div");
+		renderExplain(both, explainDoc({ score: 1.16, content_score: 1.16, coverage: 0.22 }), () => undefined);
+		expect(text(both.querySelector(".vaultheat-explain-passage"))).toBe(
+			"The note's score also counts its other matching passages and how much of the open note it speaks to (coverage 0.22); the best passage alone scores 0.77.",
+		);
+	});
+
 	it("shows the path from the seed through each hop, with snippets", () => {
 		const el = document.createElement("div");
 		const opened: [string, number][] = [];

@@ -28,6 +28,7 @@ from vaultheat.core.graphview import GraphView
 from vaultheat.core.lru import LRU
 from vaultheat.core.models import ChunkRow
 from vaultheat.core.ports import StorePort, VectorIndexPort
+from vaultheat.core.query.coverage import MIN_CHUNKS, coverages
 from vaultheat.core.query.linkheat import LinkHeat, link_heat
 from vaultheat.core.query.pipeline import (
     Retrieval,
@@ -153,20 +154,25 @@ def run_related(
     result, second_q = _retrieve(view, models, s, req, note, muted, routing)
     damp = damping(view, s.related)
     ranked = note_ranking(result, graph, req, s.related, s.search.files_top_chunks, damp)
+    cover = _coverage_fn(view, note, s.experimental.related_score_coverage, muted, routing)
+    covered: dict[str, float] = {}  # path -> the coverage part added to its content score
+    if cover is not None:
+        ranked = _with_coverage(ranked, cover, damp, covered)
     content = {p: sc for p, sc, _ in ranked}
     vote_of: dict[str, Vote] = {}
     heat_of: dict[str, LinkHeat] = {}
     unseen: dict[int, float] = {}  # chunks only the graph brought in -> their cosine
     if votes_on(s, req) or link_heat_on(s, req):
         ranked, vote_of, heat_of, unseen = _add_graph(
-            view, s, req, note, result, ranked, content, damp, shared, second_q
+            view, s, req, note, result, ranked, content, damp, shared, second_q, cover, covered
         )
     rows = store.chunks([cid for _, _, cid in ranked[: max(req.top * 3 + 10, s.related.vote_k)]])
     titles = _voter_titles(store, rows, ranked, vote_of, heat_of)
     kept = _keep(ranked, rows, store, vectors, req, s.related.duplicate_sim,
                  lambda p: _link_status(p in note.links_out, p in backlinks),
                  routing)  # fmt: skip
-    results = _hits(kept, rows, titles, result, unseen, content, vote_of, heat_of, store, s, req)
+    results = _hits(kept, rows, titles, result, unseen, content, vote_of, heat_of, store, s, req,
+                    covered)  # fmt: skip
     # as search: a note that may read the second space while it is still being filled (one
     # whose own chunks lack their vectors there yet stays in the English space meanwhile)
     return _doc(req, results, t0, second is not None and second[0].partial)
@@ -203,10 +209,12 @@ def _hits(
     store: StorePort,
     s: Settings,
     req: RelatedRequest,
+    covered: Mapping[str, float] | None = None,
 ) -> list[RelatedHit]:
-    """The result rows, best first: each kept note's best chunk, score parts, votes and link
-    heat, and (``req.explain``) its trace; a chunk only the graph brought in (``unseen``: its
-    cosine) is explained from that cosine."""
+    """The result rows, best first: each kept note's best chunk, score parts, coverage, votes
+    and link heat, and (``req.explain``) its trace; a chunk only the graph brought in
+    (``unseen``: its cosine) is explained from that cosine."""
+    covered = covered or {}
     snippet = snippet_fn(s.search.snippet_chars)
     results = []
     for rank, k in enumerate(kept, start=1):
@@ -217,7 +225,8 @@ def _hits(
                 trace = dataclasses.replace(trace, space=space_trace(result, k.cid))
             else:
                 trace = explain_chunk(result, k.cid, store, snippet, s.experimental.search_decay)
-            trace = dataclasses.replace(trace, content_score=content[k.path], score=k.score)
+            trace = dataclasses.replace(trace, content_score=content[k.path], score=k.score,
+                                        coverage=covered.get(k.path))  # fmt: skip
         row = rows[k.cid]
         results.append(
             RelatedHit(
@@ -237,6 +246,7 @@ def _hits(
                 explain=trace,
                 link_heat=heat_of.get(k.path),
                 space=space_of(result, k.cid),
+                coverage=covered.get(k.path),
             )
         )
     return results
@@ -380,6 +390,54 @@ def _near(
     return w is not None and kw is not None and float(kw @ w) >= duplicate_sim
 
 
+def _coverage_fn(
+    view: IndexView,
+    note: QueryNote,
+    weight: float,
+    muted: frozenset[int],
+    routing: Routing | None,
+) -> Callable[[list[str]], dict[str, float]] | None:
+    """paths -> ``weight`` x the open note's coverage by each (``core/query/coverage.py``), for
+    the notes it applies to: None when it applies to none (weight 0, an open note of fewer than
+    ``MIN_CHUNKS`` chunks, or one read in the second space); digests and list pages, and notes
+    without chunks, are left out of the answer. A candidate's chunks of shared text (template
+    lines: ``muted``) are left out, as retrieval leaves them out."""
+    if weight <= 0 or routing is not None or len(note.mat) < MIN_CHUNKS:
+        return None
+    kinds, chunks = view.page_kinds, view.links.chunks
+
+    def cover(paths: list[str]) -> dict[str, float]:
+        wanted = [(p, _own_chunks(chunks[p], muted)) for p in paths
+                  if p in chunks and p not in kinds]  # fmt: skip
+        wanted = [(p, ids) for p, ids in wanted if len(ids)]
+        if not wanted:
+            return {}
+        vecs = view.chunk_vectors(np.concatenate([ids for _, ids in wanted]))
+        mats = np.split(vecs, np.cumsum([len(ids) for _, ids in wanted])[:-1])
+        return {p: weight * c for (p, _), c in zip(wanted, coverages(note.mat, mats), strict=True)}
+
+    return cover
+
+
+def _with_coverage(
+    ranked: list[NoteScore],
+    cover: Callable[[list[str]], dict[str, float]],
+    damp: Callable[[str], float],
+    covered: dict[str, float],
+) -> list[NoteScore]:
+    """``ranked`` with each note's coverage part (times its damping, as its content score)
+    added, best first again; ``covered`` gets each part added."""
+    extra = cover([p for p, _, _ in ranked])
+    out = []
+    for p, sc, cid in ranked:
+        if p in extra:
+            covered[p] = extra[p] * damp(p)
+            sc += covered[p]
+        out.append((p, sc, cid))
+    out.sort(key=lambda x: (-x[1], x[0]))
+    return out
+
+
 def damping(view: IndexView, r: RelatedSettings) -> Callable[[str], float]:
     """path -> the content score's factor: ``damp_factor`` for the ``damp`` globs, times
     ``page_factor`` for a digest or a list page (core/vault/pagekind.py)."""
@@ -408,13 +466,16 @@ def _add_graph(
     damp: Callable[[str], float],
     shared: SharedText,
     second_q: np.ndarray | None = None,
+    cover: Callable[[list[str]], dict[str, float]] | None = None,
+    covered: dict[str, float] | None = None,
 ) -> tuple[list[NoteScore], dict[str, Vote], dict[str, LinkHeat], dict[int, float]]:
     """Link votes (core/query/votes.py) and link heat (core/query/linkheat.py) added to the note
     scores. A note that only the graph found joins with its best chunk's content score (cosine
     scaled and clipped, as graph-found chunks are scored, added to ``content``); votes never read
     the query note's own links, link heat starts from them (as the note states them now). With a
     routing, each chunk's cosine is read in its routed space (``second_q``: the query vectors
-    there), on the English scale."""
+    there), on the English scale. ``cover`` gives the coverage part of the notes only the
+    graph found (recorded in ``covered``), as ``run_related`` adds it to the others."""
     r = s.related
     links = view.links
     found: dict[str, Vote] = {}
@@ -447,14 +508,22 @@ def _add_graph(
     if not bonus:
         return ranked, {}, {}, {}
     seen = {p for p, _, _ in ranked}
-    targets = _graph_targets(result, ranked, req, r, bonus, seen, links.chunks, damp)
+    targets = _graph_targets(result, ranked, req, r, bonus, seen, links.chunks, damp,
+                             s.experimental.related_score_coverage if cover is not None
+                             else 0.0)  # fmt: skip
     muted = shared.chunk_ids(r.shared_text_notes)
     fresh = {t: _own_chunks(links.chunks[t], muted) for t in targets}
     best = _best_chunks(view, result, fresh, second_q)
     finals = score_unseen(result, {cid: sim for cid, sim in best.values()})
     out = list(ranked)
+    extra = cover(sorted(best)) if cover is not None else {}
     for t, (cid, _) in sorted(best.items()):
         content[t] = finals[cid] * damp(t)
+        if t in extra:
+            part = extra[t] * damp(t)
+            content[t] += part
+            if covered is not None:
+                covered[t] = part
         out.append((t, content[t], cid))
     kept = seen | set(best)
     out = [(p, sc + bonus[p] if p in bonus and p in kept else sc, cid) for p, sc, cid in out]
@@ -473,12 +542,14 @@ def _graph_targets(
     seen: set[str],
     chunks: Mapping[str, np.ndarray],
     damp: Callable[[str], float],
+    cover_max: float = 0.0,
 ) -> list[str]:
     """The notes only the graph found (a ``bonus``, not ``seen``, indexed, not excluded), in
     ``bonus`` order, less those that cannot reach the depth results are read from.
 
     Pruning: each such note's content score is at most ``cap`` (its vector part at the
-    maximum, the other parts 0 raw) and its bonus is known, while the notes already scored fix
+    maximum, the other parts 0 raw, plus ``cover_max``: the largest coverage part, the weight
+    times coverage's maximum 1) and its bonus is known, while the notes already scored fix
     a floor the final score at that depth can only rise above. Exact
     (tests/core/test_votes_pruning) unless more than 2·top + 9 of the notes above collapse as
     duplicates, which makes ``_keep`` read past the depth; ``unlinked_only`` always may, so it
@@ -494,7 +565,7 @@ def _graph_targets(
     # the vector rankings' unseen bound: a note they did not find has no chunk closer than it
     # (hnswlib's approximation aside); without one, the vector part's maximum
     bound = math.inf if result.unseen_sim is None else result.unseen_sim
-    cap = score_unseen(result, {-1: bound}).get(-1, 0.0)
+    cap = score_unseen(result, {-1: bound}).get(-1, 0.0) + cover_max
     # First with the factor ``damp`` can give that makes ``cap × damp`` largest: rounding is
     # monotone, so a note that cannot reach the floor with it cannot with its own, and most
     # notes are skipped before their own factor and the other checks are read. (A negative

@@ -121,7 +121,8 @@ class PointerTrace:
 @dataclass(frozen=True, slots=True)
 class Trace:
     """Why a chunk scored what it did, from the run that scored it. A related-notes trace adds
-    the note's ``content_score`` and its final ``score`` (content + link votes)."""
+    the note's ``content_score`` (its ``coverage`` part included), and its final ``score``
+    (content + link votes + link heat)."""
 
     seed: SeedTrace
     hops: tuple[HopTrace, ...]
@@ -130,6 +131,7 @@ class Trace:
     score: float | None = None
     pointer: PointerTrace | None = None  # search: the pointer credit it gave or received
     space: SpaceTrace | None = None  # search with a second vector space: which one scored it
+    coverage: float | None = None  # related notes: the coverage part of content_score
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +203,9 @@ class RelatedHit:
     relevance_label: str | None = None
     link_heat: LinkHeat | None = None  # related.link_heat: the bonus from the note's own links
     space: str | None = None  # with a second vector space: the one that scored the best chunk
+    # experimental.related_score_coverage: the part its content score got for how much of the
+    # open note it speaks to (core/query/coverage.py); None while off or not computed
+    coverage: float | None = None
 
 
 SearchHit = ChunkHit | NoteHit

@@ -135,6 +135,7 @@ SPACE: Schema = d(
     ref("VectorSpace"), "search with a second vector space: which one scored it, and why"
 )
 CONTENT_SCORE: Schema = d(NUM, "related notes: the score before link votes and link heat")
+COVERAGE: Schema = d(NUM, "related notes: the coverage part of content_score")
 
 
 def explanation() -> Schema:
@@ -145,6 +146,7 @@ def explanation() -> Schema:
             "space": SPACE,
             "hop_count": COUNT,
             "content_score": CONTENT_SCORE,
+            "coverage": COVERAGE,
             "votes": nullable(ref("Votes")),
             "link_heat": nullable(ref("LinkHeat")),
             "score": d(
@@ -170,6 +172,7 @@ def explain_doc() -> Schema:
             "pointer": POINTER,
             "space": SPACE,
             "content_score": CONTENT_SCORE,
+            "coverage": COVERAGE,
             "votes": nullable(ref("Votes")),
             "link_heat": nullable(ref("LinkHeat")),
         },

@@ -33,7 +33,10 @@ def related_hit() -> Schema:
             "path": PATH,
             "title": NOTE_TITLE,
             "folder": d(STR, "the note's folder (\"\" at the vault's root)"),
-            "score": d(NUM, "content score plus the link votes' and link heat's bonuses"),
+            "score": d(
+                NUM,
+                "content score (coverage included) plus the link votes' and link heat's bonuses",
+            ),
             "relevance": RELEVANCE,
             "relevance_label": LABEL,
             "link_status": d(
@@ -53,6 +56,13 @@ def related_hit() -> Schema:
                 "(absent from sidecars before link heat)",
             ),
             "space": SPACE,
+            "coverage": d(
+                NUM,
+                "experimental.related_score_coverage: the part of the content score for how "
+                "much of the open note this one speaks to (absent while off, the default, and "
+                "where it is not computed: an open note of one chunk, a digest or a list page, "
+                "a note read in the second space)",
+            ),
         },
         description="A related note",
     )
