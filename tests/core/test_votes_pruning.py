@@ -60,22 +60,27 @@ def _requests(engine: Engine) -> list[RelatedRequest]:
     return reqs
 
 
+def _count_skips(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the notes the pruning skips from now on: ``[skipped]``, updated in place."""
+    skipped = [0]
+    real = related.reachable
+
+    def counting(cap: float, damp: float, bonus: float, floor: float) -> bool:
+        ok = real(cap, damp, bonus, floor)
+        skipped[0] += not ok
+        return ok
+
+    monkeypatch.setattr(related, "reachable", counting)
+    return skipped
+
+
 def test_pruned_and_unpruned_rankings_are_identical(
     linked_engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     reqs = _requests(linked_engine)
-    skipped = 0
-    real = related.reachable
-
-    def counting(cap: float, damp: float, bonus: float, floor: float) -> bool:
-        nonlocal skipped
-        ok = real(cap, damp, bonus, floor)
-        skipped += not ok
-        return ok
-
-    monkeypatch.setattr(related, "reachable", counting)
+    skipped = _count_skips(monkeypatch)
     pruned = [related_doc(linked_engine, r)["results"] for r in reqs]
-    assert skipped > 0, "the fixture must have vote-only notes the pruning skips"
+    assert skipped[0] > 0, "the fixture must have vote-only notes the pruning skips"
     assert any(r["votes"] for res in pruned for r in res)
     assert any(r["explain"] and r["explain"]["seed"]["stage"] == "votes"
                for res in pruned for r in res if r["explain"])  # fmt: skip
@@ -186,18 +191,9 @@ def test_coverage_keeps_the_pruning_exact(
                 parts.append("## More\n\n" + " ".join(rng.choice(words) for _ in range(70)))
             text = "\n\n".join(parts)
             reqs.append(RelatedRequest(path=name, text=text, top=(3, 10)[i % 2]))
-        skipped = 0
-        real = related.reachable
-
-        def counting(cap: float, damp: float, bonus: float, floor: float) -> bool:
-            nonlocal skipped
-            ok = real(cap, damp, bonus, floor)
-            skipped += not ok
-            return ok
-
-        monkeypatch.setattr(related, "reachable", counting)
+        skipped = _count_skips(monkeypatch)
         pruned = [related_doc(engine, r)["results"] for r in reqs]
-        assert skipped > 0
+        assert skipped[0] > 0
         assert any("coverage" in r for res in pruned for r in res)
         monkeypatch.setattr(related, "reachable", lambda *a: True)
         assert [related_doc(engine, r)["results"] for r in reqs] == pruned
