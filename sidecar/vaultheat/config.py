@@ -400,6 +400,7 @@ RETIRED = {
 MOVED = {
     "search.pointer_credit": "experimental.search_pointer_credit",
     "related.score_note": "experimental.related_score_note",
+    "related.score_coverage": "experimental.related_score_coverage",
     "search.hops": "experimental.search_hops",
     "search.decay": "experimental.search_decay",
     "search.query_floor": "experimental.search_query_floor",
