@@ -98,7 +98,22 @@ def paired_difference(
     """
     if len(a) != len(b):
         raise ValueError("paired_difference needs the same queries on both sides")
-    diffs = [score_query(x)[metric] - score_query(y)[metric] for x, y in zip(a, b, strict=True)]
+    return paired_values(
+        [score_query(x)[metric] for x in a],
+        [score_query(y)[metric] for y in b],
+        resamples=resamples,
+        seed=seed,
+    )
+
+
+def paired_values(
+    a: Sequence[float], b: Sequence[float], *, resamples: int = 2000, seed: int = 0
+) -> dict[str, float | int]:
+    """``a`` minus ``b``, one value per query on each side (any metric): mean difference, a 95%
+    paired bootstrap interval, and how many queries got better, worse or stayed equal."""
+    if len(a) != len(b):
+        raise ValueError("paired_values needs the same queries on both sides")
+    diffs = [x - y for x, y in zip(a, b, strict=True)]
     out: dict[str, float | int] = {
         "delta": 0.0,
         "ci_low": 0.0,
