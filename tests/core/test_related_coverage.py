@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.core.fakes import FakeModels, fake_view
+from tests.core.fakes import ROUTED, FakeModels, fake_view, second_model, with_second_space
 from vaultheat.config import Settings
 from vaultheat.core.query.related import run_related
 from vaultheat.core.query.results import RelatedHit
@@ -41,6 +41,7 @@ NOTES = [
      ["compost.md", "beds.md"]),
 ]  # fmt: skip
 DIGEST = "newsletter/2024_05_01.md"
+BASE = Settings()
 Setup = tuple[IndexView, FakeModels]
 
 
@@ -50,9 +51,11 @@ def setup() -> Setup:
     return fake_view(NOTES, models), models
 
 
-def _run(setup: Setup, weight: float, path: str = OPEN, explain: bool = False) -> list[RelatedHit]:
+def _run(
+    setup: Setup, weight: float, path: str = OPEN, explain: bool = False, base: Settings = BASE
+) -> list[RelatedHit]:
     view, models = setup
-    s = (Settings().with_value("related.votes", False).with_value("related.link_heat", "off")
+    s = (base.with_value("related.votes", False).with_value("related.link_heat", "off")
          .with_value("experimental.related_score_coverage", weight))  # fmt: skip
     req = RelatedRequest(path=path, top=10, explain=explain)
     return list(run_related(view, models, s, req).results)
@@ -107,3 +110,24 @@ def test_explain_shows_the_part_and_the_sum_holds(setup: Setup) -> None:
     assert beds.explain is not None and beds.explain.content_score is not None
     line = note_score_line(0.5, beds.explain.content_score, [("votes", 0.0)], beds.coverage)
     assert f"{beds.coverage:.4f} coverage" in line
+
+
+GERMAN = ("kompost.md", "Der Komposthaufen braucht Grünes und Braunes, Stickstoff und "
+          "Kohlenstoff.\n\nDie Würmer ziehen ein, wenn es kühler wird.", [])  # fmt: skip
+
+
+def test_an_english_note_routed_by_a_second_space_still_gets_coverage() -> None:
+    """With a second space every note is routed (issue #40): an English note's coverage is
+    read in the English space as without one, and a candidate read only in the second space
+    (every chunk in another language) gets none; a note in another language gets none."""
+    models = FakeModels(second_model=second_model())
+    plain = fake_view([*NOTES, GERMAN], models)
+    german = {int(c): "de" for c in plain.links.chunks["kompost.md"]}
+    routed = with_second_space(plain, second_model(), german)
+    alone = {h.path: h for h in _run((plain, models), 0.5)}
+    both = {h.path: h for h in _run((routed, models), 0.5, base=ROUTED)}
+    for path in ("coffee.md", "beds.md"):
+        assert both[path].coverage is not None and both[path].coverage > 0
+        assert both[path].coverage == pytest.approx(alone[path].coverage, abs=TOL)
+    assert "kompost.md" in both and both["kompost.md"].coverage is None
+    assert all(h.coverage is None for h in _run((routed, models), 0.5, "kompost.md", base=ROUTED))

@@ -399,22 +399,34 @@ def _coverage_fn(
 ) -> Callable[[list[str]], dict[str, float]] | None:
     """paths -> ``weight`` x the open note's coverage by each (``core/query/coverage.py``), for
     the notes it applies to: None when it applies to none (weight 0, an open note of fewer than
-    ``MIN_CHUNKS`` chunks, or one read in the second space); digests and list pages, and notes
-    without chunks, are left out of the answer. A candidate's chunks of shared text (template
-    lines: ``muted``) are left out, as retrieval leaves them out."""
-    if weight <= 0 or routing is not None or len(note.mat) < MIN_CHUNKS:
+    ``MIN_CHUNKS`` chunks with an English vector, or one read in the second space); digests and
+    list pages, and notes without chunks, are left out of the answer. A candidate's chunks of
+    shared text (template lines: ``muted``) are left out, as retrieval leaves them out.
+
+    Coverage is read in the English space. With a second space an English note is routed too
+    (its chunks in other languages are read there): its chunks without an English vector (zero
+    rows of ``note.mat``) and the candidates' chunks read in the second space are left out, and
+    a candidate with no chunk left gets none."""
+    if weight <= 0 or (routing is not None and routing.everything):
+        return None
+    mat, routed = note.mat, frozenset[int]()
+    if routing is not None:
+        mat, routed = mat[np.any(mat != 0, axis=1)], routing.routed
+    if len(mat) < MIN_CHUNKS:
         return None
     kinds, chunks = view.page_kinds, view.links.chunks
 
     def cover(paths: list[str]) -> dict[str, float]:
         wanted = [(p, _own_chunks(chunks[p], muted)) for p in paths
                   if p in chunks and p not in kinds]  # fmt: skip
+        if routed:
+            wanted = [(p, ids[[int(c) not in routed for c in ids]]) for p, ids in wanted]
         wanted = [(p, ids) for p, ids in wanted if len(ids)]
         if not wanted:
             return {}
         vecs = view.chunk_vectors(np.concatenate([ids for _, ids in wanted]))
         mats = np.split(vecs, np.cumsum([len(ids) for _, ids in wanted])[:-1])
-        return {p: weight * c for (p, _), c in zip(wanted, coverages(note.mat, mats), strict=True)}
+        return {p: weight * c for (p, _), c in zip(wanted, coverages(mat, mats), strict=True)}
 
     return cover
 
