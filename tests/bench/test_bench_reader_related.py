@@ -53,3 +53,18 @@ def test_score_configs_pairs_each_with_default() -> None:
     assert doc["means"]["default"]["first_grade"] == pytest.approx(0.5)
     p = doc["paired_with_default"]["better"]["ndcg_at_10"]
     assert p["better"] == 2 and p["worse"] == 0 and p["delta"] > 0
+
+
+def test_the_shipped_labels_read_and_the_example_labels_name_its_notes() -> None:
+    data = Path(__file__).resolve().parents[2] / "bench" / "data" / "reader_related"
+    example = Path(__file__).resolve().parents[2] / "examples" / "vault"
+    files = sorted(data.glob("*.jsonl"))
+    assert {f.stem for f in files} >= {"example", "bluebook", "waylonwalker"}
+    for f in files:
+        rows = rr.load_labels(f)
+        assert rows and len({r["note"] for r in rows}) == len(rows)  # one line a note
+        assert all(r["note"] not in r["grades"] for r in rows)
+    for r in rr.load_labels(data / "example.jsonl"):
+        assert r["complete"] is True
+        for p in [r["note"], *r["grades"]]:
+            assert (example / p).is_file(), p
