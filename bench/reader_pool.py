@@ -35,6 +35,7 @@ POOL: dict[str, dict[str, Any]] = {
     "coverage": {"experimental.related_score_coverage": 0.5},
     "pages": {"related.page_factor": 0.7},
     "heat_nochance": {"related.link_heat_chance": 0.0},
+    "heat_off": {"related.link_heat": "off"},
     "old": {
         "related.link_heat": "off",
         "related.vote_hub_degree": 0,
@@ -44,9 +45,11 @@ POOL: dict[str, dict[str, Any]] = {
 }
 
 
-def related_paths(engine: Engine, note: str, top: int) -> list[str]:
+def related_paths(engine: Engine, note: str, top: int, unlinked: bool = False) -> list[str]:
+    """The note's related notes, best first (only those it is not linked with, either way,
+    when ``unlinked``: the sidebar's "unlinked only" view)."""
     try:
-        res = engine.related(RelatedRequest(path=note, top=top))
+        res = engine.related(RelatedRequest(path=note, top=top, unlinked_only=unlinked))
     except VaultheatError:
         return []  # a note with no chunk (empty) has no sidebar
     return [h.path for h in res.results]

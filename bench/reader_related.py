@@ -8,7 +8,10 @@ For each configuration (``bench/reader_pool.py``'s ``POOL`` unless ``--configs``
 plus any ``--set NAME:section.key=value``), every labelled note's top 10 is scored
 (``vaultheat.evaluation.graded``: graded nDCG@5 and @10, share of the first five graded 1 or 2,
 the first result's grade, and the share of the top 10 that the labels cover), and each
-configuration is paired with ``default`` note by note (95% bootstrap).
+configuration is paired with ``default`` note by note (95% bootstrap). With ``--unlinked`` the
+sidebar's "unlinked only" view is scored instead: the notes the open note is linked with
+(either way) leave both the rankings and the labels, so what is scored is what the reader
+would discover.
 
     .venv/bin/python bench/reader_related.py --vault /tmp/bb \\
         --labels bench/data/reader_related/bluebook.jsonl [--configs default,coverage] \\
@@ -56,14 +59,17 @@ def parse_sets(items: list[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def grades_of(row: dict[str, Any], universe: list[str]) -> dict[str, int]:
-    """A complete row lists only grades above 0: every other note of the vault is a 0."""
+def grades_of(
+    row: dict[str, Any], universe: list[str], linked: frozenset[str] = frozenset()
+) -> dict[str, int]:
+    """A complete row lists only grades above 0: every other note of the vault is a 0. Notes
+    in ``linked`` are left out."""
     grades = {p: int(g) for p, g in row["grades"].items()}
     if row.get("complete"):
         for p in universe:
             if p != row["note"]:
                 grades.setdefault(p, 0)
-    return grades
+    return {p: g for p, g in grades.items() if p not in linked}
 
 
 def score_configs(
@@ -97,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", dest="sets", action="append", default=[],
                     help="NAME:section.key=value (repeatable)")  # fmt: skip
     ap.add_argument("--top", type=int, default=10)
+    ap.add_argument("--unlinked", action="store_true", help="score the unlinked-only view")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
 
@@ -107,19 +114,27 @@ def main(argv: list[str] | None = None) -> int:
     rows = load_labels(args.labels)
     rankings: dict[str, dict[str, list[str]]] = {}
     universe: list[str] = []
+    linked: dict[str, frozenset[str]] = {}
     for name, ov in configs.items():
         engine = Engine.open(args.vault, None, overrides=ov or None)
         try:
             if not universe:
-                notes = engine.index_view().store.notes()
-                universe = sorted(p for p, n in notes.items() if not n.excluded)
-            rankings[name] = {r["note"]: related_paths(engine, r["note"], args.top) for r in rows}
+                view = engine.index_view()
+                universe = sorted(p for p, n in view.store.notes().items() if not n.excluded)
+                links = view.links
+                linked = {r["note"]: links.out_links.get(r["note"], frozenset())
+                          | frozenset(links.linking_to(r["note"])) for r in rows}  # fmt: skip
+            rankings[name] = {r["note"]: related_paths(engine, r["note"], args.top, args.unlinked)
+                              for r in rows}  # fmt: skip
         finally:
             engine.close()
-    labels = {r["note"]: grades_of(r, universe) for r in rows}
+    labels = {r["note"]: grades_of(r, universe, linked[r["note"]] if args.unlinked
+                                   else frozenset()) for r in rows}  # fmt: skip
     doc = {"vault": str(args.vault), "labels": str(args.labels), "configs": configs,
+           "unlinked": args.unlinked,
            **score_configs(rankings, labels)}  # fmt: skip
-    print(f"{args.labels.name}: {doc['notes']} notes, top {args.top}")
+    view_name = "unlinked only" if args.unlinked else "every note"
+    print(f"{args.labels.name}: {doc['notes']} notes, top {args.top}, {view_name}")
     print(f"  {'config':<16}" + "".join(f"{m:>14}" for m in GRADED_METRICS))
     for name, m in doc["means"].items():
         print(f"  {name:<16}" + "".join(f"{m[k]:>14.3f}" for k in GRADED_METRICS))
