@@ -68,3 +68,9 @@ def test_the_shipped_labels_read_and_the_example_labels_name_its_notes() -> None
         assert r["complete"] is True
         for p in [r["note"], *r["grades"]]:
             assert (example / p).is_file(), p
+
+
+def test_the_unlinked_view_leaves_linked_notes_out_of_the_labels() -> None:
+    row = {"note": "a.md", "grades": {"b.md": 2}, "complete": True}
+    got = rr.grades_of(row, ["a.md", "b.md", "c.md", "d.md"], frozenset({"b.md", "d.md"}))
+    assert got == {"c.md": 0}
