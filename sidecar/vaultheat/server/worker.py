@@ -10,8 +10,12 @@ Each run is carried out by a child process (``server.indexproc``) when one is gi
 this thread (an embedder that cannot be sent to a child). Stopping and pausing use the
 indexer's ``should_stop`` hook, checked between batches: the batch in flight is committed
 (each batch is one transaction), the rest is left for the next run, and the vector file is
-saved. A run cut short by a pause is resumed after ``resume``. Which notes a run wrote comes
-from its report (``note_indexed`` events), not from reading the index around the run.
+saved. A run cut short by a pause is resumed after ``resume``. A run past its words phase
+(embedding, language detection) also yields to note changes that are due: it stops the same way
+and a request run follows, which indexes the changed notes by their words first and then carries
+the meaning phase on, so a note saved during a long first index is found in seconds, not minutes.
+Which notes a run wrote comes from its report (``note_indexed`` events), not from reading the
+index around the run.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from vaultheat.engine import Engine
 from vaultheat.errors import IndexMissingError, VaultheatError
 from vaultheat.indexing.report import IndexReport
 from vaultheat.server.indexproc import IndexProcess
+from vaultheat.storage.vectorsync import MULTILINGUAL
 
 log = logging.getLogger("vaultheat.server.worker")
 
@@ -38,6 +43,8 @@ LOW_PRIORITY_NICE = 10
 PROGRESS_EVERY_S = 0.1
 MAX_DELAY_FACTOR = 10  # a steady stream of events still indexes after 10 debounce periods
 MIN_MAX_DELAY_S = 2.0
+# the stages past the words phase (and its graph): a run in one of them yields to due changes
+YIELDING_STAGES = frozenset({"meaning", "languages", MULTILINGUAL})
 
 
 @dataclass(frozen=True)
@@ -113,6 +120,8 @@ class IndexWorker:
         self.last_error: str | None = None
         self.last_report: dict[str, Any] | None = None
         self.runs: list[Job] = []
+        self.yielded = 0  # runs that stopped early for queued note changes
+        self._yielding = False  # this run was asked to stop for queued note changes
         self.state = "incomplete"
         self._stage = ""
         self._stage_started = 0.0
@@ -242,16 +251,20 @@ class IndexWorker:
             self._requested = False
             self._changed.clear()
             return Job("request")
-        if self._changed and (
-            now - self._last_change >= self.debounce_s
-            or now - self._first_change >= self.max_delay_s
-        ):
+        if self._changes_due(now):
             only = tuple(sorted(self._changed))
             self._changed.clear()
             return Job("changes", only=only)
         if now >= self._next_scan:
             return Job("scan")
         return None
+
+    def _changes_due(self, now: float) -> bool:
+        """Whether queued changes are past their debounce (called with the condition held)."""
+        return bool(self._changed) and (
+            now - self._last_change >= self.debounce_s
+            or now - self._first_change >= self.max_delay_s
+        )
 
     def _wait_time(self, now: float) -> float | None:
         deadlines = [self._next_scan]
@@ -265,7 +278,14 @@ class IndexWorker:
         return max(0.0, soonest - now)
 
     def _should_stop(self) -> bool:
-        return self._stopping or self._paused
+        if self._stopping or self._paused:
+            return True
+        with self._cond:
+            if not self._yielding and self._stage in YIELDING_STAGES:
+                # past the words phase: due changes go first (their words in seconds), the rest
+                # of the meaning phase is resumed by the request run that follows
+                self._yielding = self._changes_due(time.monotonic())
+            return self._yielding
 
     def _must_end(self) -> bool:
         return self._stopping
@@ -301,6 +321,7 @@ class IndexWorker:
     def _run(self, job: Job) -> None:
         self.runs.append(job)
         self._stage = ""
+        self._yielding = False
         try:
             report = self._index(job)
         except VaultheatError as exc:
@@ -319,6 +340,9 @@ class IndexWorker:
                 interrupted = self._paused and not self._stopping
                 if interrupted:
                     self._requested = True  # finish the rest after resume
+                elif self._yielding and not self._stopping:
+                    self.yielded += 1
+                    self._requested = True  # the changes' words first, then the rest
             written = sorted(set(report.written))
             for path in written:
                 self.emit("note_indexed", {"path": path})
