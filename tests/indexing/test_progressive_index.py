@@ -182,6 +182,37 @@ def test_a_crash_in_the_meaning_phase_keeps_committed_batches(
     engine.close()
 
 
+def test_a_stop_request_ends_a_batch_between_model_calls(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stop request (pause, shutdown, a note saved meanwhile) is honoured between the model
+    calls of one batch: what was embedded is committed, nothing half-written, and the next run
+    embeds only the rest."""
+    _setup(vault)
+    monkeypatch.setattr(limits, "EMBED_BATCH", 10_000)  # the whole vault in one batch
+    monkeypatch.setattr(limits, "EMBED_STOP_EVERY", 3)
+    first = RecordingEmbedder()
+    engine = Engine.open(vault, embedder=first)
+    engine.index(should_stop=lambda: first.embedded > 0)  # asked to stop in the first call
+    assert [len(c) for c in first.calls] == [3]  # one model call, not the batch's
+    doc = status_doc(engine)
+    assert doc["phases"]["meaning"]["state"] == "interrupted"
+    _view = engine.index_view()
+    assert 3 <= len(_view.vectors) == doc["phases"]["meaning"]["done"]
+    assert doc["phases"]["meaning"]["done"] < doc["phases"]["meaning"]["total"]
+    engine.close()
+
+    rest = RecordingEmbedder()
+    engine = Engine.open(vault, embedder=rest)
+    engine.index()
+    _view = engine.index_view()
+    assert len(_view.vectors) == _view.store.chunk_count()
+    again = {t for call in rest.calls for t in call}
+    assert not again & {t for call in first.calls for t in call}
+    assert check_index(engine)["state"] == "clean"
+    engine.close()
+
+
 def test_the_meaning_phase_embeds_the_newest_notes_first(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,7 +22,7 @@ from live_server import Live, MakeLive, SseClient, write_notes
 from vaultheat.check import check_index
 from vaultheat.engine import Engine
 from vaultheat.errors import IndexLockedError, IndexProcessError, VaultheatError
-from vaultheat.indexing.limits import EMBED_BATCH
+from vaultheat.indexing.limits import EMBED_STOP_EVERY
 from vaultheat.providers.fake import FakeEmbedder
 from vaultheat.server.indexproc import IndexProcess, error_for, index_cpus
 
@@ -215,28 +216,30 @@ def test_shutdown_stops_the_child_quickly(make_live: MakeLive) -> None:
 
 class SigtermInFirstBatch(FakeEmbedder):
     """The fake embedder that sends SIGTERM to its own process from inside its first
-    ``embed_documents`` call in the index child (never in the server that made it): the signal
-    always lands in the middle of a run, whatever the machine's speed."""
+    ``embed_documents`` call in the first index child (never in the server that made it, nor
+    in a child started after: each gets its own pickled copy, so a file says it was done): the
+    signal always lands in the middle of a run, whatever the machine's speed."""
 
-    def __init__(self) -> None:
+    def __init__(self, flag: Path) -> None:
         super().__init__()
         self.server_pid = os.getpid()  # pickled with it: the child compares its own pid
-        self.signalled = False
+        self.flag = flag
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        if os.getpid() != self.server_pid and not self.signalled:
-            self.signalled = True
+        if os.getpid() != self.server_pid and not self.flag.exists():
+            self.flag.touch()
             os.kill(os.getpid(), signal.SIGTERM)  # the handler runs before kill returns
         return super().embed_documents(texts)
 
 
-def test_sigterm_to_the_child_stops_it_after_its_batch(make_live: MakeLive) -> None:
+def test_sigterm_to_the_child_stops_it_after_its_batch(make_live: MakeLive, tmp_path: Path) -> None:
     # Before: the test sent SIGTERM once the child reported progress and asserted fewer than
     # all notes were stored; on a fast machine the (unslowed) words phase stored all 700 first.
-    # Now the child signals itself inside its first embedding batch (the meaning phase embeds
-    # the new chunks 512 inputs a batch): it finishes that batch, commits it and stops before
-    # the next one, so the phase is left interrupted part-way, on any machine.
-    live = make_live(embedder=SigtermInFirstBatch())
+    # Now the child signals itself inside its first embedding call (the meaning phase embeds
+    # the new chunks 512 inputs a batch, EMBED_STOP_EVERY to a model call): it finishes that
+    # call, commits what it embedded and stops, so the phase is left interrupted part-way, on
+    # any machine.
+    live = make_live(embedder=SigtermInFirstBatch(tmp_path / "signalled"))
     base = live.get("/v1/status").json()["notes"]
     write_notes(live.vault, 700, words=10)  # a chunk each: more than one embedding batch
     live.post("/v1/index", {})
@@ -246,7 +249,7 @@ def test_sigterm_to_the_child_stops_it_after_its_batch(make_live: MakeLive) -> N
     assert report is not None and report["notes"]["added"] == 700
     meaning = live.get("/v1/status").json()["phases"]["meaning"]
     # the batch in flight was finished and committed, the next one never started
-    assert 0 < report["chunks"]["embedded"] <= EMBED_BATCH
+    assert 0 < report["chunks"]["embedded"] <= EMBED_STOP_EVERY
     assert meaning["state"] != "done" and 0 < meaning["done"] < meaning["total"], meaning
     live.post("/v1/index", {})
     live.wait_idle(60)

@@ -28,6 +28,11 @@ HOLD_BYTES = 64_000_000
 # for the embedder's length-sorted sub-batches (see above), small enough that status moves and
 # a stop request is honoured within seconds.
 EMBED_BATCH = 512
+# Within a transaction's chunks the model is called on this many at a time (sorted by length,
+# so no slower than one call: docs/benchmarks.md), and a stop request
+# (pause, shutdown, a note saved meanwhile: server/worker.py) ends the transaction early with
+# the chunks embedded so far: a saved note waits for at most this many chunks' vectors.
+EMBED_STOP_EVERY = 256
 SAVE_EVERY_S = 60.0
 # The second pass's model runs in a thread of its own at least this nice (Linux, where niceness
 # is per thread and the threads it starts, the model's, inherit it): the English index, queries

@@ -106,17 +106,17 @@ class MeaningPhase(IndexerBase):
             # against tens of ms for its vector; the words phase stays model-free and fast)
             languages = {k: detect(text).code for k, text in inputs.items()}
             keys = [k for k in inputs if not en_only or languages[k] in ENGLISH_CODES]
-            fresh: dict[str, np.ndarray] = {}
             if keys:
                 report.model_loaded = True
-                vecs = self.embedder.embed_documents([inputs[k] for k in keys])
-                # float16-rounded as the cache stores them: the vector file, the dense copy and
-                # a file rebuilt from the cache later all hold the same vector for a chunk
-                fresh = {k: as_stored(v) for k, v in zip(keys, vecs, strict=True)}
-            report.chunks["embedded"] += len(keys)
-            if len(keys) < len(inputs):
+            fresh = self._embed_until_stopped(keys, inputs)
+            if len(fresh) < len(keys):  # stopped: the rest waits for the next run
+                kept = set(fresh) | (set(inputs) - set(keys))
+                inputs = {k: v for k, v in inputs.items() if k in kept}
+                languages = {k: v for k, v in languages.items() if k in kept}
+            report.chunks["embedded"] += len(fresh)
+            if len(inputs) > len(fresh):
                 report.chunks["second_only"] = (
-                    report.chunks.get("second_only", 0) + len(inputs) - len(keys)
+                    report.chunks.get("second_only", 0) + len(inputs) - len(fresh)
                 )
             # every chunk with one of these inputs gets its vector (or language), in any note
             chunks = store.chunks_with_hashes(list(inputs))
@@ -135,6 +135,25 @@ class MeaningPhase(IndexerBase):
             if time.perf_counter() - last_save > limits.SAVE_EVERY_S:
                 save_vectors(vectors, self.paths.vectors, store.generation())
                 last_save = time.perf_counter()
+
+    def _embed_until_stopped(
+        self, keys: list[str], inputs: dict[str, str]
+    ) -> dict[str, np.ndarray]:
+        """The vectors of ``keys``' inputs, ``EMBED_STOP_EVERY`` to a model call, float16-rounded
+        as the cache stores them (the vector file, the dense copy and a file rebuilt from the
+        cache later all hold the same vector for a chunk). A stop request between calls ends it
+        early with the vectors made so far (the first call always runs: a run makes progress)."""
+        fresh: dict[str, np.ndarray] = {}
+        step = limits.EMBED_STOP_EVERY
+        if len(keys) > step:  # calls of like lengths pad least (the model sorts within a call)
+            keys = sorted(keys, key=lambda k: len(inputs[k]))
+        for i in range(0, len(keys), step):
+            if i and self.should_stop():
+                break
+            part = keys[i : i + step]
+            vecs = self.embedder.embed_documents([inputs[k] for k in part])
+            fresh.update((k, as_stored(v)) for k, v in zip(part, vecs, strict=True))
+        return fresh
 
     def _second_pass(self, store: Store, report: IndexReport) -> None:
         """Fill the second vector space (``embeddings.second_space``: multilingual vectors of
