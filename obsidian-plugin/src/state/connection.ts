@@ -72,6 +72,8 @@ export class ConnectionManager {
 	private attempt = 0;
 	private timer: number | null = null;
 	private stream: EventStream | null = null;
+	/** The stage of the last progress event of the run in progress (null between runs). */
+	private stage: string | null = null;
 	private startedAt: number | null = null;
 	private disposed = false;
 	/**
@@ -258,6 +260,11 @@ export class ConnectionManager {
 				// "ready" carries notes and chunks only: fetch the whole document so vectors,
 				// links, tags, edges and the model are current too.
 				if (event?.name === "ready") this.refreshStatus(epoch);
+				// A run's meaning phase begins once its words are in: the note counts moved
+				// already, and the run's "ready" may be minutes away on a big vault.
+				if (event?.name === "progress" && event.data.stage === "meaning" && this.stage !== "meaning") this.refreshStatus(epoch);
+				if (event?.name === "progress") this.stage = event.data.stage;
+				else if (event?.name === "ready") this.stage = null;
 			},
 			onClose: () => {
 				if (epoch !== this.epoch) return;

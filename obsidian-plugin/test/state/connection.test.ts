@@ -105,6 +105,26 @@ describe("ConnectionManager", () => {
 		expect(store.get().index.status).toMatchObject({ notes: 13, vectors: 40, tags: 7, edges: { similar: 9, link: 5, tag: 3 } });
 	});
 
+	it("reloads the status when a run's meaning phase begins: its words, and the note counts, are in", async () => {
+		const { transport, events, manager, store, clock } = setup();
+		manager.connect();
+		await clock.advance(0);
+		const statusCalls = () => transport.requests.filter((r) => r.req.url.endsWith("/v1/status")).length;
+		const before = statusCalls();
+		transport.on("GET /v1/status", () => json(200, statusDoc({ state: "indexing", notes: 14 })));
+		events.last.handlers.onMessage("progress", JSON.stringify({ stage: "index", done: 1, total: 1, rate: null, eta_s: null }));
+		await clock.advance(0);
+		expect(statusCalls()).toBe(before);
+		events.last.handlers.onMessage("progress", JSON.stringify({ stage: "meaning", done: 0, total: 900, rate: null, eta_s: null }));
+		await clock.advance(0);
+		expect(statusCalls()).toBe(before + 1);
+		expect(store.get().index.status?.notes).toBe(14);
+		// the phase's later progress asks for nothing more
+		events.last.handlers.onMessage("progress", JSON.stringify({ stage: "meaning", done: 256, total: 900, rate: 30, eta_s: 21 }));
+		await clock.advance(0);
+		expect(statusCalls()).toBe(before + 1);
+	});
+
 	it("connects with the discovery address and token, loads the status and opens the event stream", async () => {
 		const { transport, events, manager, conn, store, clock } = setup();
 		manager.connect();
