@@ -613,10 +613,10 @@ async function main() {
 		});
 
 		await check("the status bar follows the index when a note is added", async () => {
-			// The index worker runs one job at a time, so a note added while the first build
-			// still fills vectors (its meaning phase) is indexed when that run ends: on a loaded
-			// machine later than the wait below. Start from an idle server, as the check is
-			// about the status bar following an update, not about how long the first build takes.
+			// A note added while the first build still fills vectors (its meaning phase) waits
+			// for the model call in flight (the run yields to it, server/worker.py), which on a
+			// loaded machine can outlast the wait below. Start from an idle server, as the check
+			// is about the status bar following an update, not about how long the first build takes.
 			const serverStatus = async () => (await fetch(`${server.url}/v1/status`, { headers: { Authorization: `Bearer ${server.token}` } })).json();
 			await waitFor(async () => {
 				const s = await serverStatus();
