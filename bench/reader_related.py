@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from heldout_links import parse_sets
 from reader_pool import POOL, related_paths
 
 from vaultheat.engine import Engine
@@ -40,23 +41,6 @@ def load_labels(path: Path) -> list[dict[str, Any]]:
         if any(g not in (0, 1, 2) for g in r["grades"].values()):
             raise ValueError(f"{path}: grades are 0, 1 or 2 ({r['note']})")
     return rows
-
-
-def parse_sets(items: list[str]) -> dict[str, dict[str, Any]]:
-    """``NAME:section.key=value`` -> {NAME: {section.key: value}} (values read as JSON, else
-    as strings)."""
-    out: dict[str, dict[str, Any]] = {}
-    for item in items:
-        name, _, setting = item.partition(":")
-        key, _, raw = setting.partition("=")
-        if not name or not key:
-            raise ValueError(f"--set wants NAME:section.key=value, got {item!r}")
-        try:
-            value = json.loads(raw)
-        except ValueError:
-            value = raw
-        out.setdefault(name, {})[key] = value
-    return out
 
 
 def grades_of(
